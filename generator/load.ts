@@ -1,0 +1,252 @@
+/**
+ * Reads schema/ and checks it: first each file against generator/schema-format.json, then the
+ * cross-file rules (relations, choice sets, field references). Every problem is collected, so one run
+ * reports them all.
+ */
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parse } from 'yaml';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { ModelFile, ChoiceSet as ChoiceSetFile } from '../generated/schema-format.js';
+
+export interface LoadedModel {
+  file: string;
+  spec: ModelFile;
+}
+
+export interface LoadedSchema {
+  models: LoadedModel[];
+  choiceSets: Map<string, ChoiceSetFile>;
+}
+
+export class SchemaErrors extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`schema/ has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
+  }
+}
+
+const SYSTEM_FIELDS = ['id', 'url', 'display', 'tags', 'custom_fields', 'created', 'last_updated'];
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return yamlFiles(path);
+      return entry.name.endsWith('.yaml') ? [path] : [];
+    })
+    .sort();
+}
+
+export function loadSchema(root: string, formatFile: string, hooksDir: string): LoadedSchema {
+  const problems: string[] = [];
+  const format = JSON.parse(readFileSync(formatFile, 'utf8'));
+  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ allErrors: true, strict: false });
+  ajv.addSchema(format);
+  const validateModel = ajv.compile({ $ref: `${format.$id}` });
+  const validateChoices = ajv.compile({ $ref: `${format.$id}#/$defs/choiceSet` });
+
+  const models: LoadedModel[] = [];
+  const choiceSets = new Map<string, ChoiceSetFile>();
+  for (const path of yamlFiles(root)) {
+    const file = relative(join(root, '..'), path);
+    let data: unknown;
+    try {
+      data = parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      problems.push(`${file}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    const isChoices = file.includes('/choices/');
+    const validate = isChoices ? validateChoices : validateModel;
+    if (!validate(data)) {
+      for (const e of validate.errors ?? []) {
+        const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top)';
+        const extra = e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : '';
+        const allowed = e.params && 'allowedValues' in e.params ? ` (one of ${(e.params.allowedValues as string[]).join(', ')})` : '';
+        problems.push(`${file}: ${where}: ${e.message}${extra}${allowed}`);
+      }
+      continue;
+    }
+    if (isChoices) {
+      const set = data as ChoiceSetFile;
+      if (choiceSets.has(set.name)) problems.push(`${file}: name: choice set '${set.name}' is defined twice`);
+      choiceSets.set(set.name, set);
+    } else {
+      models.push({ file, spec: data as ModelFile });
+    }
+  }
+
+  checkCrossReferences(models, choiceSets, hooksDir, problems);
+  if (problems.length) throw new SchemaErrors(problems);
+  return { models, choiceSets };
+}
+
+function checkCrossReferences(
+  models: LoadedModel[],
+  choiceSets: Map<string, ChoiceSetFile>,
+  hooksDir: string,
+  problems: string[],
+): void {
+  const byName = new Map<string, LoadedModel>();
+  const seen = { paths: new Map<string, string>(), tables: new Map<string, string>() };
+  for (const m of models) {
+    const { spec, file } = m;
+    if (byName.has(spec.model)) problems.push(`${file}: model: '${spec.model}' is also defined in ${byName.get(spec.model)!.file}`);
+    byName.set(spec.model, m);
+    const path = `/api/${spec.app}/${spec.endpoint}/`;
+    if (seen.paths.has(path)) problems.push(`${file}: endpoint: duplicate path ${path} (also ${seen.paths.get(path)})`);
+    seen.paths.set(path, file);
+    const table = spec.table ?? `${spec.app}_${spec.model.toLowerCase()}`;
+    if (seen.tables.has(table)) problems.push(`${file}: table: duplicate table ${table} (also ${seen.tables.get(table)})`);
+    seen.tables.set(table, file);
+  }
+
+  const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
+  const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field];
+
+  /** Follows a dotted path such as `device_type.manufacturer.name`; returns an error or null. */
+  const walk = (model: string, path: string, wantField: boolean): string | null => {
+    const parts = splitPath(path);
+    let current = model;
+    for (let i = 0; i < parts.length; i++) {
+      const generic = /^(\w+)\[([\w.]+)\]$/.exec(parts[i]);
+      const name = generic ? generic[1] : parts[i];
+      const last = i === parts.length - 1;
+      const field = fieldOf(current, name);
+      if (last && wantField) return hasField(current, name) ? null : `'${name}' is not a field of ${current}`;
+      if (!field) return `'${name}' is not a field of ${current}`;
+      if (field.type === 'fk' && field.to) current = field.to;
+      else if (field.type === 'generic_fk' && generic && field.types?.[generic[2]]) current = field.types[generic[2]];
+      else if (field.type === 'generic_fk' && !generic && last) return null;
+      else return `'${name}' of ${current} is not a relation${field.type === 'generic_fk' ? ' (name a type: field[app.model])' : ''}`;
+    }
+    return null;
+  };
+
+  for (const { spec, file } of models) {
+    const fields = spec.fields;
+    for (const [name, f] of Object.entries(fields)) {
+      const at = `${file}: fields.${name}`;
+      if (SYSTEM_FIELDS.includes(name) && name !== 'created') problems.push(`${at}: '${name}' is added by the runtime; do not declare it`);
+      if (name === 'created' && spec.timestamps !== false) problems.push(`${at}: 'created' is added by the runtime; do not declare it`);
+      if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
+      if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
+      if (f.type === 'choice') {
+        if (!f.choices) problems.push(`${at}: choice needs 'choices'`);
+        else if (!choiceSets.has(f.choices)) problems.push(`${at}: choices: unknown choice set '${f.choices}'`);
+        else if (f.default !== undefined && f.default !== '' && !choiceSets.get(f.choices)!.choices.some((c) => c.value === f.default)) {
+          problems.push(`${at}: default: '${String(f.default)}' is not in choice set '${f.choices}'`);
+        }
+      }
+      if (f.type === 'generic_fk') {
+        if (!f.types || !Object.keys(f.types).length) problems.push(`${at}: generic_fk needs 'types'`);
+        for (const [ct, target] of Object.entries(f.types ?? {})) {
+          const t = byName.get(target);
+          if (!t) problems.push(`${at}: types: unknown model '${target}'`);
+          else if ((t.spec.content_type ?? `${t.spec.app}.${t.spec.model.toLowerCase()}`) !== ct) problems.push(`${at}: types: '${ct}' is not the content type of ${target}`);
+        }
+      }
+      if (f.type === 'alias') {
+        const target = f.of ? fields[f.of] : undefined;
+        if (!target) problems.push(`${at}: of: '${f.of ?? ''}' is not a field of ${spec.model}`);
+        else if (target.type === 'alias') problems.push(`${at}: of: an alias cannot mirror another alias`);
+      }
+      if (f.type === 'computed') {
+        const src = f.source;
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5);
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>' or a constant 'value'`);
+        if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
+        if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
+      }
+    }
+    if (spec.tree) {
+      const parent = fields.parent;
+      if (!parent || parent.type !== 'fk' || parent.to !== spec.model) problems.push(`${file}: tree: a tree model needs 'parent: { type: fk, to: ${spec.model} }'`);
+    }
+    for (const hook of spec.hooks ?? []) {
+      if (!existsSync(join(hooksDir, `${hook}.ts`))) problems.push(`${file}: hooks: no file runtime/hooks/${hook}.ts`);
+    }
+    for (const key of ['brief', 'search', 'ordering'] as const) {
+      for (const raw of spec[key] ?? []) {
+        const name = raw.replace(/^-/, '');
+        if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
+      }
+    }
+    for (const group of spec.unique_together ?? []) {
+      for (const name of group) if (!fields[name]) problems.push(`${file}: unique_together: '${name}' is not a field of ${spec.model}`);
+    }
+    if (spec.lookup && spec.lookup !== 'id' && !fields[spec.lookup]) problems.push(`${file}: lookup: '${spec.lookup}' is not a field of ${spec.model}`);
+    for (const template of spec.display) {
+      for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
+        const error = walk(spec.model, path, true);
+        if (error) problems.push(`${file}: display: {${path}}: ${error}`);
+      }
+    }
+    for (const [name, count] of Object.entries(spec.counts ?? {})) {
+      const target = fieldOf(count.model, count.field);
+      if (!byName.has(count.model)) problems.push(`${file}: counts.${name}: unknown model '${count.model}'`);
+      else if (!target) problems.push(`${file}: counts.${name}: '${count.field}' is not a field of ${count.model}`);
+      else if (!(target.type === 'fk' && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(target.types ?? {}).includes(spec.model))) {
+        problems.push(`${file}: counts.${name}: ${count.model}.${count.field} does not point at ${spec.model}`);
+      }
+    }
+    for (const [name, filter] of Object.entries(spec.filters ?? {})) {
+      const at = `${file}: filters.${name}`;
+      const modes = [filter.path, filter.reverse, filter.method].filter((x) => x !== undefined).length;
+      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method`);
+      if (filter.path) {
+        const error = walk(spec.model, filter.path, false);
+        if (error) problems.push(`${at}: path: ${error}`);
+        else if (filter.by) {
+          const end = finalModel(byName, spec.model, filter.path);
+          if (end && filter.by !== 'id' && !fieldOf(end, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${end}`);
+        }
+      }
+      if (filter.reverse) {
+        const [model, field] = filter.reverse.split('.');
+        const target = fieldOf(model, field);
+        if (!target || target.type !== 'fk' || target.to !== spec.model) problems.push(`${at}: reverse: ${filter.reverse} is not an fk to ${spec.model}`);
+        else if (filter.by && !fieldOf(model, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${model}`);
+      }
+    }
+  }
+  checkNestingTerminates(models, byName, problems);
+}
+
+/** `assigned_object[dcim.interface].device` → ['assigned_object[dcim.interface]', 'device'] */
+export function splitPath(path: string): string[] {
+  return path.match(/\w+(\[[\w.]+\])?/g) ?? [];
+}
+
+export function finalModel(byName: Map<string, LoadedModel>, model: string, path: string): string | undefined {
+  let current: string | undefined = model;
+  for (const part of splitPath(path)) {
+    const generic = /^(\w+)\[([\w.]+)\]$/.exec(part);
+    const field: ModelFile['fields'][string] | undefined = current ? byName.get(current)?.spec.fields[generic ? generic[1] : part] : undefined;
+    if (!field) return undefined;
+    current = field.type === 'fk' ? field.to : generic ? field.types?.[generic[2]] : undefined;
+  }
+  return current;
+}
+
+/** Nested forms embed the nested forms of their brief relations; that must not loop. */
+function checkNestingTerminates(models: LoadedModel[], byName: Map<string, LoadedModel>, problems: string[]): void {
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const visit = (name: string, trail: string[]): void => {
+    if (done.has(name)) return;
+    if (visiting.has(name)) {
+      problems.push(`${byName.get(name)!.file}: brief: nested forms loop: ${[...trail, name].join(' → ')}`);
+      return;
+    }
+    visiting.add(name);
+    const spec = byName.get(name)!.spec;
+    for (const field of spec.brief) {
+      const f = spec.fields[field];
+      if (f?.type === 'fk' && f.to && byName.has(f.to)) visit(f.to, [...trail, name]);
+    }
+    visiting.delete(name);
+    done.add(name);
+  };
+  for (const m of models) visit(m.spec.model, []);
+}

@@ -1,0 +1,199 @@
+/**
+ * Turns the checked YAML into the resolved tables of runtime/types.ts: defaults filled in, columns
+ * named, and the complete filter set of each model (automatic filters plus declared ones).
+ */
+import type { ModelFile } from '../generated/schema-format.js';
+import type {
+  ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
+  ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
+} from '../runtime/types.js';
+import { splitPath, type LoadedSchema } from './load.js';
+import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
+
+type SpecField = ModelFile['fields'][string];
+
+export interface ResolvedSchema {
+  entries: ModelEntry[];
+  choiceSets: ChoiceSet[];
+}
+
+export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
+  const specs = new Map(schema.models.map((m) => [m.spec.model, m]));
+  const definitions = new Map<string, ModelDefinition>();
+  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs));
+  const entries = [...definitions.values()]
+    .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
+    .map((definition) => ({
+      definition,
+      serializer: resolveSerializer(definition),
+      filters: resolveFilters(definition, definitions, schema.models.find((m) => m.spec.model === definition.name)!.spec),
+      routes: { model: definition.name, list: listPath(definition.app, definition.endpoint), detail: detailPath(definition.app, definition.endpoint), extra: [] },
+    }));
+  const choiceSets = [...schema.choiceSets.values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((s) => ({ name: s.name, integer: s.integer ?? false, choices: s.choices.map((c) => ({ ...c })) }));
+  return { entries, choiceSets };
+}
+
+function columnsOf(name: string, f: SpecField): string[] {
+  switch (f.type) {
+    case 'fk': return [`${name}_id`];
+    case 'generic_fk': return [`${name}_type`, `${name}_id`];
+    case 'ip_prefix': return [name, `${name}_first`, `${name}_last`, `${name}_length`];
+    case 'ip_address': return [name, `${name}_host`, `${name}_first`, `${name}_last`, `${name}_length`];
+    case 'token_key': return [`${name}_digest`, `${name}_hint`];
+    case 'm2m': case 'alias': case 'computed': return [];
+    default: return [name];
+  }
+}
+
+function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>): ModelDefinition {
+  const table = spec.table ?? defaultTable(spec.app, spec.model);
+  const fields: Record<string, FieldDefinition> = {};
+  for (const [name, f] of Object.entries(spec.fields)) {
+    const definition: FieldDefinition = {
+      name,
+      type: f.type as FieldType,
+      label: f.label ?? defaultLabel(name),
+      required: f.required ?? false,
+      nullable: f.nullable ?? false,
+      readOnly: f.read_only ?? f.type === 'computed',
+      writeOnly: f.write_only ?? false,
+      unique: f.unique ?? false,
+      uniqueCi: f.unique_ci ?? false,
+      columns: columnsOf(name, f),
+    };
+    const optional: Partial<FieldDefinition> = {
+      helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
+      maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank,
+      to: f.to, types: f.types, filter: f.filter, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+    };
+    for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
+    if (f.type === 'fk') definition.onDelete = f.on_delete ?? (definition.required ? 'protect' : 'set_null');
+    if (f.type === 'm2m') definition.through = m2mTable(table, name);
+    fields[name] = definition;
+  }
+  const counts: Record<string, CountDefinition> = {};
+  for (const [name, c] of Object.entries(spec.counts ?? {})) {
+    counts[name] = { name, model: c.model, field: c.field, cumulative: !!spec.tree && c.model !== spec.model };
+  }
+  const lookup = spec.lookup ?? (fields.slug ? 'slug' : fields.name ? 'name' : 'id');
+  return {
+    name: spec.model,
+    app: spec.app,
+    endpoint: spec.endpoint,
+    table,
+    contentType: spec.content_type ?? defaultContentType(spec.app, spec.model),
+    verboseName: spec.verbose_name ?? spec.model.toLowerCase(),
+    source: file,
+    tree: spec.tree ?? false,
+    tags: spec.tags ?? true,
+    customFields: spec.custom_fields ?? true,
+    timestamps: spec.timestamps ?? true,
+    lookup,
+    display: spec.display,
+    ordering: spec.ordering ?? [lookup],
+    brief: spec.brief,
+    search: spec.search ?? [],
+    hooks: spec.hooks ?? [],
+    uniqueTogether: spec.unique_together ?? [],
+    fields,
+    counts,
+  };
+}
+
+function resolveSerializer(d: ModelDefinition): SerializerDefinition {
+  const own = Object.values(d.fields).filter((f) => !f.writeOnly).map((f) => f.name);
+  const full = ['id', 'url', 'display', ...own];
+  if (d.tags) full.push('tags');
+  if (d.customFields) full.push('custom_fields');
+  if (d.timestamps) full.push('created', 'last_updated');
+  full.push(...Object.keys(d.counts).filter((c) => !full.includes(c)));
+  return { model: d.name, full, brief: d.brief, nested: d.brief.filter((f) => !d.counts[f]) };
+}
+
+function familyOf(type: FieldType): LookupFamily | null {
+  switch (type) {
+    case 'string': case 'text': case 'slug': case 'color': case 'mac': return 'string';
+    case 'integer': case 'decimal': case 'date': case 'datetime': return 'number';
+    case 'boolean': return 'boolean';
+    case 'choice': return 'exact';
+    default: return null;
+  }
+}
+
+/** NetBox's filter set for a model: one filter per field, relation filters by id and by lookup field, and extras. */
+function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, spec: ModelFile): FilterSet {
+  const filters: FilterSet = {};
+  filters.id = { kind: 'field', field: 'id', family: 'number' };
+  const relation = (name: string, f: FieldDefinition, steps: PathStep[]) => {
+    const target = all.get(f.to!)!;
+    const tree = target.tree && !(d.tree && f.name === 'parent');
+    filters[`${name}_id`] = { kind: 'path', path: steps, by: 'id', family: 'exact', tree };
+    if (target.lookup !== 'id') filters[name] = { kind: 'path', path: steps, by: target.lookup, family: 'exact', tree };
+  };
+  for (const f of Object.values(d.fields)) {
+    if (f.filter === false) continue;
+    const family = familyOf(f.type);
+    if (family) filters[f.name] = { kind: 'field', field: f.name, family };
+    else if (f.type === 'fk') relation(f.name, f, [{ field: f.name, model: f.to! }]);
+    else if (f.type === 'alias') {
+      const of = d.fields[f.of!];
+      if (of.type === 'fk') relation(f.name, of, [{ field: of.name, model: of.to! }]);
+    } else if (f.type === 'generic_fk') {
+      filters[`${f.name}_type`] = { kind: 'field', field: f.name, family: 'exact' };
+      filters[`${f.name}_id`] = { kind: 'field', field: `${f.name}_id`, family: 'number' };
+    } else if (f.type === 'ip_prefix') {
+      filters[f.name] = { kind: 'ip', field: f.name, op: 'exact' };
+      for (const op of ['within', 'within_include', 'contains', 'mask_length'] as const) filters[op] = { kind: 'ip', field: f.name, op };
+    } else if (f.type === 'ip_address') {
+      filters[f.name] = { kind: 'ip', field: f.name, op: 'exact' };
+      for (const op of ['parent', 'mask_length'] as const) filters[op] = { kind: 'ip', field: f.name, op };
+    }
+  }
+  if (d.tags) {
+    filters.tag = { kind: 'tag', by: 'slug' };
+    filters.tag_id = { kind: 'tag', by: 'id' };
+  }
+  if (d.timestamps) {
+    filters.created = { kind: 'field', field: 'created', family: 'number' };
+    filters.last_updated = { kind: 'field', field: 'last_updated', family: 'number' };
+  }
+  if (d.search.length) filters.q = { kind: 'q' };
+
+  for (const [name, f] of Object.entries(spec.filters ?? {})) {
+    let filter: FilterDefinition;
+    if (f.method) filter = { kind: 'method', method: f.method };
+    else if (f.reverse) {
+      const [model, field] = f.reverse.split('.');
+      filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };
+    } else {
+      const steps = pathSteps(d, all, f.path!);
+      const end = all.get(steps[steps.length - 1].model)!;
+      const by = f.by ?? 'id';
+      const byField = end.fields[by];
+      const family: LookupFamily = f.lookups && byField ? familyOf(byField.type) ?? 'exact' : 'exact';
+      filter = { kind: 'path', path: steps, by, family, tree: end.tree && !f.boolean, ...(f.boolean ? { boolean: true } : {}) };
+    }
+    filters[name] = filter;
+  }
+  return Object.fromEntries(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function pathSteps(d: ModelDefinition, all: Map<string, ModelDefinition>, path: string): PathStep[] {
+  const steps: PathStep[] = [];
+  let current = d;
+  for (const part of splitPath(path)) {
+    const generic = /^(\w+)\[([\w.]+)\]$/.exec(part);
+    const field = current.fields[generic ? generic[1] : part];
+    if (field.type === 'generic_fk') {
+      const model = generic ? field.types![generic[2]] : Object.values(field.types!)[0];
+      steps.push({ field: field.name, model, contentType: generic ? generic[2] : undefined });
+      current = all.get(model)!;
+    } else {
+      steps.push({ field: field.name, model: field.to! });
+      current = all.get(field.to!)!;
+    }
+  }
+  return steps;
+}

@@ -1,0 +1,140 @@
+/**
+ * The resolved form of a model, as the generator emits it into generated/ and the runtime reads it.
+ * Everything the runtime does for a model is driven by these tables; nothing in runtime/ names a model.
+ */
+
+export type FieldType =
+  | 'string' | 'text' | 'slug' | 'color' | 'mac'
+  | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'json'
+  | 'choice' | 'fk' | 'm2m' | 'generic_fk'
+  | 'ip_prefix' | 'ip_address'
+  | 'password' | 'token_key'
+  | 'alias' | 'computed';
+
+export type OnDelete = 'cascade' | 'set_null' | 'protect';
+
+export interface FieldDefinition {
+  name: string;
+  type: FieldType;
+  label: string;
+  helpText?: string;
+  required: boolean;
+  nullable: boolean;
+  default?: unknown;
+  readOnly: boolean;
+  writeOnly: boolean;
+  unique: boolean;
+  uniqueCi: boolean;
+  maxLength?: number;
+  minValue?: number;
+  maxValue?: number;
+  maxDigits?: number;
+  decimalPlaces?: number;
+  pattern?: string;
+  /** choice: the choice set's name */
+  choices?: string;
+  /** choice: the empty string is accepted and rendered as null */
+  blank?: boolean;
+  /** fk, m2m: target model */
+  to?: string;
+  onDelete?: OnDelete;
+  /** generic_fk: content type → model */
+  types?: Record<string, string>;
+  /** alias: mirrored field */
+  of?: string;
+  /** computed: 'display', 'tree_depth', 'hook:<name>' or 'value' */
+  source?: string;
+  value?: unknown;
+  /** false: no automatic filter */
+  filter?: boolean;
+  /** SQL column(s) this field is stored in; empty for alias, computed and m2m */
+  columns: string[];
+  /** m2m: join table with columns from_id, to_id */
+  through?: string;
+}
+
+export interface CountDefinition {
+  name: string;
+  /** counted model and its fk (or generic fk) pointing here */
+  model: string;
+  field: string;
+  /** cumulative over a tree: objects attached to descendants count too */
+  cumulative: boolean;
+}
+
+export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';
+
+/** One step of a relation path: the fk (or generic fk of one content type) followed from the previous model. */
+export interface PathStep {
+  field: string;
+  model: string;
+  contentType?: string;
+}
+
+export type FilterDefinition =
+  /** compares a column of the model itself */
+  | { kind: 'field'; field: string; family: LookupFamily }
+  /** follows relations, then compares `by` on the last model; tree targets include descendants */
+  | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
+  /** objects that rows of another model point at through `field` */
+  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean }
+  | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
+  | { kind: 'tag'; by: 'slug' | 'id' }
+  | { kind: 'q' }
+  | { kind: 'method'; method: string };
+
+export interface ModelDefinition {
+  name: string;
+  app: string;
+  endpoint: string;
+  table: string;
+  contentType: string;
+  verboseName: string;
+  source: string;
+  tree: boolean;
+  tags: boolean;
+  customFields: boolean;
+  timestamps: boolean;
+  lookup: string;
+  display: string[];
+  ordering: string[];
+  brief: string[];
+  search: string[];
+  hooks: string[];
+  uniqueTogether: string[][];
+  fields: Record<string, FieldDefinition>;
+  counts: Record<string, CountDefinition>;
+}
+
+export interface SerializerDefinition {
+  model: string;
+  /** field names of the full representation, in order */
+  full: string[];
+  /** field names of the brief representation (?brief=1) */
+  brief: string[];
+  /** brief fields shown when the object is nested in another one (brief minus counts) */
+  nested: string[];
+}
+
+export type FilterSet = Record<string, FilterDefinition>;
+
+export interface RouteDefinition {
+  model: string;
+  list: string;
+  detail: string;
+  /** extra detail routes served by the model's hooks, e.g. available-ips */
+  extra: { path: string; methods: string[]; hook: string }[];
+}
+
+export interface ChoiceSet {
+  name: string;
+  integer: boolean;
+  choices: { value: string | number; label: string; group?: string }[];
+}
+
+export interface ModelEntry {
+  definition: ModelDefinition;
+  serializer: SerializerDefinition;
+  filters: FilterSet;
+  routes: RouteDefinition;
+}
