@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
+import { splitPath } from '../runtime/paths.js';
 import type { ModelFile, ChoiceSet as ChoiceSetFile } from '../generated/schema-format.js';
 
 export interface LoadedModel {
@@ -134,7 +135,7 @@ function checkCrossReferences(
       if (f.type === 'choice') {
         if (!f.choices) problems.push(`${at}: choice needs 'choices'`);
         else if (!choiceSets.has(f.choices)) problems.push(`${at}: choices: unknown choice set '${f.choices}'`);
-        else if (f.default !== undefined && f.default !== '' && !choiceSets.get(f.choices)!.choices.some((c) => c.value === f.default)) {
+        else if (f.default !== undefined && (f.default as unknown) !== '' && !choiceSets.get(f.choices)!.choices.some((c) => c.value === (f.default as unknown))) {
           problems.push(`${at}: default: '${String(f.default)}' is not in choice set '${f.choices}'`);
         }
       }
@@ -211,11 +212,6 @@ function checkCrossReferences(
     }
   }
   checkNestingTerminates(models, byName, problems);
-}
-
-/** `assigned_object[dcim.interface].device` → ['assigned_object[dcim.interface]', 'device'] */
-export function splitPath(path: string): string[] {
-  return path.match(/\w+(\[[\w.]+\])?/g) ?? [];
 }
 
 export function finalModel(byName: Map<string, LoadedModel>, model: string, path: string): string | undefined {

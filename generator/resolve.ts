@@ -7,7 +7,8 @@ import type {
   ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
 } from '../runtime/types.js';
-import { splitPath, type LoadedSchema } from './load.js';
+import type { LoadedSchema } from './load.js';
+import { splitPath } from '../runtime/paths.js';
 import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
 
 type SpecField = ModelFile['fields'][string];

@@ -1,1 +1,32 @@
-// placeholder until the hook is written
+/**
+ * Devices: the rendered configuration context (for now the device's own local_context_data; config
+ * context objects merge in with the extras work) and the has_primary_ip filter.
+ */
+import type { ModelHooks } from '../registry.js';
+import { parseBoolean } from '../filters.js';
+
+export const device: ModelHooks = {
+  computed: {
+    async config_context(rows) {
+      return new Map(rows.map((row) => [Number(row.id), row.local_context_data ? JSON.parse(row.local_context_data) : {}]));
+    },
+  },
+  filters: {
+    has_primary_ip(qb, values) {
+      const has = parseBoolean('has_primary_ip', values[0]);
+      if (has) qb.where((w) => w.whereNotNull('primary_ip4_id').orWhereNotNull('primary_ip6_id'));
+      else qb.whereNull('primary_ip4_id').whereNull('primary_ip6_id');
+    },
+  },
+  prepare(item) {
+    const data = item.values.local_context_data;
+    if (typeof data === 'string' && data !== 'null') {
+      const parsed = JSON.parse(data);
+      if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) item.errors.add('local_context_data', 'JSON data must be in object form. Example: {"foo": 123}');
+    }
+    if (data === 'null') item.values.local_context_data = null;
+    const face = item.values.face ?? item.existing?.face;
+    const position = item.values.position !== undefined ? item.values.position : item.existing?.position;
+    if (position !== null && position !== undefined && !face) item.errors.add('face', 'Must specify rack face when defining rack position.');
+  },
+};

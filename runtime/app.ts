@@ -1,0 +1,157 @@
+/**
+ * The Koa application: request id and API headers, the request log line, errors as JSON, the
+ * trailing-slash redirect, JSON bodies, authentication, then one route table per model.
+ */
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import { text } from 'node:stream/consumers';
+import { ApiError, errors } from './errors.js';
+import { authenticate } from './auth.js';
+import { modelList } from './registry.js';
+import { views, type Services, type State } from './views.js';
+import { tokenProvision } from './provision.js';
+
+export const API_VERSION = '3.7';
+export const NETBOX_VERSION = '3.7.8';
+export const VERSION = '0.1.0';
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization'];
+const BODY_LIMIT = 64 * 1024 * 1024;
+
+function absolute(ctx: Context, path: string): string {
+  return `${ctx.protocol}://${ctx.host}${path}`;
+}
+
+/** Errors become JSON; unexpected ones are logged with the request id and shown as a bare 500. */
+async function handleErrors(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      ctx.status = error.status;
+      ctx.body = error.body;
+      return;
+    }
+    const requestId = (ctx.state as State).requestId;
+    console.error(`[${requestId}] ${ctx.method} ${ctx.path}:`, error);
+    ctx.status = 500;
+    ctx.body = { error: 'Internal server error', request_id: requestId };
+  }
+}
+
+/** Reads a JSON body; `application/json;` (as pynetbox sends it) and charset variants are JSON. */
+async function readBody(ctx: Context, next: Next): Promise<void> {
+  const state = ctx.state as State;
+  state.hasBody = false;
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+    const length = Number(ctx.get('Content-Length') || 0);
+    if (length > BODY_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
+    const raw = ctx.get('Content-Length') || ctx.get('Transfer-Encoding') ? await text(ctx.req) : '';
+    if (raw.trim()) {
+      const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
+      if (type !== 'application/json' && !type.endsWith('+json')) throw errors.unsupportedMediaType(ctx.get('Content-Type'));
+      try {
+        state.body = JSON.parse(raw);
+      } catch (error) {
+        throw errors.badJson((error as Error).message);
+      }
+      state.hasBody = true;
+    }
+  }
+  await next();
+}
+
+export function createApp(services: Services): Koa {
+  const { db, config } = services;
+  const app = new Koa();
+  const router = new Router();
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    const state = ctx.state as State;
+    state.requestId = randomUUID();
+    ctx.set('X-Request-ID', state.requestId);
+    if (ctx.path.startsWith('/api')) {
+      ctx.set('API-Version', API_VERSION);
+      ctx.vary('Accept');
+    }
+    await handleErrors(ctx, next);
+    if (config.logRequests) {
+      console.log(`${ctx.method} ${ctx.path} ${ctx.status} ${(performance.now() - started).toFixed(1)}ms`);
+    }
+  });
+
+  // Every path ends with a slash; without it, redirect and keep the query string.
+  app.use(async (ctx, next) => {
+    if (!ctx.path.endsWith('/') && router.match(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
+      ctx.status = 302;
+      ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+      return;
+    }
+    await next();
+  });
+
+  app.use(readBody);
+  app.use(async (ctx, next) => {
+    (ctx.state as State).auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date());
+    await next();
+  });
+
+  router.get('/api/', (ctx) => {
+    ctx.body = Object.fromEntries(APPS.map((a) => [a, absolute(ctx, `/api/${a}/`)]));
+  });
+  const apps = [...new Set(modelList.map((m) => m.definition.app))];
+  for (const app of [...apps, 'plugins']) {
+    router.get(`/api/${app}/`, (ctx) => {
+      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
+    });
+  }
+  router.get('/api/status/', (ctx) => {
+    ctx.body = {
+      'django-version': null,
+      'installed-apps': {},
+      'netbox-version': NETBOX_VERSION,
+      'netledger-version': VERSION,
+      'database': db.client.config.client === 'pg' ? 'postgresql' : 'sqlite',
+      plugins: {},
+      'python-version': null,
+      'rq-workers-running': 0,
+    };
+  });
+  router.post('/api/users/tokens/provision/', tokenProvision(services));
+
+  for (const entry of modelList) {
+    const v = views(entry, services);
+    const { list, detail } = entry.routes;
+    router.get(list, v.list);
+    router.post(list, v.create);
+    router.put(list, (ctx) => v.update(ctx, false));
+    router.patch(list, (ctx) => v.update(ctx, true));
+    router.delete(list, v.remove);
+    router.options(list, v.options);
+    router.get(detail, v.retrieve);
+    router.put(detail, (ctx) => v.update(ctx, false));
+    router.patch(detail, (ctx) => v.update(ctx, true));
+    router.delete(detail, v.remove);
+    router.options(detail, v.options);
+  }
+
+  app.use(async (ctx, next) => {
+    // Ids in paths are integers; anything else is simply not found.
+    if (/\/api\/[a-z-]+\/[a-z-]+\/[^/]+\/$/.test(ctx.path) && !/\/\d+\/$/.test(ctx.path) && !ctx.path.endsWith('/provision/')) {
+      const listMatch = router.match(ctx.path, ctx.method).route;
+      if (!listMatch) throw errors.notFound();
+    }
+    await next();
+  });
+  app.use(router.routes());
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      const allowed = router.match(ctx.path, 'GET').path.length || router.match(ctx.path, 'POST').path.length;
+      if (allowed) throw errors.methodNotAllowed(ctx.method);
+      if (ctx.path.startsWith('/api/')) throw errors.notFound();
+    }
+  });
+  return app;
+}

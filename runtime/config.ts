@@ -1,0 +1,85 @@
+/**
+ * Configuration from environment variables. An invalid value stops the start with a message that
+ * names the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  /** PostgreSQL schema to use instead of public (tests run each suite in its own) */
+  databaseSchema: string | null;
+  secretKey: string;
+  paginateCount: number;
+  /** null: no maximum (limit=0 returns everything) */
+  maxPageSize: number | null;
+  /** content types readable without a token; '*' for all */
+  exemptViewPermissions: string[];
+  adminUsername: string;
+  adminPassword: string | null;
+  adminToken: string | null;
+  logRequests: boolean;
+  production: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}: expected a whole number from ${min} to ${max}, got '${raw}'`);
+  return Number(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError(`DATABASE_URL: expected postgres://user@host:port/database, got '${databaseUrl}'`);
+  const maxRaw = (env.MAX_PAGE_SIZE ?? '').toLowerCase();
+  const maxPageSize = maxRaw === 'none' || maxRaw === '0' ? null : integer(env, 'MAX_PAGE_SIZE', 1000, 1, 1_000_000);
+  const exempt = (env.EXEMPT_VIEW_PERMISSIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of exempt) {
+    if (item !== '*' && !/^[a-z]+\.[a-z0-9]+$/.test(item)) throw new ConfigError(`EXEMPT_VIEW_PERMISSIONS: '${item}' is neither '*' nor app.model`);
+  }
+  const adminToken = env.ADMIN_TOKEN || null;
+  if (adminToken && !/^[0-9a-f]{40}$/i.test(adminToken)) throw new ConfigError('ADMIN_TOKEN: expected 40 hexadecimal characters');
+  const host = env.HOST || '127.0.0.1';
+  const schema = env.DATABASE_SCHEMA || null;
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new ConfigError(`DATABASE_SCHEMA: '${schema}' is not a plain identifier`);
+  return {
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    host,
+    dataDir,
+    databaseUrl,
+    databaseSchema: schema,
+    secretKey: secretKey(env, dataDir, production),
+    paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
+    maxPageSize,
+    exemptViewPermissions: exempt,
+    adminUsername: env.ADMIN_USERNAME || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || null,
+    adminToken: adminToken?.toLowerCase() ?? null,
+    logRequests: env.LOG_REQUESTS !== '0',
+    production,
+  };
+}
+
+/** SECRET_KEY is required in production; the embedded default keeps a generated one in DATA_DIR. */
+function secretKey(env: NodeJS.ProcessEnv, dataDir: string, production: boolean): string {
+  if (env.SECRET_KEY) {
+    if (env.SECRET_KEY.length < 32) throw new ConfigError('SECRET_KEY: must be at least 32 characters');
+    return env.SECRET_KEY;
+  }
+  if (production) throw new ConfigError('SECRET_KEY: required when NODE_ENV=production');
+  const file = join(dataDir, 'secret_key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(48).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}

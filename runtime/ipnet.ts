@@ -1,0 +1,70 @@
+/**
+ * IPv4/IPv6 networks as NetLedger stores them: canonical text plus 16-byte big-endian bounds, so
+ * containment and numeric order are plain byte comparisons on both SQLite and PostgreSQL.
+ */
+import { Address4, Address6 } from 'ip-address';
+
+export interface Network {
+  family: 4 | 6;
+  /** canonical text with prefix length, e.g. 10.0.0.0/8 or 10.0.0.1/24 */
+  text: string;
+  length: number;
+  /** the address as given (host part kept) */
+  host: Buffer;
+  first: Buffer;
+  last: Buffer;
+  /** true when the host part is not all zeros */
+  hostBitsSet: boolean;
+}
+
+function toBytes(value: bigint): Buffer {
+  const buf = Buffer.alloc(16);
+  let v = value;
+  for (let i = 15; i >= 0; i--) {
+    buf[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return buf;
+}
+
+export function fromBytes(buf: Buffer, family: 4 | 6): string {
+  let v = 0n;
+  for (const byte of buf) v = (v << 8n) | BigInt(byte);
+  return family === 4 ? Address4.fromBigInt(v).correctForm() : Address6.fromBigInt(v).correctForm();
+}
+
+/** Parses `a.b.c.d[/n]` or an IPv6 address; a bare address gets /32 or /128. Returns null when invalid. */
+export function parseNetwork(input: string): Network | null {
+  if (typeof input !== 'string') return null;
+  const value = input.trim();
+  const [addr, lenText, ...rest] = value.split('/');
+  if (rest.length || !addr) return null;
+  const family: 4 | 6 = addr.includes(':') ? 6 : 4;
+  const max = family === 4 ? 32 : 128;
+  if (lenText !== undefined && !/^\d{1,3}$/.test(lenText)) return null;
+  const length = lenText === undefined ? max : Number(lenText);
+  if (length > max) return null;
+  let host: bigint;
+  try {
+    if (family === 4) {
+      if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(addr) || !Address4.isValid(addr)) return null;
+      host = new Address4(addr).bigInt();
+    } else {
+      if (!Address6.isValid(addr) || addr.includes('%')) return null;
+      host = new Address6(addr).bigInt();
+    }
+  } catch {
+    return null;
+  }
+  const hostBits = BigInt(max - length);
+  const mask = ((1n << BigInt(max)) - 1n) ^ ((1n << hostBits) - 1n);
+  const first = host & mask;
+  const last = first | ((1n << hostBits) - 1n);
+  const hostText = family === 4 ? Address4.fromBigInt(host).correctForm() : Address6.fromBigInt(host).correctForm();
+  return { family, length, text: `${hostText}/${length}`, host: toBytes(host), first: toBytes(first), last: toBytes(last), hostBitsSet: host !== first };
+}
+
+/** The network form of a parsed value: `10.1.2.3/8` → `10.0.0.0/8`. */
+export function networkText(n: Network): string {
+  return `${fromBytes(n.first, n.family)}/${n.length}`;
+}

@@ -1,0 +1,47 @@
+/**
+ * limit/offset pagination as NetBox does it: PAGINATE_COUNT by default, limits above MAX_PAGE_SIZE
+ * capped, limit=0 meaning MAX_PAGE_SIZE (or everything when there is no maximum), and absolute
+ * next/previous links that keep every other parameter.
+ */
+import type { Config } from './config.js';
+
+export interface Page {
+  /** null: no limit */
+  limit: number | null;
+  offset: number;
+  links(base: string, params: URLSearchParams, count: number): { next: string | null; previous: string | null };
+}
+
+function nonNegative(value: string | null): number | null {
+  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+export function paginate(params: URLSearchParams, config: Config): Page {
+  const max = config.maxPageSize;
+  const requested = nonNegative(params.get('limit'));
+  let limit: number | null;
+  if (requested === null) limit = max === null ? config.paginateCount : Math.min(config.paginateCount, max);
+  else if (requested === 0) limit = max;
+  else limit = max === null ? requested : Math.min(requested, max);
+  const offset = nonNegative(params.get('offset')) ?? 0;
+
+  const link = (base: string, params: URLSearchParams, newOffset: number | null) => {
+    const next = new URLSearchParams();
+    for (const [k, v] of params) if (k !== 'limit' && k !== 'offset') next.append(k, v);
+    next.set('limit', String(limit));
+    if (newOffset !== null) next.set('offset', String(newOffset));
+    return `${base}?${next.toString()}`;
+  };
+
+  return {
+    limit,
+    offset,
+    links(base, params, count) {
+      if (limit === null) return { next: null, previous: null };
+      const next = offset + limit < count ? link(base, params, offset + limit) : null;
+      let previous: string | null = null;
+      if (offset > 0) previous = offset - limit <= 0 ? link(base, params, null) : link(base, params, offset - limit);
+      return { next, previous };
+    },
+  };
+}

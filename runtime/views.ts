@@ -1,0 +1,236 @@
+/**
+ * The generic views every model gets: list, retrieve, create (one or many), update (one or many),
+ * delete (one or many) and OPTIONS. They read the model's generated tables and never name a model.
+ */
+import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import { errors } from './errors.js';
+import { applyFilters, parseBoolean } from './filters.js';
+import { choiceSet, hooksOf, storedField, type Action, type Row } from './registry.js';
+import { renderRows } from './serialize.js';
+import { createObjects, deleteObjects, updateObjects, type WriteContext } from './write.js';
+import type { Auth } from './auth.js';
+import type { Config } from './config.js';
+import type { ModelEntry } from './types.js';
+import { paginate } from './pagination.js';
+
+export interface State {
+  auth: Auth;
+  requestId: string;
+  body: unknown;
+  hasBody: boolean;
+}
+
+export interface Services {
+  db: Knex;
+  config: Config;
+  /** called after a write commits (the webhook worker listens here) */
+  afterCommit?: () => void;
+}
+
+function baseUrl(ctx: Context): string {
+  return `${ctx.protocol}://${ctx.host}`;
+}
+
+/** Anonymous reads need EXEMPT_VIEW_PERMISSIONS; writes need a write-enabled token. */
+export function authorize(ctx: Context, entry: ModelEntry, action: Action, config: Config): void {
+  const { auth } = ctx.state as State;
+  const d = entry.definition;
+  if (!auth.user) {
+    const exempt = config.exemptViewPermissions.includes(d.contentType) || (config.exemptViewPermissions.includes('*') && d.app !== 'users');
+    if (action === 'view' && exempt) return;
+    throw errors.noCredentials();
+  }
+  if (action !== 'view' && !auth.writeEnabled) throw errors.forbidden();
+  for (const hook of hooksOf(entry)) if (hook.authorize && !hook.authorize(action, auth.user)) throw errors.forbidden();
+}
+
+function scoped(entry: ModelEntry, ctx: Context): (qb: Knex.QueryBuilder) => void {
+  const user = (ctx.state as State).auth.user;
+  return (qb) => { for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table); };
+}
+
+function wantsBrief(params: URLSearchParams): boolean {
+  const v = params.get('brief');
+  if (v === null || v === '') return false;
+  try { return parseBoolean('brief', v); } catch { return true; }
+}
+
+function excluded(params: URLSearchParams): string[] {
+  return params.getAll('exclude').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+/** Default order, then ?ordering=a,-b (unknown names dropped); id always breaks ties. */
+function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSearchParams): void {
+  const d = entry.definition;
+  const requested = (params.get('ordering') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const names = requested.length ? requested : d.tree ? ['_sort'] : d.ordering;
+  for (const raw of names) {
+    const desc = raw.startsWith('-');
+    const name = raw.replace(/^-/, '');
+    const dir = desc ? 'desc' : 'asc';
+    if (name === 'id') continue;
+    if (name === '_sort' || name === 'created' || name === 'last_updated') { qb.orderBy(name, dir); continue; }
+    const f = d.fields[name] ? storedField(entry, d.fields[name]) : undefined;
+    if (!f || !f.columns.length || f.type === 'password' || f.type === 'token_key' || f.type === 'json') continue;
+    if (f.type === 'ip_prefix' || f.type === 'ip_address') {
+      qb.orderBy('family', dir).orderBy(`${name}_first`, dir).orderBy(`${name}_length`, dir);
+      if (f.type === 'ip_address') qb.orderBy(`${name}_host`, dir);
+      continue;
+    }
+    qb.orderBy(f.columns[0], dir, desc ? 'last' : 'first');
+  }
+  qb.orderBy('id', requested[0] === '-id' ? 'desc' : 'asc');
+}
+
+async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, ids: number[], status: number, many: boolean, reveal?: Map<number, Record<string, unknown>>): Promise<void> {
+  const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
+  const order = new Map(ids.map((id, i) => [id, i]));
+  rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
+  const results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), reveal });
+  ctx.status = status;
+  ctx.body = many ? results : results[0];
+  if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
+}
+
+function writeContext(ctx: Context, db: Knex): WriteContext {
+  return { db, user: (ctx.state as State).auth.user, now: new Date().toISOString() };
+}
+
+function requireBody(ctx: Context): unknown {
+  const state = ctx.state as State;
+  if (!state.hasBody) throw errors.validation({ non_field_errors: ['No data provided'] });
+  return state.body;
+}
+
+export function views(entry: ModelEntry, services: Services) {
+  const { db, config } = services;
+  const d = entry.definition;
+
+  return {
+    async list(ctx: Context): Promise<void> {
+      authorize(ctx, entry, 'view', config);
+      const params = ctx.URL.searchParams;
+      const base = db(d.table);
+      applyFilters(base, entry, params, { db });
+      scoped(entry, ctx)(base);
+      const page = paginate(params, config);
+      const query = base.clone().select('*');
+      applyOrdering(query, entry, params);
+      if (page.limit !== null) query.limit(page.limit);
+      if (page.offset) query.offset(page.offset);
+      const rows: Row[] = await query;
+      // A short first page already tells the total; otherwise count with the same filters.
+      const count = page.offset === 0 && (page.limit === null || rows.length < page.limit)
+        ? rows.length
+        : Number((await base.clone().count('* as n').first())?.n ?? 0);
+      const results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) });
+      ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, count), results };
+    },
+
+    async retrieve(ctx: Context): Promise<void> {
+      authorize(ctx, entry, 'view', config);
+      const id = Number(ctx.params.id);
+      const q = db(d.table).where('id', id);
+      scoped(entry, ctx)(q);
+      const row = await q.first();
+      if (!row) throw errors.notFound();
+      const params = ctx.URL.searchParams;
+      ctx.body = (await renderRows(entry, [row], { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];
+    },
+
+    async create(ctx: Context): Promise<void> {
+      authorize(ctx, entry, 'add', config);
+      const body = requireBody(ctx);
+      const many = Array.isArray(body);
+      await db.transaction(async (trx) => {
+        const result = await createObjects(entry, many ? body : [body], many, writeContext(ctx, trx));
+        await respondWithObjects(ctx, entry, trx, result.ids, 201, many, result.reveal);
+      });
+      services.afterCommit?.();
+    },
+
+    async update(ctx: Context, partial: boolean): Promise<void> {
+      authorize(ctx, entry, 'change', config);
+      const body = requireBody(ctx);
+      const detail = ctx.params.id !== undefined;
+      if (detail && (body === null || typeof body !== 'object' || Array.isArray(body))) throw errors.validation({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
+      if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
+      const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
+      await db.transaction(async (trx) => {
+        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(entry, ctx));
+        await respondWithObjects(ctx, entry, trx, result.ids, 200, !detail);
+      });
+      services.afterCommit?.();
+    },
+
+    async remove(ctx: Context): Promise<void> {
+      authorize(ctx, entry, 'delete', config);
+      const detail = ctx.params.id !== undefined;
+      let items: unknown[];
+      if (detail) items = [Number(ctx.params.id)];
+      else {
+        const body = requireBody(ctx);
+        if (!Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
+        items = body;
+      }
+      await db.transaction(async (trx) => {
+        await deleteObjects(entry, items, !detail, writeContext(ctx, trx), scoped(entry, ctx));
+      });
+      services.afterCommit?.();
+      ctx.status = 204;
+      ctx.body = null;
+    },
+
+    /** DRF-style metadata; `actions` only for a token that may write here (pynetbox's choices() reads it). */
+    async options(ctx: Context): Promise<void> {
+      const { auth } = ctx.state as State;
+      const detail = ctx.params.id !== undefined;
+      const body: Record<string, unknown> = {
+        name: `${d.verboseName.replace(/\b\w/g, (c) => c.toUpperCase())} ${detail ? 'Instance' : 'List'}`,
+        description: '',
+        renders: ['application/json'],
+        parses: ['application/json'],
+      };
+      let mayWrite = false;
+      try { authorize(ctx, entry, detail ? 'change' : 'add', config); mayWrite = !!auth.user; } catch { mayWrite = false; }
+      if (mayWrite) body.actions = { [detail ? 'PUT' : 'POST']: describeFields(entry) };
+      ctx.body = body;
+    },
+  };
+}
+
+function describeFields(entry: ModelEntry): Record<string, unknown> {
+  const d = entry.definition;
+  const out: Record<string, unknown> = {
+    id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+    url: { type: 'field', required: false, read_only: true, label: 'Url' },
+    display: { type: 'field', required: false, read_only: true, label: 'Display' },
+  };
+  const types: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', date: 'date', datetime: 'datetime', json: 'json', choice: 'choice', fk: 'nested object', m2m: 'list', computed: 'field' };
+  for (const raw of Object.values(d.fields)) {
+    const f = storedField(entry, raw);
+    if (raw.type === 'generic_fk') {
+      out[`${raw.name}_type`] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
+      out[`${raw.name}_id`] = { type: 'integer', required: false, read_only: false, label: `${raw.label} ID` };
+      out[raw.name] = { type: 'field', required: false, read_only: true, label: raw.label };
+      continue;
+    }
+    const meta: Record<string, unknown> = { type: types[f.type] ?? 'string', required: raw.required, read_only: raw.readOnly || raw.type === 'computed', label: raw.label };
+    if (f.maxLength) meta.max_length = f.maxLength;
+    if (f.minValue !== undefined) meta.min_value = f.minValue;
+    if (f.maxValue !== undefined) meta.max_value = f.maxValue;
+    if (raw.helpText) meta.help_text = raw.helpText;
+    if (f.type === 'choice') meta.choices = choiceSet(f.choices!).choices.map((c) => ({ value: c.value, display_name: c.label }));
+    if (raw.writeOnly) meta.write_only = true;
+    out[raw.name] = meta;
+  }
+  if (d.tags) out.tags = { type: 'list', required: false, read_only: false, label: 'Tags' };
+  if (d.customFields) out.custom_fields = { type: 'field', required: false, read_only: false, label: 'Custom fields' };
+  if (d.timestamps) {
+    out.created = { type: 'date', required: false, read_only: true, label: 'Created' };
+    out.last_updated = { type: 'datetime', required: false, read_only: true, label: 'Last updated' };
+  }
+  for (const name of Object.keys(d.counts)) out[name] = { type: 'integer', required: false, read_only: true, label: name.replace(/_/g, ' ') };
+  return out;
+}
