@@ -1,0 +1,86 @@
+/**
+ * Test harness: starts the real service on a free port, on SQLite (a fresh data folder) or on
+ * PostgreSQL (a fresh schema in TEST_DATABASE_URL), and talks to it over HTTP.
+ * The engine comes from TEST_DATABASE (sqlite | postgres), set by test/run.mjs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../runtime/config.js';
+import { start, type Running } from '../runtime/server.js';
+import { models } from '../runtime/registry.js';
+import type { ModelEntry } from '../runtime/types.js';
+
+export const ADMIN_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+export const engine = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface TestApp {
+  url: string;
+  running: Running;
+  /** JSON request with the admin token unless `token` says otherwise (null: none) */
+  api<T = any>(method: string, path: string, body?: unknown, options?: { token?: string | null; headers?: Record<string, string>; raw?: string; redirect?: 'manual' | 'follow' }): Promise<Reply<T>>;
+  stop(): Promise<void>;
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'netledger-test-'));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const base: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN,
+    ADMIN_PASSWORD: 'admin-password-for-tests',
+    LOG_REQUESTS: '0',
+    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema } : {}),
+  };
+  const running = await start(loadConfig({ ...base, ...env }));
+  const url = running.url;
+  return {
+    url,
+    running,
+    async api(method, path, body, options = {}) {
+      const token = options.token === undefined ? ADMIN_TOKEN : options.token;
+      const headers: Record<string, string> = { Accept: 'application/json', ...(options.headers ?? {}) };
+      if (token) headers.Authorization = `Token ${token}`;
+      let payload: string | undefined = options.raw;
+      if (body !== undefined) {
+        payload = JSON.stringify(body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const res = await fetch(url + path, { method, headers, body: payload, redirect: options.redirect ?? 'manual' });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+      return { status: res.status, body: parsed as any, headers: res.headers, text };
+    },
+    async stop() {
+      if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fails the test with the reply's body when the status is not the expected one. */
+export function expectStatus(reply: Reply, status: number, what = ''): void {
+  if (reply.status !== status) throw new Error(`${what} expected HTTP ${status}, got ${reply.status}: ${reply.text.slice(0, 800)}`);
+}
+
+export function listPath(entry: ModelEntry): string {
+  return entry.routes.list;
+}
+
+export function detailPath(entry: ModelEntry, id: number): string {
+  return `${entry.routes.list}${id}/`;
+}
+
+export { models };
