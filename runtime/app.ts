@@ -11,6 +11,9 @@ import { authenticate } from './auth.js';
 import { modelList } from './registry.js';
 import { views, type Services, type State } from './views.js';
 import { tokenProvision } from './provision.js';
+import { readFileSync } from 'node:fs';
+
+const openapi = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8'));
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -97,11 +100,15 @@ export function createApp(services: Services): Koa {
     await next();
   });
 
+  // Ids in paths are integers; anything else is simply not found.
+  router.param('id', (id, ctx, next) => {
+    if (!/^\d{1,15}$/.test(id)) throw errors.notFound();
+    return next();
+  });
   router.get('/api/', (ctx) => {
     ctx.body = Object.fromEntries(APPS.map((a) => [a, absolute(ctx, `/api/${a}/`)]));
   });
-  const apps = [...new Set(modelList.map((m) => m.definition.app))];
-  for (const app of [...apps, 'plugins']) {
+  for (const app of APPS.filter((a) => a !== 'status')) {
     router.get(`/api/${app}/`, (ctx) => {
       ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
@@ -119,6 +126,13 @@ export function createApp(services: Services): Koa {
     };
   });
   router.post('/api/users/tokens/provision/', tokenProvision(services));
+  // The generated OpenAPI document, readable without a token (pynetbox's openapi(), Ansible's inventory).
+  const serveSchema = (ctx: Context) => { ctx.body = openapi; };
+  router.get('/api/schema/', serveSchema);
+  router.get('/api/docs/', (ctx) => {
+    if (ctx.query.format !== 'openapi') throw errors.notFound();
+    serveSchema(ctx);
+  });
 
   for (const entry of modelList) {
     const v = views(entry, services);
@@ -136,14 +150,6 @@ export function createApp(services: Services): Koa {
     router.options(detail, v.options);
   }
 
-  app.use(async (ctx, next) => {
-    // Ids in paths are integers; anything else is simply not found.
-    if (/\/api\/[a-z-]+\/[a-z-]+\/[^/]+\/$/.test(ctx.path) && !/\/\d+\/$/.test(ctx.path) && !ctx.path.endsWith('/provision/')) {
-      const listMatch = router.match(ctx.path, ctx.method).route;
-      if (!listMatch) throw errors.notFound();
-    }
-    await next();
-  });
   app.use(router.routes());
   app.use(async (ctx, next) => {
     await next();

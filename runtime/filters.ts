@@ -267,10 +267,16 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const text = values[0].trim();
         if (!text) break;
         const pattern = `%${escapeLike(text.toLowerCase())}%`;
+        const network = parseNetwork(text);
         qb.where((w) => {
           for (const name of entry.definition.search) {
-            const column = entry.definition.fields[name]?.columns[0] ?? name;
+            const field = entry.definition.fields[name];
+            const column = field?.columns[0] ?? name;
             w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+            // A network searches prefixes containing or equal to it too.
+            if (network && field?.type === 'ip_prefix') {
+              w.orWhere((x) => x.where('family', network.family).where(`${name}_first`, '<=', network.first).where(`${name}_last`, '>=', network.last).where(`${name}_length`, '<=', network.length));
+            }
           }
         });
         break;

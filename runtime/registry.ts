@@ -39,6 +39,8 @@ export interface ModelHooks {
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
   /** last checks and derived values of one element before it is written */
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
+  /** checks that compare the elements of a request with stored rows, for all elements at once */
+  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
   /** narrows what a user may see and change */
   scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
   /** whether a user may perform an action at all on this model (beyond the generic token rules) */

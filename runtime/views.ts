@@ -63,7 +63,12 @@ function excluded(params: URLSearchParams): string[] {
 /** Default order, then ?ordering=a,-b (unknown names dropped); id always breaks ties. */
 function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSearchParams): void {
   const d = entry.definition;
-  const requested = (params.get('ordering') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const known = (raw: string) => {
+    const name = raw.replace(/^-/, '');
+    return ['id', 'created', 'last_updated'].includes(name) || (!!d.fields[name] && storedField(entry, d.fields[name]).columns.length > 0);
+  };
+  // Unknown names are dropped; when none is left, the default order applies.
+  const requested = (params.get('ordering') ?? '').split(',').map((s) => s.trim()).filter(known);
   const names = requested.length ? requested : d.tree ? ['_sort'] : d.ordering;
   for (const raw of names) {
     const desc = raw.startsWith('-');
@@ -78,7 +83,8 @@ function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSear
       if (f.type === 'ip_address') qb.orderBy(`${name}_host`, dir);
       continue;
     }
-    qb.orderBy(f.columns[0], dir, desc ? 'last' : 'first');
+    // Nulls first ascending (last descending) on both databases, whose defaults differ.
+    qb.orderByRaw(`case when ?? is null then 0 else 1 end ${dir}, ?? ${dir}`, [f.columns[0], f.columns[0]]);
   }
   qb.orderBy('id', requested[0] === '-id' ? 'desc' : 'asc');
 }

@@ -96,8 +96,8 @@ function scalarValue(f: FieldDefinition, value: unknown, errs: ErrorCollector): 
       let v: unknown = value;
       if (set.integer && typeof v === 'string' && /^\d+$/.test(v)) v = Number(v);
       if (v === '' && f.blank) return '';
-      if (typeof v === 'object') return fail(`"${describe(value)}" is not a valid choice.`);
-      if (!set.choices.some((c) => c.value === v)) return fail(`"${String(value)}" is not a valid choice.`);
+      if (typeof v === 'object') return fail(`${describe(value)} is not a valid choice.`);
+      if (!set.choices.some((c) => c.value === v)) return fail(`${String(value)} is not a valid choice.`);
       return v;
     }
     default: return value;
@@ -157,8 +157,9 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
           if (mode === 'create') { values[typeKey] = null; values[idKey] = null; }
           break;
         }
-        const type = input[typeKey] ?? (mode === 'patch' ? existing?.[typeKey] : null);
-        const id = input[idKey] ?? (mode === 'patch' ? existing?.[idKey] : null);
+        // An explicit null clears; a missing half keeps the stored value on PATCH.
+        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeKey] : null;
+        const id = idKey in input ? input[idKey] : mode === 'patch' ? existing?.[idKey] : null;
         if (type === null && id === null) { values[typeKey] = null; values[idKey] = null; break; }
         if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
         if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
@@ -388,6 +389,9 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
     for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
+  }
+  for (const hook of hooksOf(entry)) {
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
   }
 }
 

@@ -5,6 +5,7 @@
 import type { ModelHooks } from '../registry.js';
 import { device } from './device.js';
 import { interfaceHooks } from './interface.js';
+import { ipAddress } from './ip_address.js';
 import { prefix } from './prefix.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
@@ -14,6 +15,7 @@ import { vlanGroup } from './vlan_group.js';
 export const hooks: Record<string, ModelHooks> = {
   device,
   interface: interfaceHooks,
+  ip_address: ipAddress,
   prefix,
   tag,
   token,

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../registry.js';
+import { refuseDuplicates } from './ip_uniqueness.js';
 
 async function related(db: Knex, rows: Row[], direction: 'children' | 'parents'): Promise<Map<number, unknown>> {
   const ids = rows.map((r) => Number(r.id));
@@ -22,5 +23,8 @@ export const prefix: ModelHooks = {
   computed: {
     prefix_children: (rows, { db }) => related(db, rows, 'children'),
     prefix_depth: (rows, { db }) => related(db, rows, 'parents'),
+  },
+  async prepareMany(items, { db }) {
+    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) });
   },
 };

@@ -3,6 +3,7 @@
  * create a token for somebody else.
  */
 import type { ModelHooks } from '../registry.js';
+import { errors } from '../errors.js';
 
 export const token: ModelHooks = {
   scope(qb, user, table) {
@@ -10,7 +11,7 @@ export const token: ModelHooks = {
   },
   prepare(item, { user }) {
     if (user && !user.isSuperuser && item.values.user_id !== undefined && item.values.user_id !== user.id) {
-      item.errors.add('user', 'This user does not have permission to create tokens for other users.');
+      throw errors.forbidden('This user does not have permission to create tokens for other users.');
     }
   },
 };

@@ -25,7 +25,7 @@ export const ipAddressDefinition: ModelDefinition = {
   ordering: ["address"],
   brief: ["id", "url", "display", "family", "address"],
   search: ["dns_name", "description", "address"],
-  hooks: [],
+  hooks: ["ip_address"],
   uniqueTogether: [],
   fields: {
     family: {

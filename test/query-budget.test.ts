@@ -1,0 +1,218 @@
+/**
+ * Performance designed in: a list costs the same number of SQL statements whatever its page size
+ * (no per-row query), and a bulk create writes set-wise instead of one INSERT per element.
+ * The data is seeded through the API so the write path is exercised too, and every seeded object
+ * of a model carries the same kinds of relations, so a page of one row needs the same lookups as a
+ * page of all rows.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { countQueries } from '../runtime/db.js';
+import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
+
+// uvu loads test files as CommonJS, so there is no top-level await: the service starts in `before`.
+let starting: Promise<TestApp> | undefined;
+let app: TestApp;
+async function boot(): Promise<void> {
+  app = await (starting ??= startApp());
+}
+
+async function post(path: string, body: unknown): Promise<any> {
+  const reply = await app.api('POST', path, body);
+  expectStatus(reply, 201, `POST ${path}:`);
+  return reply.body;
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+interface Measured { count: number; sql: string[]; reply: Reply }
+
+/** Runs one request and records every SQL statement issued while it runs. */
+async function measure(method: string, path: string, body?: unknown): Promise<Measured> {
+  const db = app.running.db;
+  const sql: string[] = [];
+  const record = (q: { sql: string }) => { sql.push(q.sql); };
+  db.on('query', record);
+  const counter = countQueries(db);
+  let reply: Reply;
+  try {
+    reply = await app.api(method, path, body);
+  } finally {
+    counter.stop();
+    db.removeListener('query', record);
+  }
+  return { count: counter.count, sql, reply };
+}
+
+/** The cheaper of two runs of the same GET (guards against an unrelated statement landing in the window). */
+async function measureGet(path: string): Promise<Measured> {
+  const a = await measure('GET', path);
+  expectStatus(a.reply, 200, `GET ${path}:`);
+  const b = await measure('GET', path);
+  return a.count <= b.count ? a : b;
+}
+
+function explain(label: string, small: Measured, big: Measured): string {
+  return `${label}: ${small.count} statements for one row, ${big.count} for ${big.reply.body.results?.length} rows\n`
+    + `one row:\n  ${small.sql.join('\n  ')}\nmany rows:\n  ${big.sql.join('\n  ')}`;
+}
+
+const ENDPOINTS = [
+  '/api/dcim/devices/',
+  '/api/dcim/interfaces/',
+  '/api/ipam/ip-addresses/',
+  '/api/ipam/prefixes/',
+  '/api/dcim/sites/',
+  '/api/dcim/regions/',
+];
+
+// ---------------------------------------------------------------------------------------------
+const lists = suite('lists: the number of queries does not grow with the page size');
+
+lists.before(async () => {
+  await boot();
+  const tags = await post('/api/extras/tags/', [{ name: 'Gold', slug: 'gold' }, { name: 'Silver', slug: 'silver' }]);
+  const tagIds = tags.map((t: any) => t.id);
+  const tenant = await post('/api/tenancy/tenants/', { name: 'Budget Tenant', slug: 'budget-tenant' });
+  // a region tree: one root, two children, four grandchildren
+  const root = await post('/api/dcim/regions/', { name: 'World', slug: 'world', tags: tagIds });
+  const mid = await post('/api/dcim/regions/', range(2).map((i) => ({ name: `Continent ${i}`, slug: `continent-${i}`, parent: root.id, tags: tagIds })));
+  const leaves = await post('/api/dcim/regions/', range(4).map((i) => ({ name: `Country ${i}`, slug: `country-${i}`, parent: mid[i % 2].id, tags: tagIds })));
+  const sites = await post('/api/dcim/sites/', range(6).map((i) => ({
+    name: `Budget Site ${i}`, slug: `budget-site-${i}`, region: leaves[i % 4].id, tenant: tenant.id, tags: tagIds,
+  })));
+  const racks = await post('/api/dcim/racks/', sites.map((s: any) => ({ name: 'R1', site: s.id, tenant: tenant.id, tags: tagIds })));
+  const manufacturer = await post('/api/dcim/manufacturers/', { name: 'Budget Networks', slug: 'budget-networks' });
+  const type = await post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'BN-1', slug: 'bn-1' });
+  const role = await post('/api/dcim/device-roles/', { name: 'Leaf', slug: 'leaf' });
+  const platform = await post('/api/dcim/platforms/', { name: 'BNOS', slug: 'bnos' });
+  const vrf = await post('/api/ipam/vrfs/', { name: 'budget', rd: '65000:1', tenant: tenant.id });
+  const ipamRole = await post('/api/ipam/roles/', { name: 'Production', slug: 'production' });
+  const vlans = await post('/api/ipam/vlans/', sites.map((s: any, i: number) => ({ vid: 100 + i, name: `vlan-${i}`, site: s.id, tenant: tenant.id })));
+  const devices = await post('/api/dcim/devices/', range(30).map((i) => ({
+    name: `leaf-${String(i).padStart(2, '0')}`,
+    device_type: type.id,
+    device_role: role.id,
+    platform: platform.id,
+    tenant: tenant.id,
+    site: sites[i % 6].id,
+    rack: racks[i % 6].id,
+    local_context_data: { index: i },
+    tags: tagIds,
+  })));
+  const interfaces = await post('/api/dcim/interfaces/', devices.flatMap((d: any) => range(3).map((j) => ({
+    device: d.id, name: `eth${j}`, type: '10gbase-x-sfpp', vrf: vrf.id, tags: tagIds,
+  }))));
+  assert.is(interfaces.length, 90);
+  const addresses = await post('/api/ipam/ip-addresses/', interfaces.map((iface: any, k: number) => ({
+    address: `10.${Math.floor(k / 200)}.${k % 200}.1/24`,
+    vrf: vrf.id,
+    tenant: tenant.id,
+    assigned_object_type: 'dcim.interface',
+    assigned_object_id: iface.id,
+    tags: tagIds,
+  })));
+  // every device gets a primary IPv4 address (one of its own), in one bulk PATCH
+  const primaries = devices.map((d: any) => ({ id: d.id, primary_ip4: addresses[interfaces.findIndex((i: any) => i.device.id === d.id)].id }));
+  expectStatus(await app.api('PATCH', '/api/dcim/devices/', primaries), 200, 'bulk PATCH of primary_ip4:');
+  await post('/api/ipam/prefixes/', range(30).map((k) => ({
+    prefix: `10.0.${k}.0/24`, site: sites[k % 6].id, vrf: vrf.id, tenant: tenant.id, role: ipamRole.id, vlan: vlans[k % 6].id, tags: tagIds,
+  })));
+});
+
+for (const path of ENDPOINTS) {
+  lists(`${path}: one row and a full page cost the same`, async () => {
+    for (const brief of ['', '&brief=1']) {
+      // With an offset both requests count the total, so they must match exactly.
+      const small = await measureGet(`${path}?limit=1&offset=1${brief}`);
+      const big = await measureGet(`${path}?limit=1000&offset=1${brief}`);
+      assert.is(small.reply.body.results.length, 1);
+      assert.ok(big.reply.body.results.length >= 5, `${path} has enough rows to tell (${big.reply.body.results.length})`);
+      assert.ok(small.count >= 2, `${path}: statements are being counted (${small.count})`);
+      assert.is(big.count, small.count, explain(`${path}?offset=1${brief}`, small, big));
+      // From the start, a short page may skip the count query: a full page is never dearer.
+      const first = await measureGet(`${path}?limit=1${brief}`);
+      const all = await measureGet(`${path}?limit=1000${brief}`);
+      assert.ok(all.count <= first.count, explain(`${path}${brief}`, first, all));
+      // and a brief list is never dearer than the full one
+      if (brief) assert.ok(big.count <= (await measureGet(`${path}?limit=1000&offset=1`)).count, `${path}: brief costs no more than full`);
+    }
+  });
+}
+
+lists('the representations are complete (the budget is not met by leaving things out)', async () => {
+  const device = (await app.api('GET', '/api/dcim/devices/?limit=1000')).body.results.at(-1);
+  assert.ok(device.site?.name && device.rack?.name && device.tenant?.name && device.platform?.name && device.role?.name && device.device_type?.model, JSON.stringify(device));
+  assert.ok(device.primary_ip4?.address, 'primary_ip4 nested');
+  assert.is(device.tags.length, 2);
+  assert.equal(device.config_context, device.local_context_data);
+  assert.is(device.interface_count, 3);
+  const ip = (await app.api('GET', '/api/ipam/ip-addresses/?limit=1000')).body.results.at(-1);
+  assert.ok(ip.assigned_object?.device?.name, 'assigned interface with its device');
+  assert.ok(ip.vrf?.name && ip.tenant?.name);
+  const iface = (await app.api('GET', '/api/dcim/interfaces/?limit=1000')).body.results.at(-1);
+  assert.is(iface.count_ipaddresses, 1);
+  assert.ok(iface.device?.display_name && iface.vrf?.name);
+  const prefix = (await app.api('GET', '/api/ipam/prefixes/?limit=1000')).body.results.at(-1);
+  assert.ok(prefix.site && prefix.vrf && prefix.tenant && prefix.role && prefix.vlan, JSON.stringify(prefix));
+  const site = (await app.api('GET', '/api/dcim/sites/?limit=1000&slug__isw=budget')).body.results.at(-1);
+  assert.is(site.device_count, 5);
+  assert.ok(site.region?.name);
+  const region = (await app.api('GET', '/api/dcim/regions/?limit=1000&slug=world')).body.results[0];
+  assert.is(region.site_count, 6);
+});
+
+lists('filters on related objects do not cost a query per row either', async () => {
+  for (const path of ['/api/ipam/ip-addresses/?device=leaf-00&device=leaf-01&device=leaf-02', '/api/dcim/sites/?region=world&tag=gold', '/api/ipam/prefixes/?within=10.0.0.0/16&vrf=budget']) {
+    const small = await measureGet(`${path}&limit=1&offset=1`);
+    const big = await measureGet(`${path}&limit=1000&offset=1`);
+    assert.ok(big.reply.body.results.length >= 2, `${path} finds several rows`);
+    assert.is(big.count, small.count, explain(path, small, big));
+  }
+});
+
+lists.run();
+
+// ---------------------------------------------------------------------------------------------
+const writes = suite('bulk writes are set-wise');
+writes.before(boot);
+
+const inserts = (m: Measured) => m.sql.filter((s) => /^\s*insert\b/i.test(s)).length;
+
+writes('a bulk POST of 200 sites runs far fewer than 200 INSERT statements', async () => {
+  const tag = await post('/api/extras/tags/', { name: 'Bulk', slug: 'bulk' });
+  const m = await measure('POST', '/api/dcim/sites/', range(200).map((i) => ({ name: `Bulk Site ${i}`, slug: `bulk-site-${i}`, tags: [tag.id] })));
+  expectStatus(m.reply, 201);
+  assert.is(m.reply.body.length, 200);
+  assert.ok(inserts(m) <= 10, `${inserts(m)} INSERT statements:\n  ${m.sql.filter((s) => /^\s*insert/i.test(s)).slice(0, 20).join('\n  ')}`);
+  assert.ok(m.count < 50, `${m.count} statements in all for 200 sites`);
+  const listed = await app.api('GET', '/api/dcim/sites/?slug__isw=bulk-site-&tag=bulk&limit=1');
+  assert.is(listed.body.count, 200);
+});
+
+writes('bulk create costs the same whether it carries 2 or 100 elements', async () => {
+  const two = await measure('POST', '/api/dcim/sites/', range(2).map((i) => ({ name: `Pair Site ${i}`, slug: `pair-site-${i}`, tags: [{ slug: 'bulk' }] })));
+  expectStatus(two.reply, 201);
+  const hundred = await measure('POST', '/api/dcim/sites/', range(100).map((i) => ({ name: `Hundred Site ${i}`, slug: `hundred-site-${i}`, tags: [{ slug: 'bulk' }] })));
+  expectStatus(hundred.reply, 201);
+  assert.is(hundred.count, two.count, `2 sites: ${two.count} statements, 100 sites: ${hundred.count}\n  ${hundred.sql.join('\n  ')}`);
+});
+
+writes('a bulk PATCH of 200 sites and a bulk DELETE are set-wise too', async () => {
+  const listed = (await app.api('GET', '/api/dcim/sites/?slug__isw=bulk-site-&limit=1000')).body.results;
+  assert.is(listed.length, 200);
+  const patch = await measure('PATCH', '/api/dcim/sites/', listed.map((s: any) => ({ id: s.id, description: 'patched in bulk' })));
+  expectStatus(patch.reply, 200);
+  const updates = patch.sql.filter((s) => /^\s*update\b/i.test(s)).length;
+  assert.ok(updates <= 10, `${updates} UPDATE statements for 200 sites`);
+  assert.ok(patch.count < 50, `${patch.count} statements in all`);
+  const del = await measure('DELETE', '/api/dcim/sites/', listed.map((s: any) => ({ id: s.id })));
+  expectStatus(del.reply, 204);
+  const deletes = del.sql.filter((s) => /^\s*delete\b/i.test(s)).length;
+  assert.ok(deletes <= 10, `${deletes} DELETE statements for 200 sites`);
+  assert.ok(del.count < 200, `${del.count} statements in all`);
+  assert.is((await app.api('GET', '/api/dcim/sites/?slug__isw=bulk-site-&limit=1')).body.count, 0);
+});
+
+writes.after(async () => { await app?.stop(); });
+writes.run();
