@@ -111,7 +111,7 @@ function killGroup(child, signal) {
 }
 
 /** Runs uvu for one engine; resolves to { summary, code, note }. */
-function runUvu(engine, env, nodeBin, dir, pattern) {
+function runUvu(env, nodeBin, dir, pattern) {
   return new Promise((resolveRun) => {
     const args = ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), dir, pattern, '--no-color'];
     const child = spawn(nodeBin, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
@@ -153,7 +153,7 @@ function runUvu(engine, env, nodeBin, dir, pattern) {
       clearTimeout(closeTimer);
       current = null;
       killGroup(child, 'SIGKILL'); // anything the tests started and left behind
-      resolveRun({ summary: summary ?? lastSummary(tail), code: exited, note });
+      resolveRun({ summary: lastSummary(tail) ?? summary, code: exited, note });
     };
     child.on('error', (err) => {
       note = `could not start uvu: ${err.message}`;
@@ -213,7 +213,7 @@ async function main() {
     }
 
     console.log(`\n=== ${engine}: TEST_DATABASE=${engine}${engine === 'postgres' ? ` TEST_DATABASE_URL=${redact(env.TEST_DATABASE_URL)}` : ''} ===\n`);
-    const { summary, code, note } = await runUvu(engine, env, nodeBin, dir, pattern);
+    const { summary, code, note } = await runUvu(env, nodeBin, dir, pattern);
     if (note) console.log(`[${engine}] ${note}`);
     if (!summary) {
       console.log(`[${engine}] uvu exited with code ${code} before printing its summary: counted as 1 failed`);
