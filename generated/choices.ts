@@ -232,6 +232,26 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
   },
+  "location-status": {
+    name: "location-status",
+    integer: false,
+    choices: [
+      { value: "planned", label: "Planned" },
+      { value: "staging", label: "Staging" },
+      { value: "active", label: "Active" },
+      { value: "decommissioning", label: "Decommissioning" },
+      { value: "retired", label: "Retired" },
+    ],
+  },
+  "object-change-action": {
+    name: "object-change-action",
+    integer: false,
+    choices: [
+      { value: "create", label: "Created" },
+      { value: "update", label: "Updated" },
+      { value: "delete", label: "Deleted" },
+    ],
+  },
   "prefix-status": {
     name: "prefix-status",
     integer: false,

@@ -20,6 +20,10 @@ import { interfaceDefinition, InterfaceModel } from "./dcim/interfaces/model.js"
 import { interfaceSerializer } from "./dcim/interfaces/serializer.js";
 import { interfaceFilterSet } from "./dcim/interfaces/filterset.js";
 import { interfaceRoutes } from "./dcim/interfaces/routes.js";
+import { locationDefinition, LocationModel } from "./dcim/locations/model.js";
+import { locationSerializer } from "./dcim/locations/serializer.js";
+import { locationFilterSet } from "./dcim/locations/filterset.js";
+import { locationRoutes } from "./dcim/locations/routes.js";
 import { manufacturerDefinition, ManufacturerModel } from "./dcim/manufacturers/model.js";
 import { manufacturerSerializer } from "./dcim/manufacturers/serializer.js";
 import { manufacturerFilterSet } from "./dcim/manufacturers/filterset.js";
@@ -28,6 +32,10 @@ import { platformDefinition, PlatformModel } from "./dcim/platforms/model.js";
 import { platformSerializer } from "./dcim/platforms/serializer.js";
 import { platformFilterSet } from "./dcim/platforms/filterset.js";
 import { platformRoutes } from "./dcim/platforms/routes.js";
+import { rackRoleDefinition, RackRoleModel } from "./dcim/rack-roles/model.js";
+import { rackRoleSerializer } from "./dcim/rack-roles/serializer.js";
+import { rackRoleFilterSet } from "./dcim/rack-roles/filterset.js";
+import { rackRoleRoutes } from "./dcim/rack-roles/routes.js";
 import { rackDefinition, RackModel } from "./dcim/racks/model.js";
 import { rackSerializer } from "./dcim/racks/serializer.js";
 import { rackFilterSet } from "./dcim/racks/filterset.js";
@@ -36,10 +44,18 @@ import { regionDefinition, RegionModel } from "./dcim/regions/model.js";
 import { regionSerializer } from "./dcim/regions/serializer.js";
 import { regionFilterSet } from "./dcim/regions/filterset.js";
 import { regionRoutes } from "./dcim/regions/routes.js";
+import { siteGroupDefinition, SiteGroupModel } from "./dcim/site-groups/model.js";
+import { siteGroupSerializer } from "./dcim/site-groups/serializer.js";
+import { siteGroupFilterSet } from "./dcim/site-groups/filterset.js";
+import { siteGroupRoutes } from "./dcim/site-groups/routes.js";
 import { siteDefinition, SiteModel } from "./dcim/sites/model.js";
 import { siteSerializer } from "./dcim/sites/serializer.js";
 import { siteFilterSet } from "./dcim/sites/filterset.js";
 import { siteRoutes } from "./dcim/sites/routes.js";
+import { objectChangeDefinition, ObjectChangeModel } from "./extras/object-changes/model.js";
+import { objectChangeSerializer } from "./extras/object-changes/serializer.js";
+import { objectChangeFilterSet } from "./extras/object-changes/filterset.js";
+import { objectChangeRoutes } from "./extras/object-changes/routes.js";
 import { tagDefinition, TagModel } from "./extras/tags/model.js";
 import { tagSerializer } from "./extras/tags/serializer.js";
 import { tagFilterSet } from "./extras/tags/filterset.js";
@@ -85,7 +101,7 @@ import { userSerializer } from "./users/users/serializer.js";
 import { userFilterSet } from "./users/users/filterset.js";
 import { userRoutes } from "./users/users/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Manufacturer' | 'Platform' | 'Rack' | 'Region' | 'Site' | 'Tag' | 'IPAddress' | 'Prefix' | 'Role' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Token' | 'User';
+export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ObjectChange' | 'Tag' | 'IPAddress' | 'Prefix' | 'Role' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Token' | 'User';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -93,11 +109,15 @@ export const models: Record<ModelName, ModelEntry> = {
   DeviceType: { definition: deviceTypeDefinition, serializer: deviceTypeSerializer, filters: deviceTypeFilterSet, routes: deviceTypeRoutes },
   Device: { definition: deviceDefinition, serializer: deviceSerializer, filters: deviceFilterSet, routes: deviceRoutes },
   Interface: { definition: interfaceDefinition, serializer: interfaceSerializer, filters: interfaceFilterSet, routes: interfaceRoutes },
+  Location: { definition: locationDefinition, serializer: locationSerializer, filters: locationFilterSet, routes: locationRoutes },
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
+  RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
   Region: { definition: regionDefinition, serializer: regionSerializer, filters: regionFilterSet, routes: regionRoutes },
+  SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
+  ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   IPAddress: { definition: ipAddressDefinition, serializer: ipAddressSerializer, filters: ipAddressFilterSet, routes: ipAddressRoutes },
   Prefix: { definition: prefixDefinition, serializer: prefixSerializer, filters: prefixFilterSet, routes: prefixRoutes },
@@ -116,11 +136,15 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   DeviceType: DeviceTypeModel,
   Device: DeviceModel,
   Interface: InterfaceModel,
+  Location: LocationModel,
   Manufacturer: ManufacturerModel,
   Platform: PlatformModel,
+  RackRole: RackRoleModel,
   Rack: RackModel,
   Region: RegionModel,
+  SiteGroup: SiteGroupModel,
   Site: SiteModel,
+  ObjectChange: ObjectChangeModel,
   Tag: TagModel,
   IPAddress: IPAddressModel,
   Prefix: PrefixModel,

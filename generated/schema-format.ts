@@ -90,6 +90,14 @@ export interface ModelFile {
   filters?: {
     [k: string]: Filter;
   };
+  /**
+   * Only GET, HEAD and OPTIONS are served (e.g. the change log)
+   */
+  read_only?: boolean;
+  /**
+   * Writes are recorded in the change log and can trigger webhooks (default true, except the users app)
+   */
+  changelog?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -163,19 +171,21 @@ export interface Field {
    */
   to?: string;
   /**
-   * fk: what deleting the target does (default protect when required, else set_null)
+   * fk: what deleting the target does (default protect when required, else set_null). generic_fk: cascade, set_null (default) or keep (history records keep the reference)
    */
-  on_delete?: "cascade" | "set_null" | "protect";
+  on_delete?: "cascade" | "set_null" | "protect" | "keep";
   /**
    * false: no automatic filter for this field
    */
   filter?: boolean;
   /**
-   * generic_fk: content type (app.model) to model name
+   * generic_fk: content type (app.model) to model name, or '*' for any model
    */
-  types?: {
-    [k: string]: string;
-  };
+  types?:
+    | {
+        [k: string]: string;
+      }
+    | "*";
   /**
    * alias: the field this one mirrors (read and write)
    */

@@ -102,8 +102,12 @@ function checkCrossReferences(
     seen.tables.set(table, file);
   }
 
+  const contentTypes = new Map(models.map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
+  /** content type → model of a generic relation; '*' is every model */
+  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : (types as Record<string, string>) ?? {});
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
-  const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field];
+  const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
+  const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
 
   /** Follows a dotted path such as `device_type.manufacturer.name`; returns an error or null. */
   const walk = (model: string, path: string, wantField: boolean): string | null => {
@@ -117,7 +121,7 @@ function checkCrossReferences(
       if (last && wantField) return hasField(current, name) ? null : `'${name}' is not a field of ${current}`;
       if (!field) return `'${name}' is not a field of ${current}`;
       if (field.type === 'fk' && field.to) current = field.to;
-      else if (field.type === 'generic_fk' && generic && field.types?.[generic[2]]) current = field.types[generic[2]];
+      else if (field.type === 'generic_fk' && generic && targetsOf(field.types)[generic[2]]) current = targetsOf(field.types)[generic[2]];
       else if (field.type === 'generic_fk' && !generic && last) return null;
       else return `'${name}' of ${current} is not a relation${field.type === 'generic_fk' ? ' (name a type: field[app.model])' : ''}`;
     }
@@ -140,8 +144,8 @@ function checkCrossReferences(
         }
       }
       if (f.type === 'generic_fk') {
-        if (!f.types || !Object.keys(f.types).length) problems.push(`${at}: generic_fk needs 'types'`);
-        for (const [ct, target] of Object.entries(f.types ?? {})) {
+        if (!f.types || (f.types !== '*' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
+        for (const [ct, target] of Object.entries(f.types === '*' ? {} : f.types ?? {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);
           else if ((t.spec.content_type ?? `${t.spec.app}.${t.spec.model.toLowerCase()}`) !== ct) problems.push(`${at}: types: '${ct}' is not the content type of ${target}`);
@@ -187,7 +191,7 @@ function checkCrossReferences(
       const target = fieldOf(count.model, count.field);
       if (!byName.has(count.model)) problems.push(`${file}: counts.${name}: unknown model '${count.model}'`);
       else if (!target) problems.push(`${file}: counts.${name}: '${count.field}' is not a field of ${count.model}`);
-      else if (!(target.type === 'fk' && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(target.types ?? {}).includes(spec.model))) {
+      else if (!(target.type === 'fk' && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model))) {
         problems.push(`${file}: counts.${name}: ${count.model}.${count.field} does not point at ${spec.model}`);
       }
     }
@@ -220,7 +224,7 @@ export function finalModel(byName: Map<string, LoadedModel>, model: string, path
     const generic = /^(\w+)\[([\w.]+)\]$/.exec(part);
     const field: ModelFile['fields'][string] | undefined = current ? byName.get(current)?.spec.fields[generic ? generic[1] : part] : undefined;
     if (!field) return undefined;
-    current = field.type === 'fk' ? field.to : generic ? field.types?.[generic[2]] : undefined;
+    current = field.type === 'fk' ? field.to : generic && field.types !== '*' ? (field.types as Record<string, string> | undefined)?.[generic[2]] : undefined;
   }
   return current;
 }

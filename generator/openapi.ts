@@ -43,6 +43,7 @@ function readSchema(d: ModelDefinition, name: string, sets: Map<string, ChoiceSe
     case 'last_updated': return { type: ['string', 'null'], format: 'date-time', readOnly: true };
   }
   if (d.counts[name]) return { type: 'integer', readOnly: true };
+  if (!f) return name.endsWith('_id') ? { type: ['integer', 'null'] } : { type: ['string', 'null'] };
   const of = f.type === 'alias' ? d.fields[f.of!] : f;
   let schema: Schema;
   switch (of.type) {
@@ -114,8 +115,10 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
   const paths: Record<string, Schema> = {};
   const error = { description: 'Error', content: { 'application/json': { schema: { type: ['object', 'array'] } } } };
   for (const { definition: d, serializer, filters, routes } of entries) {
-    const props = (names: string[]) => Object.fromEntries(names.map((n) => [n, readSchema(d, n, sets, models)]));
-    schemas[d.name] = { type: 'object', properties: props(serializer.full), required: serializer.full.filter((n) => !['config_context'].includes(n)) };
+    // A generic relation reads as three keys: <name>_type, <name>_id and the nested <name>.
+    const expand = (names: string[]) => names.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [`${n}_type`, `${n}_id`, n] : [n]));
+    const props = (names: string[]) => Object.fromEntries(expand(names).map((n) => [n, readSchema(d, n, sets, models)]));
+    schemas[d.name] = { type: 'object', properties: props(serializer.full), required: expand(serializer.full).filter((n) => !['config_context'].includes(n)) };
     schemas[`Brief${d.name}`] = { type: 'object', properties: props(serializer.brief) };
     schemas[`Nested${d.name}`] = { type: 'object', properties: props(serializer.nested), required: ['id', 'url', 'display'] };
     const writable = Object.values(d.fields).map((f) => [f.name, writeSchema(f, d, sets)] as const).filter(([, s]) => s);

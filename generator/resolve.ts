@@ -22,6 +22,11 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const specs = new Map(schema.models.map((m) => [m.spec.model, m]));
   const definitions = new Map<string, ModelDefinition>();
   for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs));
+  // A generic relation to '*' may point at any model that keeps a change log.
+  const everyModel = Object.fromEntries([...definitions.values()].filter((d) => d.changelog).map((d) => [d.contentType, d.name]).sort());
+  for (const d of definitions.values()) {
+    for (const f of Object.values(d.fields)) if ((f.types as unknown) === '*') f.types = everyModel;
+  }
   const entries = [...definitions.values()]
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
     .map((definition) => ({
@@ -67,10 +72,11 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     const optional: Partial<FieldDefinition> = {
       helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank,
-      to: f.to, types: f.types, filter: f.filter, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
-    if (f.type === 'fk') definition.onDelete = f.on_delete ?? (definition.required ? 'protect' : 'set_null');
+    if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
+    if (f.type === 'generic_fk') definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
     if (f.type === 'm2m') definition.through = m2mTable(table, name);
     fields[name] = definition;
   }
@@ -91,6 +97,8 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     tags: spec.tags ?? true,
     customFields: spec.custom_fields ?? true,
     timestamps: spec.timestamps ?? true,
+    readOnly: spec.read_only ?? false,
+    changelog: spec.changelog ?? (spec.app !== 'users' && !(spec.read_only ?? false)),
     lookup,
     display: spec.display,
     ordering: spec.ordering ?? [lookup],

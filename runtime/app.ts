@@ -138,16 +138,17 @@ export function createApp(services: Services): Koa {
     const v = views(entry, services);
     const { list, detail } = entry.routes;
     router.get(list, v.list);
+    router.get(detail, v.retrieve);
+    router.options(list, v.options);
+    router.options(detail, v.options);
+    if (entry.definition.readOnly) continue;
     router.post(list, v.create);
     router.put(list, (ctx) => v.update(ctx, false));
     router.patch(list, (ctx) => v.update(ctx, true));
     router.delete(list, v.remove);
-    router.options(list, v.options);
-    router.get(detail, v.retrieve);
     router.put(detail, (ctx) => v.update(ctx, false));
     router.patch(detail, (ctx) => v.update(ctx, true));
     router.delete(detail, v.remove);
-    router.options(detail, v.options);
   }
 
   app.use(router.routes());

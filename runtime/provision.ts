@@ -28,7 +28,7 @@ export function tokenProvision(services: Services) {
     const input: Record<string, unknown> = { user: Number(user.id), write_enabled: true };
     for (const key of ['expires', 'description', 'write_enabled', 'allowed_ips']) if (key in body) input[key] = body[key];
     await db.transaction(async (trx) => {
-      const result = await createObjects(entry, [input], false, { db: trx, user: null, now: new Date().toISOString() });
+      const result = await createObjects(entry, [input], false, { db: trx, user: null, now: new Date().toISOString(), requestId: (ctx.state as State).requestId, baseUrl: `${ctx.protocol}://${ctx.host}` });
       const rows = await trx(entry.definition.table).whereIn('id', result.ids);
       ctx.status = 201;
       ctx.body = (await renderRows(entry, rows, { db: trx, baseUrl: `${ctx.protocol}://${ctx.host}`, reveal: result.reveal }))[0];

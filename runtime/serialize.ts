@@ -247,6 +247,12 @@ export class Renderer {
     }
     if (d.counts[name]) { out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown>)?.get(Number(row.id)) ?? 0 : undefined; if (out[name] === undefined) delete out[name]; return; }
     const raw = d.fields[name];
+    if (!raw) {
+      // a column of a generic relation named on its own (e.g. changed_object_type in a brief form)
+      const v = row[name];
+      out[name] = v === null || v === undefined ? null : name.endsWith('_id') ? Number(v) : v;
+      return;
+    }
     const f = storedField(entry, raw);
     switch (f.type) {
       case 'fk': out[name] = f.to ? this.nested(model(f.to), row[f.columns[0]]) : null; return;

@@ -3,7 +3,7 @@
  * empty database, and listen. Also used by the tests, which start it on a free port.
  */
 import type { Server } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config.js';
 import { migrate, openDatabase } from './db.js';
@@ -30,7 +30,7 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
   const token = config.adminToken ?? randomBytes(20).toString('hex');
   await db.transaction(async (trx) => {
     const now = new Date().toISOString();
-    const ctx = { db: trx, user: null, now };
+    const ctx = { db: trx, user: null, now, requestId: randomUUID(), baseUrl: '' };
     const user = await createObjects(users, [{ username: config.adminUsername, password, is_superuser: true, is_staff: true, date_joined: now }], false, ctx);
     await createObjects(model('Token'), [{ user: user.ids[0], key: token, description: 'Created on first start' }], false, ctx);
   });

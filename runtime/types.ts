@@ -11,7 +11,7 @@ export type FieldType =
   | 'password' | 'token_key'
   | 'alias' | 'computed';
 
-export type OnDelete = 'cascade' | 'set_null' | 'protect';
+export type OnDelete = 'cascade' | 'set_null' | 'protect' | 'keep';
 
 export interface FieldDefinition {
   name: string;
@@ -95,6 +95,10 @@ export interface ModelDefinition {
   tags: boolean;
   customFields: boolean;
   timestamps: boolean;
+  /** only GET, HEAD and OPTIONS */
+  readOnly: boolean;
+  /** writes are recorded in the change log and may trigger webhooks */
+  changelog: boolean;
   lookup: string;
   display: string[];
   ordering: string[];

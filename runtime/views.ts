@@ -8,7 +8,7 @@ import { errors } from './errors.js';
 import { applyFilters, parseBoolean } from './filters.js';
 import { choiceSet, hooksOf, storedField, type Action, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
-import { createObjects, deleteObjects, updateObjects, type WriteContext } from './write.js';
+import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from './write.js';
 import type { Auth } from './auth.js';
 import type { Config } from './config.js';
 import type { ModelEntry } from './types.js';
@@ -89,18 +89,24 @@ function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSear
   qb.orderBy('id', requested[0] === '-id' ? 'desc' : 'asc');
 }
 
-async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, ids: number[], status: number, many: boolean, reveal?: Map<number, Record<string, unknown>>): Promise<void> {
-  const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
-  const order = new Map(ids.map((id, i) => [id, i]));
-  rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
-  const results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), reveal });
+async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, result: WriteResult, status: number, many: boolean): Promise<void> {
+  const { ids, reveal, data } = result;
+  let results: Record<string, unknown>[];
+  if (data && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
+  else {
+    const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
+    const order = new Map(ids.map((id, i) => [id, i]));
+    rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
+    results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), reveal });
+  }
   ctx.status = status;
   ctx.body = many ? results : results[0];
   if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
 }
 
 function writeContext(ctx: Context, db: Knex): WriteContext {
-  return { db, user: (ctx.state as State).auth.user, now: new Date().toISOString() };
+  const state = ctx.state as State;
+  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: baseUrl(ctx) };
 }
 
 function requireBody(ctx: Context): unknown {
@@ -151,7 +157,7 @@ export function views(entry: ModelEntry, services: Services) {
       const many = Array.isArray(body);
       await db.transaction(async (trx) => {
         const result = await createObjects(entry, many ? body : [body], many, writeContext(ctx, trx));
-        await respondWithObjects(ctx, entry, trx, result.ids, 201, many, result.reveal);
+        await respondWithObjects(ctx, entry, trx, result, 201, many);
       });
       services.afterCommit?.();
     },
@@ -165,7 +171,7 @@ export function views(entry: ModelEntry, services: Services) {
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
       await db.transaction(async (trx) => {
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(entry, ctx));
-        await respondWithObjects(ctx, entry, trx, result.ids, 200, !detail);
+        await respondWithObjects(ctx, entry, trx, result, 200, !detail);
       });
       services.afterCommit?.();
     },

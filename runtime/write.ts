@@ -11,8 +11,10 @@ import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from '
 import type { FieldDefinition, ModelEntry } from './types.js';
 import { hashPassword, keyDigest, type User } from './auth.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
+import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
 
-export interface WriteContext {
+/** Everything a write needs to know about its request; `db` is the request's transaction. */
+export interface WriteContext extends ChangeContext {
   db: Knex;
   user: User | null;
   now: string;
@@ -398,6 +400,8 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
 export interface WriteResult {
   ids: number[];
   reveal: Map<number, Record<string, unknown>>;
+  /** representations rendered for the change capture, reused by the response (null when not captured) */
+  data: Map<number, Record<string, unknown>> | null;
 }
 
 export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: boolean, ctx: WriteContext): Promise<WriteResult> {
@@ -418,7 +422,9 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
-  return { ids: items.map((i) => i.id!), reveal: new Map(items.map((i) => [i.id!, i.reveal])) };
+  const ids = items.map((i) => i.id!);
+  const data = await recordWrites(ctx, entry, 'create', ids, null);
+  return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
 export async function updateObjects(entry: ModelEntry, inputs: unknown[], partial: boolean, bulk: boolean, ctx: WriteContext, scope?: (qb: Knex.QueryBuilder) => void): Promise<WriteResult> {
@@ -445,6 +451,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
   raise(items, bulk);
+  const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!)) : null;
   // Elements that change the same columns to the same values share one UPDATE.
   const groups = new Map<string, { values: Row; ids: number[] }>();
   for (const item of items) {
@@ -458,7 +465,9 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   }
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
-  return { ids: items.map((i) => i.id!), reveal: new Map(items.map((i) => [i.id!, i.reveal])) };
+  const changed = items.map((i) => i.id!);
+  const data = await recordWrites(ctx, entry, 'update', changed, prechange);
+  return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
 /** Every object a delete removes, following cascading fks, by model. */
@@ -515,19 +524,23 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     }
   }
   if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
-  // Generic relations have no database constraint: clear the ones pointing at deleted objects.
+  const doomed = [];
+  for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;
     for (const other of modelList) {
       for (const f of Object.values(other.definition.fields)) {
-        if (f.type === 'generic_fk' && Object.keys(f.types!).includes(ct)) {
-          await db(other.definition.table).where(`${f.name}_type`, ct).whereIn(`${f.name}_id`, [...set]).update({ [`${f.name}_type`]: null, [`${f.name}_id`]: null });
-        }
+        if (f.type !== 'generic_fk' || !Object.keys(f.types!).includes(ct) || f.onDelete === 'keep') continue;
+        const pointing = db(other.definition.table).where(`${f.name}_type`, ct).whereIn(`${f.name}_id`, [...set]);
+        if (f.onDelete === 'cascade') await pointing.delete();
+        else await pointing.update({ [`${f.name}_type`]: null, [`${f.name}_id`]: null });
       }
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
   for (let i = 0; i < wanted.length; i += CHUNK) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK)).delete();
+  await recordDeletes(ctx, doomed);
   return wanted;
 }
 

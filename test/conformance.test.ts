@@ -229,5 +229,41 @@ function conformance(entry: ModelEntry, last: boolean) {
   test.run();
 }
 
+/** Read-only models (the change log): their records come from writes to other models. */
+function readOnlyConformance(entry: ModelEntry, last: boolean) {
+  const list = entry.routes.list;
+  const test = suite(`${entry.definition.name} ${list} (read-only)`);
+  test.before(async () => { app = await starting; });
+
+  test('lists and retrieves records; brief=1 shows the brief fields; pages link', async () => {
+    for (let i = 0; i < 4; i++) await createObject(app, model('Tenant'));
+    const reply = await app.api('GET', `${list}?limit=2`);
+    expectStatus(reply, 200);
+    assert.ok(reply.body.count >= 4);
+    assert.is(reply.body.results.length, 2);
+    assert.ok(reply.body.next.startsWith(app.url + list));
+    const one = reply.body.results[0];
+    const detail = await app.api('GET', detailPath(entry, one.id));
+    expectStatus(detail, 200);
+    assert.equal(detail.body, one);
+    const expected = entry.serializer.full.flatMap((n) => (entry.definition.fields[n]?.type === 'generic_fk' ? [`${n}_type`, `${n}_id`, n] : [n]));
+    assert.equal(Object.keys(one).sort(), expected.sort());
+    const brief = await app.api('GET', `${detailPath(entry, one.id)}?brief=1`);
+    assert.equal(Object.keys(brief.body).sort(), [...entry.serializer.brief].sort());
+    assert.ok((await app.api('GET', `${list}?id=${one.id}`)).body.results.every((r: any) => r.id === one.id));
+    assert.not.ok((await app.api('GET', `${list}?id__n=${one.id}&limit=1000`)).body.results.some((r: any) => r.id === one.id));
+  });
+
+  test('writes are not allowed (405)', async () => {
+    const one = (await app.api('GET', `${list}?limit=1`)).body.results[0];
+    expectStatus(await app.api('POST', list, {}), 405);
+    expectStatus(await app.api('PATCH', detailPath(entry, one.id), {}), 405);
+    expectStatus(await app.api('DELETE', detailPath(entry, one.id)), 405);
+  });
+
+  if (last) test.after(() => app.stop());
+  test.run();
+}
+
 const order = modelList;
-order.forEach((entry, i) => conformance(entry, i === order.length - 1));
+order.forEach((entry, i) => (entry.definition.readOnly ? readOnlyConformance : conformance)(entry, i === order.length - 1));

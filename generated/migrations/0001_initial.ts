@@ -115,6 +115,23 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['parent_id', 'name'], { indexName: 'dcim_region_parent_name_key' });
     t.unique(['parent_id', 'slug'], { indexName: 'dcim_region_parent_slug_key' });
   });
+  await knex.schema.createTable('dcim_sitegroup', (t) => {
+    t.increments('id').primary();
+    t.string('_path', 512).notNullable().defaultTo('');
+    t.integer('_depth').notNullable().defaultTo(0);
+    t.string('_sort', 2048).notNullable().defaultTo('');
+    t.index(['_path'], 'dcim_sitegroup_path_idx');
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.integer('parent_id').unsigned().nullable().references('id').inTable('dcim_sitegroup').onDelete('CASCADE');
+    t.index(['parent_id'], 'dcim_sitegroup_parent_id_idx');
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['parent_id', 'name'], { indexName: 'dcim_sitegroup_parent_name_key' });
+    t.unique(['parent_id', 'slug'], { indexName: 'dcim_sitegroup_parent_slug_key' });
+  });
   await knex.schema.createTable('dcim_site', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
@@ -122,6 +139,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('status', 100).nullable();
     t.integer('region_id').unsigned().nullable().references('id').inTable('dcim_region').onDelete('SET NULL');
     t.index(['region_id'], 'dcim_site_region_id_idx');
+    t.integer('group_id').unsigned().nullable().references('id').inTable('dcim_sitegroup').onDelete('SET NULL');
+    t.index(['group_id'], 'dcim_site_group_id_idx');
     t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
     t.index(['tenant_id'], 'dcim_site_tenant_id_idx');
     t.string('facility', 50).nullable();
@@ -138,15 +157,53 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['name'], { indexName: 'dcim_site_name_key' });
     t.unique(['slug'], { indexName: 'dcim_site_slug_key' });
   });
+  await knex.schema.createTable('dcim_location', (t) => {
+    t.increments('id').primary();
+    t.string('_path', 512).notNullable().defaultTo('');
+    t.integer('_depth').notNullable().defaultTo(0);
+    t.string('_sort', 2048).notNullable().defaultTo('');
+    t.index(['_path'], 'dcim_location_path_idx');
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('CASCADE');
+    t.index(['site_id'], 'dcim_location_site_id_idx');
+    t.integer('parent_id').unsigned().nullable().references('id').inTable('dcim_location').onDelete('CASCADE');
+    t.index(['parent_id'], 'dcim_location_parent_id_idx');
+    t.string('status', 100).nullable();
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'dcim_location_tenant_id_idx');
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['site_id', 'parent_id', 'name'], { indexName: 'dcim_location_site_parent_name_key' });
+    t.unique(['site_id', 'parent_id', 'slug'], { indexName: 'dcim_location_site_parent_slug_key' });
+  });
+  await knex.schema.createTable('dcim_rackrole', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.string('color', 255).nullable();
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'dcim_rackrole_name_key' });
+    t.unique(['slug'], { indexName: 'dcim_rackrole_slug_key' });
+  });
   await knex.schema.createTable('dcim_rack', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
     t.string('facility_id', 50).nullable();
     t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
     t.index(['site_id'], 'dcim_rack_site_id_idx');
+    t.integer('location_id').unsigned().nullable().references('id').inTable('dcim_location').onDelete('SET NULL');
+    t.index(['location_id'], 'dcim_rack_location_id_idx');
     t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
     t.index(['tenant_id'], 'dcim_rack_tenant_id_idx');
     t.string('status', 100).nullable();
+    t.integer('role_id').unsigned().nullable().references('id').inTable('dcim_rackrole').onDelete('RESTRICT');
+    t.index(['role_id'], 'dcim_rack_role_id_idx');
     t.string('serial', 50).nullable();
     t.string('asset_tag', 50).nullable();
     t.string('type', 100).nullable();
@@ -167,6 +224,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
     t.unique(['asset_tag'], { indexName: 'dcim_rack_asset_tag_key' });
+    t.unique(['location_id', 'name'], { indexName: 'dcim_rack_location_name_key' });
+    t.unique(['location_id', 'facility_id'], { indexName: 'dcim_rack_location_facility_id_key' });
   });
   await knex.schema.createTable('ipam_vrf', (t) => {
     t.increments('id').primary();
@@ -225,6 +284,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('asset_tag', 50).nullable();
     t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
     t.index(['site_id'], 'dcim_device_site_id_idx');
+    t.integer('location_id').unsigned().nullable().references('id').inTable('dcim_location').onDelete('RESTRICT');
+    t.index(['location_id'], 'dcim_device_location_id_idx');
     t.integer('rack_id').unsigned().nullable().references('id').inTable('dcim_rack').onDelete('RESTRICT');
     t.index(['rack_id'], 'dcim_device_rack_id_idx');
     t.decimal('position', 4, 1).nullable();
@@ -345,6 +406,38 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['from_id', 'to_id'], { indexName: 'dcim_interface_tagged_vlans_key' });
     t.index(['to_id'], 'dcim_interface_tagged_vlans_to_idx');
   });
+  await knex.schema.createTable('users_user', (t) => {
+    t.increments('id').primary();
+    t.string('username', 150).notNullable();
+    t.string('password', 255).notNullable();
+    t.string('first_name', 150).nullable();
+    t.string('last_name', 150).nullable();
+    t.string('email', 254).nullable();
+    t.boolean('is_staff').notNullable().defaultTo(false);
+    t.boolean('is_active').notNullable().defaultTo(true);
+    t.boolean('is_superuser').notNullable().defaultTo(false);
+    t.string('date_joined', 32).nullable();
+    t.string('last_login', 32).nullable();
+    t.unique(['username'], { indexName: 'users_user_username_key' });
+  });
+  await knex.schema.createTable('extras_objectchange', (t) => {
+    t.increments('id').primary();
+    t.string('time', 32).nullable();
+    t.integer('user_id').unsigned().nullable().references('id').inTable('users_user').onDelete('SET NULL');
+    t.index(['user_id'], 'extras_objectchange_user_id_idx');
+    t.string('user_name', 150).nullable();
+    t.string('request_id', 36).nullable();
+    t.string('action', 100).nullable();
+    t.string('changed_object_type', 100).nullable();
+    t.bigInteger('changed_object_id').nullable();
+    t.index(['changed_object_type', 'changed_object_id'], 'extras_objectchange_changed_object_idx');
+    t.string('related_object_type', 100).nullable();
+    t.bigInteger('related_object_id').nullable();
+    t.index(['related_object_type', 'related_object_id'], 'extras_objectchange_related_object_idx');
+    t.string('object_repr', 200).nullable();
+    t.text('prechange_data').nullable();
+    t.text('postchange_data').nullable();
+  });
   await knex.schema.createTable('ipam_prefix', (t) => {
     t.increments('id').primary();
     t.integer('family').nullable();
@@ -384,20 +477,6 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['name'], { indexName: 'extras_tag_name_key' });
     t.unique(['slug'], { indexName: 'extras_tag_slug_key' });
   });
-  await knex.schema.createTable('users_user', (t) => {
-    t.increments('id').primary();
-    t.string('username', 150).notNullable();
-    t.string('password', 255).notNullable();
-    t.string('first_name', 150).nullable();
-    t.string('last_name', 150).nullable();
-    t.string('email', 254).nullable();
-    t.boolean('is_staff').notNullable().defaultTo(false);
-    t.boolean('is_active').notNullable().defaultTo(true);
-    t.boolean('is_superuser').notNullable().defaultTo(false);
-    t.string('date_joined', 32).nullable();
-    t.string('last_login', 32).nullable();
-    t.unique(['username'], { indexName: 'users_user_username_key' });
-  });
   await knex.schema.createTable('users_token', (t) => {
     t.increments('id').primary();
     t.integer('user_id').unsigned().nullable().references('id').inTable('users_user').onDelete('CASCADE');
@@ -415,9 +494,10 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('users_token');
-  await knex.schema.dropTableIfExists('users_user');
   await knex.schema.dropTableIfExists('extras_tag');
   await knex.schema.dropTableIfExists('ipam_prefix');
+  await knex.schema.dropTableIfExists('extras_objectchange');
+  await knex.schema.dropTableIfExists('users_user');
   await knex.schema.dropTableIfExists('dcim_interface_tagged_vlans');
   await knex.schema.dropTableIfExists('dcim_interface');
   await knex.schema.dropTableIfExists('ipam_vlan');
@@ -427,7 +507,10 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('ipam_ipaddress');
   await knex.schema.dropTableIfExists('ipam_vrf');
   await knex.schema.dropTableIfExists('dcim_rack');
+  await knex.schema.dropTableIfExists('dcim_rackrole');
+  await knex.schema.dropTableIfExists('dcim_location');
   await knex.schema.dropTableIfExists('dcim_site');
+  await knex.schema.dropTableIfExists('dcim_sitegroup');
   await knex.schema.dropTableIfExists('dcim_region');
   await knex.schema.dropTableIfExists('tenancy_tenant');
   await knex.schema.dropTableIfExists('tenancy_tenantgroup');

@@ -20,6 +20,8 @@ export const deviceTypeDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "slug",
   display: ["{model}"],
   ordering: ["manufacturer", "model"],

@@ -52,6 +52,20 @@ export const deviceFilterSet: FilterSet = {
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   latitude: { kind: "field", field: "latitude", family: "number" },
+  location: {
+    kind: "path",
+    path: [{ field: "location", model: "Location" }],
+    by: "slug",
+    family: "exact",
+    tree: true,
+  },
+  location_id: {
+    kind: "path",
+    path: [{ field: "location", model: "Location" }],
+    by: "id",
+    family: "exact",
+    tree: true,
+  },
   longitude: { kind: "field", field: "longitude", family: "number" },
   mac_address: { kind: "reverse", model: "Interface", field: "device", by: "mac_address" },
   manufacturer: {
@@ -189,6 +203,20 @@ export const deviceFilterSet: FilterSet = {
     by: "slug",
     family: "exact",
     tree: false,
+  },
+  site_group: {
+    kind: "path",
+    path: [{ field: "site", model: "Site" }, { field: "group", model: "SiteGroup" }],
+    by: "slug",
+    family: "exact",
+    tree: true,
+  },
+  site_group_id: {
+    kind: "path",
+    path: [{ field: "site", model: "Site" }, { field: "group", model: "SiteGroup" }],
+    by: "id",
+    family: "exact",
+    tree: true,
   },
   site_id: {
     kind: "path",

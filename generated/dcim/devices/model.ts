@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/types.js";
 import { DeviceRoleModel } from "../device-roles/model.js";
 import { DeviceTypeModel } from "../device-types/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
+import { LocationModel } from "../locations/model.js";
 import { PlatformModel } from "../platforms/model.js";
 import { RackModel } from "../racks/model.js";
 import { SiteModel } from "../sites/model.js";
@@ -25,6 +26,8 @@ export const deviceDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "name",
   display: [
     "{name} ({asset_tag})",
@@ -172,6 +175,20 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["site_id"],
       to: "Site",
+      onDelete: "protect",
+    },
+    location: {
+      name: "location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["location_id"],
+      to: "Location",
       onDelete: "protect",
     },
     rack: {
@@ -417,6 +434,7 @@ export class DeviceModel extends Model {
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_device.tenant_id', to: 'tenancy_tenant.id' } },
     platform: { relation: Model.BelongsToOneRelation, modelClass: PlatformModel, join: { from: 'dcim_device.platform_id', to: 'dcim_platform.id' } },
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_device.site_id', to: 'dcim_site.id' } },
+    location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_device.location_id', to: 'dcim_location.id' } },
     rack: { relation: Model.BelongsToOneRelation, modelClass: RackModel, join: { from: 'dcim_device.rack_id', to: 'dcim_rack.id' } },
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip6_id', to: 'ipam_ipaddress.id' } },
@@ -431,6 +449,7 @@ export class DeviceModel extends Model {
   serial!: string;
   asset_tag!: string | null;
   site_id!: number;
+  location_id!: number | null;
   rack_id!: number | null;
   position!: number | null;
   face!: string | number;

@@ -21,6 +21,7 @@ export const deviceSerializer: SerializerDefinition = {
     "serial",
     "asset_tag",
     "site",
+    "location",
     "rack",
     "position",
     "face",

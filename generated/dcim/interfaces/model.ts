@@ -21,6 +21,8 @@ export const interfaceDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],

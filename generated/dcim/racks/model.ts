@@ -4,6 +4,8 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/types.js";
+import { LocationModel } from "../locations/model.js";
+import { RackRoleModel } from "../rack-roles/model.js";
 import { SiteModel } from "../sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -20,13 +22,15 @@ export const rackDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "name",
   display: ["{name} ({facility_id})", "{name}"],
-  ordering: ["site", "name"],
+  ordering: ["site", "location", "name"],
   brief: ["id", "url", "display", "name", "device_count"],
   search: ["name", "facility_id", "serial", "asset_tag", "description", "comments"],
   hooks: [],
-  uniqueTogether: [],
+  uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   fields: {
     name: {
       name: "name",
@@ -68,6 +72,20 @@ export const rackDefinition: ModelDefinition = {
       to: "Site",
       onDelete: "protect",
     },
+    location: {
+      name: "location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["location_id"],
+      to: "Location",
+      onDelete: "set_null",
+    },
     tenant: {
       name: "tenant",
       type: "fk",
@@ -95,6 +113,20 @@ export const rackDefinition: ModelDefinition = {
       columns: ["status"],
       default: "active",
       choices: "rack-status",
+    },
+    role: {
+      name: "role",
+      type: "fk",
+      label: "Role",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["role_id"],
+      to: "RackRole",
+      onDelete: "protect",
     },
     serial: {
       name: "serial",
@@ -326,14 +358,18 @@ export class RackModel extends Model {
   static tableName = 'dcim_rack';
   static relationMappings = () => ({
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_rack.site_id', to: 'dcim_site.id' } },
+    location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_rack.location_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_rack.tenant_id', to: 'tenancy_tenant.id' } },
+    role: { relation: Model.BelongsToOneRelation, modelClass: RackRoleModel, join: { from: 'dcim_rack.role_id', to: 'dcim_rackrole.id' } },
   });
   public id!: number;
   name!: string;
   facility_id!: number | null;
   site_id!: number;
+  location_id!: number | null;
   tenant_id!: number | null;
   status!: string | number;
+  role_id!: number | null;
   serial!: string;
   asset_tag!: string | null;
   type!: string | number | null;

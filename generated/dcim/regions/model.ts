@@ -18,6 +18,8 @@ export const regionDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "slug",
   display: ["{name}"],
   ordering: ["slug"],

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/types.js";
 import { RegionModel } from "../regions/model.js";
+import { SiteGroupModel } from "../site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of Site: fields, counts and rules the runtime applies. */
@@ -20,6 +21,8 @@ export const siteDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "slug",
   display: ["{name}"],
   ordering: ["name"],
@@ -80,6 +83,20 @@ export const siteDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["region_id"],
       to: "Region",
+      onDelete: "set_null",
+    },
+    group: {
+      name: "group",
+      type: "fk",
+      label: "Group",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["group_id"],
+      to: "SiteGroup",
       onDelete: "set_null",
     },
     tenant: {
@@ -224,6 +241,7 @@ export class SiteModel extends Model {
   static tableName = 'dcim_site';
   static relationMappings = () => ({
     region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'dcim_site.region_id', to: 'dcim_region.id' } },
+    group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'dcim_site.group_id', to: 'dcim_sitegroup.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_site.tenant_id', to: 'tenancy_tenant.id' } },
   });
   public id!: number;
@@ -231,6 +249,7 @@ export class SiteModel extends Model {
   slug!: string;
   status!: string | number;
   region_id!: number | null;
+  group_id!: number | null;
   tenant_id!: number | null;
   facility!: string;
   time_zone!: string | null;

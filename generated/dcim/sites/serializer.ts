@@ -15,6 +15,7 @@ export const siteSerializer: SerializerDefinition = {
     "slug",
     "status",
     "region",
+    "group",
     "tenant",
     "facility",
     "time_zone",

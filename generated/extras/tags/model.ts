@@ -18,6 +18,8 @@ export const tagDefinition: ModelDefinition = {
   tags: false,
   customFields: false,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "slug",
   display: ["{name}"],
   ordering: ["name"],

@@ -20,6 +20,8 @@ export const ipAddressDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "address",
   display: ["{address}"],
   ordering: ["address"],
@@ -122,6 +124,7 @@ export const ipAddressDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["assigned_object_type", "assigned_object_id"],
       types: { "dcim.interface": "Interface" },
+      onDelete: "set_null",
     },
     nat_inside: {
       name: "nat_inside",

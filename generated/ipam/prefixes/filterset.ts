@@ -55,6 +55,20 @@ export const prefixFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  site_group: {
+    kind: "path",
+    path: [{ field: "site", model: "Site" }, { field: "group", model: "SiteGroup" }],
+    by: "slug",
+    family: "exact",
+    tree: true,
+  },
+  site_group_id: {
+    kind: "path",
+    path: [{ field: "site", model: "Site" }, { field: "group", model: "SiteGroup" }],
+    by: "id",
+    family: "exact",
+    tree: true,
+  },
   site_id: {
     kind: "path",
     path: [{ field: "site", model: "Site" }],

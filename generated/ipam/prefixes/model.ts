@@ -23,6 +23,8 @@ export const prefixDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "prefix",
   display: ["{prefix}"],
   ordering: ["vrf", "prefix"],

@@ -22,6 +22,8 @@ export const vlanDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "name",
   display: ["{name} ({vid})"],
   ordering: ["site", "group", "vid"],

@@ -19,6 +19,8 @@ export const vrfDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "name",
   display: ["{name} ({rd})", "{name}"],
   ordering: ["name", "rd"],

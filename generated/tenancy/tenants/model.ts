@@ -19,6 +19,8 @@ export const tenantDefinition: ModelDefinition = {
   tags: true,
   customFields: true,
   timestamps: true,
+  readOnly: false,
+  changelog: true,
   lookup: "slug",
   display: ["{name}"],
   ordering: ["name"],

@@ -19,6 +19,8 @@ export const tokenDefinition: ModelDefinition = {
   tags: false,
   customFields: false,
   timestamps: false,
+  readOnly: false,
+  changelog: false,
   lookup: "id",
   display: ["{key} ({user.username})"],
   ordering: ["id"],

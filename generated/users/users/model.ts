@@ -18,6 +18,8 @@ export const userDefinition: ModelDefinition = {
   tags: false,
   customFields: false,
   timestamps: false,
+  readOnly: false,
+  changelog: false,
   lookup: "username",
   display: ["{username}"],
   ordering: ["username"],
