@@ -19,6 +19,63 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "mixed", label: "Mixed" },
     ],
   },
+  "cluster-status": {
+    name: "cluster-status",
+    integer: false,
+    choices: [
+      { value: "planned", label: "Planned" },
+      { value: "staging", label: "Staging" },
+      { value: "active", label: "Active" },
+      { value: "decommissioning", label: "Decommissioning" },
+      { value: "offline", label: "Offline" },
+    ],
+  },
+  "custom-field-filter-logic": {
+    name: "custom-field-filter-logic",
+    integer: false,
+    choices: [
+      { value: "disabled", label: "Disabled" },
+      { value: "loose", label: "Loose" },
+      { value: "exact", label: "Exact" },
+    ],
+  },
+  "custom-field-type": {
+    name: "custom-field-type",
+    integer: false,
+    choices: [
+      { value: "text", label: "Text" },
+      { value: "longtext", label: "Text (long)" },
+      { value: "integer", label: "Integer" },
+      { value: "decimal", label: "Decimal" },
+      { value: "boolean", label: "Boolean (true/false)" },
+      { value: "date", label: "Date" },
+      { value: "datetime", label: "Date & time" },
+      { value: "url", label: "URL" },
+      { value: "json", label: "JSON" },
+      { value: "select", label: "Selection" },
+      { value: "multiselect", label: "Multiple selection" },
+      { value: "object", label: "Object" },
+      { value: "multiobject", label: "Multiple objects" },
+    ],
+  },
+  "custom-field-ui-editable": {
+    name: "custom-field-ui-editable",
+    integer: false,
+    choices: [
+      { value: "yes", label: "Yes" },
+      { value: "no", label: "No" },
+      { value: "hidden", label: "Hidden" },
+    ],
+  },
+  "custom-field-ui-visible": {
+    name: "custom-field-ui-visible",
+    integer: false,
+    choices: [
+      { value: "always", label: "Always" },
+      { value: "if-set", label: "If set" },
+      { value: "hidden", label: "Hidden" },
+    ],
+  },
   "device-face": {
     name: "device-face",
     integer: false,
@@ -232,6 +289,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
   },
+  "journal-entry-kind": {
+    name: "journal-entry-kind",
+    integer: false,
+    choices: [
+      { value: "info", label: "Info" },
+      { value: "success", label: "Success" },
+      { value: "warning", label: "Warning" },
+      { value: "danger", label: "Danger" },
+    ],
+  },
   "location-status": {
     name: "location-status",
     integer: false,
@@ -301,6 +368,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: 23, label: "23 inches" },
     ],
   },
+  "service-protocol": {
+    name: "service-protocol",
+    integer: false,
+    choices: [
+      { value: "tcp", label: "TCP" },
+      { value: "udp", label: "UDP" },
+      { value: "sctp", label: "SCTP" },
+    ],
+  },
   "site-status": {
     name: "site-status",
     integer: false,
@@ -317,6 +393,18 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "parent", label: "Parent" }, { value: "child", label: "Child" }],
   },
+  "virtual-machine-status": {
+    name: "virtual-machine-status",
+    integer: false,
+    choices: [
+      { value: "offline", label: "Offline" },
+      { value: "active", label: "Active" },
+      { value: "planned", label: "Planned" },
+      { value: "staged", label: "Staged" },
+      { value: "failed", label: "Failed" },
+      { value: "decommissioning", label: "Decommissioning" },
+    ],
+  },
   "vlan-status": {
     name: "vlan-status",
     integer: false,
@@ -324,6 +412,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "active", label: "Active" },
       { value: "reserved", label: "Reserved" },
       { value: "deprecated", label: "Deprecated" },
+    ],
+  },
+  "webhook-delivery-state": {
+    name: "webhook-delivery-state",
+    integer: false,
+    choices: [
+      { value: "queued", label: "Queued" },
+      { value: "succeeded", label: "Succeeded" },
+      { value: "failed", label: "Failed" },
+    ],
+  },
+  "webhook-event": {
+    name: "webhook-event",
+    integer: false,
+    choices: [
+      { value: "created", label: "Created" },
+      { value: "updated", label: "Updated" },
+      { value: "deleted", label: "Deleted" },
     ],
   },
   "weight-unit": {

@@ -52,6 +52,26 @@ import { siteDefinition, SiteModel } from "./dcim/sites/model.js";
 import { siteSerializer } from "./dcim/sites/serializer.js";
 import { siteFilterSet } from "./dcim/sites/filterset.js";
 import { siteRoutes } from "./dcim/sites/routes.js";
+import { configContextDefinition, ConfigContextModel } from "./extras/config-contexts/model.js";
+import { configContextSerializer } from "./extras/config-contexts/serializer.js";
+import { configContextFilterSet } from "./extras/config-contexts/filterset.js";
+import { configContextRoutes } from "./extras/config-contexts/routes.js";
+import { contentTypeDefinition, ContentTypeModel } from "./extras/content-types/model.js";
+import { contentTypeSerializer } from "./extras/content-types/serializer.js";
+import { contentTypeFilterSet } from "./extras/content-types/filterset.js";
+import { contentTypeRoutes } from "./extras/content-types/routes.js";
+import { customFieldChoiceSetDefinition, CustomFieldChoiceSetModel } from "./extras/custom-field-choice-sets/model.js";
+import { customFieldChoiceSetSerializer } from "./extras/custom-field-choice-sets/serializer.js";
+import { customFieldChoiceSetFilterSet } from "./extras/custom-field-choice-sets/filterset.js";
+import { customFieldChoiceSetRoutes } from "./extras/custom-field-choice-sets/routes.js";
+import { customFieldDefinition, CustomFieldModel } from "./extras/custom-fields/model.js";
+import { customFieldSerializer } from "./extras/custom-fields/serializer.js";
+import { customFieldFilterSet } from "./extras/custom-fields/filterset.js";
+import { customFieldRoutes } from "./extras/custom-fields/routes.js";
+import { journalEntryDefinition, JournalEntryModel } from "./extras/journal-entries/model.js";
+import { journalEntrySerializer } from "./extras/journal-entries/serializer.js";
+import { journalEntryFilterSet } from "./extras/journal-entries/filterset.js";
+import { journalEntryRoutes } from "./extras/journal-entries/routes.js";
 import { objectChangeDefinition, ObjectChangeModel } from "./extras/object-changes/model.js";
 import { objectChangeSerializer } from "./extras/object-changes/serializer.js";
 import { objectChangeFilterSet } from "./extras/object-changes/filterset.js";
@@ -60,6 +80,14 @@ import { tagDefinition, TagModel } from "./extras/tags/model.js";
 import { tagSerializer } from "./extras/tags/serializer.js";
 import { tagFilterSet } from "./extras/tags/filterset.js";
 import { tagRoutes } from "./extras/tags/routes.js";
+import { webhookDeliveryDefinition, WebhookDeliveryModel } from "./extras/webhook-deliveries/model.js";
+import { webhookDeliverySerializer } from "./extras/webhook-deliveries/serializer.js";
+import { webhookDeliveryFilterSet } from "./extras/webhook-deliveries/filterset.js";
+import { webhookDeliveryRoutes } from "./extras/webhook-deliveries/routes.js";
+import { webhookDefinition, WebhookModel } from "./extras/webhooks/model.js";
+import { webhookSerializer } from "./extras/webhooks/serializer.js";
+import { webhookFilterSet } from "./extras/webhooks/filterset.js";
+import { webhookRoutes } from "./extras/webhooks/routes.js";
 import { ipAddressDefinition, IPAddressModel } from "./ipam/ip-addresses/model.js";
 import { ipAddressSerializer } from "./ipam/ip-addresses/serializer.js";
 import { ipAddressFilterSet } from "./ipam/ip-addresses/filterset.js";
@@ -72,6 +100,10 @@ import { roleDefinition, RoleModel } from "./ipam/roles/model.js";
 import { roleSerializer } from "./ipam/roles/serializer.js";
 import { roleFilterSet } from "./ipam/roles/filterset.js";
 import { roleRoutes } from "./ipam/roles/routes.js";
+import { serviceDefinition, ServiceModel } from "./ipam/services/model.js";
+import { serviceSerializer } from "./ipam/services/serializer.js";
+import { serviceFilterSet } from "./ipam/services/filterset.js";
+import { serviceRoutes } from "./ipam/services/routes.js";
 import { vlanGroupDefinition, VLANGroupModel } from "./ipam/vlan-groups/model.js";
 import { vlanGroupSerializer } from "./ipam/vlan-groups/serializer.js";
 import { vlanGroupFilterSet } from "./ipam/vlan-groups/filterset.js";
@@ -92,6 +124,14 @@ import { tenantDefinition, TenantModel } from "./tenancy/tenants/model.js";
 import { tenantSerializer } from "./tenancy/tenants/serializer.js";
 import { tenantFilterSet } from "./tenancy/tenants/filterset.js";
 import { tenantRoutes } from "./tenancy/tenants/routes.js";
+import { groupDefinition, GroupModel } from "./users/groups/model.js";
+import { groupSerializer } from "./users/groups/serializer.js";
+import { groupFilterSet } from "./users/groups/filterset.js";
+import { groupRoutes } from "./users/groups/routes.js";
+import { objectPermissionDefinition, ObjectPermissionModel } from "./users/permissions/model.js";
+import { objectPermissionSerializer } from "./users/permissions/serializer.js";
+import { objectPermissionFilterSet } from "./users/permissions/filterset.js";
+import { objectPermissionRoutes } from "./users/permissions/routes.js";
 import { tokenDefinition, TokenModel } from "./users/tokens/model.js";
 import { tokenSerializer } from "./users/tokens/serializer.js";
 import { tokenFilterSet } from "./users/tokens/filterset.js";
@@ -100,8 +140,28 @@ import { userDefinition, UserModel } from "./users/users/model.js";
 import { userSerializer } from "./users/users/serializer.js";
 import { userFilterSet } from "./users/users/filterset.js";
 import { userRoutes } from "./users/users/routes.js";
+import { clusterGroupDefinition, ClusterGroupModel } from "./virtualization/cluster-groups/model.js";
+import { clusterGroupSerializer } from "./virtualization/cluster-groups/serializer.js";
+import { clusterGroupFilterSet } from "./virtualization/cluster-groups/filterset.js";
+import { clusterGroupRoutes } from "./virtualization/cluster-groups/routes.js";
+import { clusterTypeDefinition, ClusterTypeModel } from "./virtualization/cluster-types/model.js";
+import { clusterTypeSerializer } from "./virtualization/cluster-types/serializer.js";
+import { clusterTypeFilterSet } from "./virtualization/cluster-types/filterset.js";
+import { clusterTypeRoutes } from "./virtualization/cluster-types/routes.js";
+import { clusterDefinition, ClusterModel } from "./virtualization/clusters/model.js";
+import { clusterSerializer } from "./virtualization/clusters/serializer.js";
+import { clusterFilterSet } from "./virtualization/clusters/filterset.js";
+import { clusterRoutes } from "./virtualization/clusters/routes.js";
+import { vmInterfaceDefinition, VMInterfaceModel } from "./virtualization/interfaces/model.js";
+import { vmInterfaceSerializer } from "./virtualization/interfaces/serializer.js";
+import { vmInterfaceFilterSet } from "./virtualization/interfaces/filterset.js";
+import { vmInterfaceRoutes } from "./virtualization/interfaces/routes.js";
+import { virtualMachineDefinition, VirtualMachineModel } from "./virtualization/virtual-machines/model.js";
+import { virtualMachineSerializer } from "./virtualization/virtual-machines/serializer.js";
+import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
+import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ObjectChange' | 'Tag' | 'IPAddress' | 'Prefix' | 'Role' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Token' | 'User';
+export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -117,18 +177,33 @@ export const models: Record<ModelName, ModelEntry> = {
   Region: { definition: regionDefinition, serializer: regionSerializer, filters: regionFilterSet, routes: regionRoutes },
   SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
+  ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
+  ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
+  CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
+  CustomField: { definition: customFieldDefinition, serializer: customFieldSerializer, filters: customFieldFilterSet, routes: customFieldRoutes },
+  JournalEntry: { definition: journalEntryDefinition, serializer: journalEntrySerializer, filters: journalEntryFilterSet, routes: journalEntryRoutes },
   ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
+  WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
+  Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
   IPAddress: { definition: ipAddressDefinition, serializer: ipAddressSerializer, filters: ipAddressFilterSet, routes: ipAddressRoutes },
   Prefix: { definition: prefixDefinition, serializer: prefixSerializer, filters: prefixFilterSet, routes: prefixRoutes },
   Role: { definition: roleDefinition, serializer: roleSerializer, filters: roleFilterSet, routes: roleRoutes },
+  Service: { definition: serviceDefinition, serializer: serviceSerializer, filters: serviceFilterSet, routes: serviceRoutes },
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
   VRF: { definition: vrfDefinition, serializer: vrfSerializer, filters: vrfFilterSet, routes: vrfRoutes },
   TenantGroup: { definition: tenantGroupDefinition, serializer: tenantGroupSerializer, filters: tenantGroupFilterSet, routes: tenantGroupRoutes },
   Tenant: { definition: tenantDefinition, serializer: tenantSerializer, filters: tenantFilterSet, routes: tenantRoutes },
+  Group: { definition: groupDefinition, serializer: groupSerializer, filters: groupFilterSet, routes: groupRoutes },
+  ObjectPermission: { definition: objectPermissionDefinition, serializer: objectPermissionSerializer, filters: objectPermissionFilterSet, routes: objectPermissionRoutes },
   Token: { definition: tokenDefinition, serializer: tokenSerializer, filters: tokenFilterSet, routes: tokenRoutes },
   User: { definition: userDefinition, serializer: userSerializer, filters: userFilterSet, routes: userRoutes },
+  ClusterGroup: { definition: clusterGroupDefinition, serializer: clusterGroupSerializer, filters: clusterGroupFilterSet, routes: clusterGroupRoutes },
+  ClusterType: { definition: clusterTypeDefinition, serializer: clusterTypeSerializer, filters: clusterTypeFilterSet, routes: clusterTypeRoutes },
+  Cluster: { definition: clusterDefinition, serializer: clusterSerializer, filters: clusterFilterSet, routes: clusterRoutes },
+  VMInterface: { definition: vmInterfaceDefinition, serializer: vmInterfaceSerializer, filters: vmInterfaceFilterSet, routes: vmInterfaceRoutes },
+  VirtualMachine: { definition: virtualMachineDefinition, serializer: virtualMachineSerializer, filters: virtualMachineFilterSet, routes: virtualMachineRoutes },
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
@@ -144,16 +219,31 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Region: RegionModel,
   SiteGroup: SiteGroupModel,
   Site: SiteModel,
+  ConfigContext: ConfigContextModel,
+  ContentType: ContentTypeModel,
+  CustomFieldChoiceSet: CustomFieldChoiceSetModel,
+  CustomField: CustomFieldModel,
+  JournalEntry: JournalEntryModel,
   ObjectChange: ObjectChangeModel,
   Tag: TagModel,
+  WebhookDelivery: WebhookDeliveryModel,
+  Webhook: WebhookModel,
   IPAddress: IPAddressModel,
   Prefix: PrefixModel,
   Role: RoleModel,
+  Service: ServiceModel,
   VLANGroup: VLANGroupModel,
   VLAN: VLANModel,
   VRF: VRFModel,
   TenantGroup: TenantGroupModel,
   Tenant: TenantModel,
+  Group: GroupModel,
+  ObjectPermission: ObjectPermissionModel,
   Token: TokenModel,
   User: UserModel,
+  ClusterGroup: ClusterGroupModel,
+  ClusterType: ClusterTypeModel,
+  Cluster: ClusterModel,
+  VMInterface: VMInterfaceModel,
+  VirtualMachine: VirtualMachineModel,
 };

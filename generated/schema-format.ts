@@ -98,6 +98,12 @@ export interface ModelFile {
    * Writes are recorded in the change log and can trigger webhooks (default true, except the users app)
    */
   changelog?: boolean;
+  /**
+   * Extra detail routes /api/<app>/<endpoint>/<id>/<action>/, each served by a function of one of the model's hooks
+   */
+  actions?: {
+    [k: string]: Action;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -204,6 +210,12 @@ export interface Field {
    * ip_prefix/ip_address: the choice field that holds the family (default family)
    */
   ip_family_field?: string;
+  /**
+   * An example value: shown in the OpenAPI document and used by the conformance tests to build valid objects
+   */
+  example?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -249,6 +261,22 @@ export interface Filter {
    * Model.field of another model whose fk points here; the filter matches objects that such rows point at (with by/boolean)
    */
   reverse?: string;
+}
+/**
+ * This interface was referenced by `ModelFile`'s JSON-Schema
+ * via the `definition` "action".
+ */
+export interface Action {
+  /**
+   * HTTP methods served; GET needs view permission, the others change permission
+   *
+   * @minItems 1
+   */
+  methods: ["GET" | "POST" | "PUT" | "PATCH" | "DELETE", ...("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[]];
+  /**
+   * Name of the function under `actions` in one of the model's hooks that serves the route
+   */
+  hook: string;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -132,8 +132,9 @@ function checkCrossReferences(
     const fields = spec.fields;
     for (const [name, f] of Object.entries(fields)) {
       const at = `${file}: fields.${name}`;
-      if (SYSTEM_FIELDS.includes(name) && name !== 'created') problems.push(`${at}: '${name}' is added by the runtime; do not declare it`);
-      if (name === 'created' && spec.timestamps !== false) problems.push(`${at}: 'created' is added by the runtime; do not declare it`);
+      // A model without the runtime's timestamps may declare its own created/last_updated (e.g. date-times).
+      const ownTimestamp = (name === 'created' || name === 'last_updated') && spec.timestamps === false;
+      if (SYSTEM_FIELDS.includes(name) && !ownTimestamp) problems.push(`${at}: '${name}' is added by the runtime; do not declare it`);
       if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
       if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
       if (f.type === 'choice') {
@@ -158,8 +159,10 @@ function checkCrossReferences(
       }
       if (f.type === 'computed') {
         const src = f.source;
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5);
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>' or a constant 'value'`);
+        const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
+        for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -170,6 +173,9 @@ function checkCrossReferences(
     }
     for (const hook of spec.hooks ?? []) {
       if (!existsSync(join(hooksDir, `${hook}.ts`))) problems.push(`${file}: hooks: no file runtime/hooks/${hook}.ts`);
+    }
+    for (const name of Object.keys(spec.actions ?? {})) {
+      if (!(spec.hooks ?? []).length) problems.push(`${file}: actions.${name}: served by a hook, but the model names no hooks`);
     }
     for (const key of ['brief', 'search', 'ordering'] as const) {
       for (const raw of spec[key] ?? []) {

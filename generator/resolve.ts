@@ -33,7 +33,14 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
       definition,
       serializer: resolveSerializer(definition),
       filters: resolveFilters(definition, definitions, schema.models.find((m) => m.spec.model === definition.name)!.spec),
-      routes: { model: definition.name, list: listPath(definition.app, definition.endpoint), detail: detailPath(definition.app, definition.endpoint), extra: [] },
+      routes: {
+        model: definition.name,
+        list: listPath(definition.app, definition.endpoint),
+        detail: detailPath(definition.app, definition.endpoint),
+        // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
+        extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
+          .map(([name, a]) => ({ path: `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook })),
+      },
     }));
   const choiceSets = [...schema.choiceSets.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
@@ -72,7 +79,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     const optional: Partial<FieldDefinition> = {
       helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank,
-      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, example: f.example, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];

@@ -8,12 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import { ApiError, errors } from './errors.js';
 import { authenticate } from './auth.js';
+import { loadGrants } from './permissions.js';
 import { modelList } from './registry.js';
 import { views, type Services, type State } from './views.js';
 import { tokenProvision } from './provision.js';
-import { readFileSync } from 'node:fs';
-
-const openapi = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8'));
+import { sessionAuth, sessionRoutes } from './sessions.js';
+import { userConfig } from './user-config.js';
+import { mountDocs } from './docs.js';
+import { status } from './status.js';
+import { actionView } from './actions.js';
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -67,6 +70,8 @@ async function readBody(ctx: Context, next: Next): Promise<void> {
 export function createApp(services: Services): Koa {
   const { db, config } = services;
   const app = new Koa();
+  // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
+  app.proxy = config.trustProxy;
   const router = new Router();
 
   app.use(async (ctx, next) => {
@@ -94,9 +99,15 @@ export function createApp(services: Services): Koa {
     await next();
   });
 
+  // /login/ and /logout/ (form-encoded or JSON bodies, so before readBody).
+  app.use(sessionRoutes(services));
   app.use(readBody);
   app.use(async (ctx, next) => {
-    (ctx.state as State).auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date());
+    let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
+    // No token: a session cookie may authenticate instead (writes need its CSRF token).
+    if (!auth.user) auth = (await sessionAuth(ctx, services)) ?? auth;
+    if (auth.user && !auth.user.isSuperuser) auth.grants = await loadGrants(db, auth.user);
+    (ctx.state as State).auth = auth;
     await next();
   });
 
@@ -110,29 +121,16 @@ export function createApp(services: Services): Koa {
   });
   for (const app of APPS.filter((a) => a !== 'status')) {
     router.get(`/api/${app}/`, (ctx) => {
-      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
+      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
   }
-  router.get('/api/status/', (ctx) => {
-    ctx.body = {
-      'django-version': null,
-      'installed-apps': {},
-      'netbox-version': NETBOX_VERSION,
-      'netledger-version': VERSION,
-      'database': db.client.config.client === 'pg' ? 'postgresql' : 'sqlite',
-      plugins: {},
-      'python-version': null,
-      'rq-workers-running': 0,
-    };
-  });
+  router.get('/api/status/', status(services, { netbox: NETBOX_VERSION, netledger: VERSION }));
   router.post('/api/users/tokens/provision/', tokenProvision(services));
-  // The generated OpenAPI document, readable without a token (pynetbox's openapi(), Ansible's inventory).
-  const serveSchema = (ctx: Context) => { ctx.body = openapi; };
-  router.get('/api/schema/', serveSchema);
-  router.get('/api/docs/', (ctx) => {
-    if (ctx.query.format !== 'openapi') throw errors.notFound();
-    serveSchema(ctx);
-  });
+  const preferences = userConfig(services);
+  router.get('/api/users/config/', preferences.get);
+  router.patch('/api/users/config/', preferences.patch);
+  // The OpenAPI document and the interactive documentation, readable without a token.
+  mountDocs(router);
 
   for (const entry of modelList) {
     const v = views(entry, services);
@@ -141,6 +139,11 @@ export function createApp(services: Services): Koa {
     router.get(detail, v.retrieve);
     router.options(list, v.options);
     router.options(detail, v.options);
+    // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
+    for (const extra of entry.routes.extra) {
+      const view = actionView(entry, extra, services);
+      for (const method of extra.methods) router.register(extra.path, [method], view);
+    }
     if (entry.definition.readOnly) continue;
     router.post(list, v.create);
     router.put(list, (ctx) => v.update(ctx, false));

@@ -24,6 +24,20 @@ export interface Config {
   adminToken: string | null;
   logRequests: boolean;
   production: boolean;
+  /** only superusers may create API tokens (provisioning included) */
+  restrictTokenCreation: boolean;
+  /** trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy */
+  trustProxy: boolean;
+  /** seconds a webhook request may take before it counts as failed */
+  webhookTimeout: number;
+  /** seconds before each automatic retry of a failed delivery; empty: none */
+  webhookRetrySchedule: number[];
+  /** webhook requests in flight at once, per worker */
+  webhookConcurrency: number;
+  /** days succeeded deliveries are kept; 0 keeps them */
+  webhookPruneAfter: number;
+  /** `start` also runs a webhook worker */
+  runWorker: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -33,6 +47,33 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}: expected a whole number from ${min} to ${max}, got '${raw}'`);
   return Number(raw);
+}
+
+/** A non-negative number of seconds or days; decimals allowed. */
+function amount(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}: expected a number from ${min} to ${max}, got '${raw}'`);
+  return Number(raw);
+}
+
+function retrySchedule(env: NodeJS.ProcessEnv): number[] {
+  const raw = (env.WEBHOOK_RETRY_SCHEDULE ?? '').trim();
+  if (raw === '') return [5, 60, 600, 3600, 18000];
+  if (raw === '0') return [];
+  const delays = raw.split(',').map((s) => s.trim());
+  if (delays.length > 50 || delays.some((d) => !/^\d+(\.\d+)?$/.test(d) || Number(d) <= 0)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: expected comma-separated seconds such as 5,60,600 (or 0 for no retries), got '${raw}'`);
+  }
+  return delays.map(Number);
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name}: expected 1 or 0, got '${env[name]}'`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,6 +106,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || null,
     adminToken: adminToken?.toLowerCase() ?? null,
     logRequests: env.LOG_REQUESTS !== '0',
+    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    restrictTokenCreation: env.RESTRICT_TOKEN_CREATION === '1' || env.RESTRICT_TOKEN_CREATION === 'true',
+    webhookTimeout: amount(env, 'WEBHOOK_TIMEOUT', 15, 0.1, 3600),
+    webhookRetrySchedule: retrySchedule(env),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
+    webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),
+    runWorker: flag(env, 'RUN_WORKER', true),
     production,
   };
 }

@@ -8,6 +8,7 @@ import { errors } from './errors.js';
 import { parseNetwork } from './ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from './types.js';
+import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 
 const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -195,27 +196,38 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
   });
 }
 
-/** Applies every recognised filter of `params` to `qb` (a query on the model's table). */
-export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchParams, ctx: HookContext): void {
+/**
+ * Applies every recognised filter of `params` to `qb` (a query on the model's table) and returns
+ * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
+ * them, but a permission constraint must not be widened by them.
+ */
+export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchParams, ctx: HookContext & { customFields?: CustomFieldDef[] }): string[] {
   const { db } = ctx;
+  const ignored: string[] = [];
   const keys = [...new Set(params.keys())].filter((k) => !RESERVED.has(k));
   for (const param of keys) {
     const values = params.getAll(param).filter((v) => v !== '');
-    if (!values.length) continue;
+    if (!values.length) { ignored.push(param); continue; }
+    if (param.startsWith('cf_') && ctx.customFields?.length) {
+      const [cfName, cfLookup = 'exact'] = param.slice(3).split('__');
+      const def = ctx.customFields.find((c) => c.name === cfName);
+      if (def) applyCustomFieldFilter(qb, db, def, cfLookup, values, param);
+      else ignored.push(param);
+      continue;
+    }
     let name = param;
     let lookup = 'exact';
     let filter = entry.filters[param];
     if (!filter) {
       const at = param.lastIndexOf('__');
-      if (at < 0) continue;
       name = param.slice(0, at);
       lookup = param.slice(at + 2);
-      filter = entry.filters[name];
-      if (!filter) continue;
+      filter = at < 0 ? undefined as unknown as FilterDefinition : entry.filters[name];
+      if (!filter) { ignored.push(param); continue; }
       const family = filter.kind === 'field' || filter.kind === 'path' ? filter.family
         : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
           : filter.kind === 'tag' || filter.kind === 'reverse' ? 'exact' : 'boolean';
-      if (!LOOKUPS[family].includes(lookup)) continue;
+      if (!LOOKUPS[family].includes(lookup)) { ignored.push(param); continue; }
     }
     switch (filter.kind) {
       case 'field': {
@@ -288,4 +300,5 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       }
     }
   }
+  return ignored;
 }

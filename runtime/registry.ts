@@ -8,6 +8,7 @@ import { choiceSets } from '../generated/choices.js';
 import type { ChoiceSet, FieldDefinition, ModelEntry } from './types.js';
 import type { ErrorCollector } from './errors.js';
 import type { User } from './auth.js';
+import type { Config } from './config.js';
 import { hooks as hookModules } from './hooks/index.js';
 
 export type Row = Record<string, any>;
@@ -41,10 +42,32 @@ export interface ModelHooks {
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
   prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
+  /** after the rows of a create or update are written, inside the transaction */
+  afterWrite?: (rows: Row[], ctx: HookContext) => Promise<void>;
   /** narrows what a user may see and change */
   scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
   /** whether a user may perform an action at all on this model (beyond the generic token rules) */
-  authorize?: (action: Action, user: User) => boolean;
+  authorize?: (action: Action, user: User, config: Config) => boolean;
+  /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
+  selfService?: boolean;
+  /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
+  actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
+}
+
+/** An extra detail route's request: the object (visible to the user) and what was sent. */
+export interface ActionContext extends HookContext {
+  entry: ModelEntry;
+  row: Row;
+  user: User | null;
+  method: string;
+  body: unknown;
+  baseUrl: string;
+  requestId: string;
+}
+
+export interface ActionResult {
+  status: number;
+  body: unknown;
 }
 
 export const models: Record<string, ModelEntry> = generatedModels;
@@ -88,6 +111,9 @@ export function checkHooks(): void {
       if (filter.kind === 'method' && !hooks.some((h) => h.filters?.[filter.method])) {
         throw new Error(`${entry.definition.source}: filter '${name}' names method '${filter.method}', which no hook of ${entry.definition.name} provides`);
       }
+    }
+    for (const extra of entry.routes.extra) {
+      if (!hooks.some((h) => h.actions?.[extra.hook])) throw new Error(`${entry.definition.source}: route ${extra.path} names action '${extra.hook}', which no hook of ${entry.definition.name} provides`);
     }
   }
 }

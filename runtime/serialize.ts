@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from './types.js';
 import { splitPath } from './paths.js';
+import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
 const CHUNK = 5000;
@@ -131,6 +132,7 @@ export class Renderer {
   private extras = new Map<string, Map<number, unknown>>();
   private tags = new Map<number, Row[]>();
   private m2m = new Map<string, Map<number, number[]>>();
+  private customFields: CustomFieldDef[] = [];
 
   constructor(private entry: ModelEntry, private options: RenderOptions) {
     this.cache = new RowCache(options.db);
@@ -171,6 +173,10 @@ export class Renderer {
     }
     for (const row of rows) for (const [target, column] of followOf(this.entry)) this.cache.need(target, row[column]);
     for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
+    if (fields.includes('custom_fields') && d.customFields && rows.length) {
+      this.customFields = await customFieldsFor(db, this.entry);
+      customFieldTargets(this.customFields, rows, (target, id) => this.cache.need(target, id));
+    }
     if (fields.includes('tags') && ids.length) {
       const tagTable = model('Tag').definition.table;
       const tagged = await db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
@@ -241,7 +247,7 @@ export class Renderer {
       case 'url': out.url = this.url(entry, row.id); return;
       case 'display': out.display = this.display(entry, row); return;
       case 'tags': out.tags = (this.tags.get(Number(row.id)) ?? []).map((t) => this.nested(model('Tag'), t.id) ?? this.tagNested(t)); return;
-      case 'custom_fields': out.custom_fields = row.custom_field_data ? JSON.parse(row.custom_field_data) : {}; return;
+      case 'custom_fields': out.custom_fields = renderCustomFields(entry === this.entry ? this.customFields : [], row.custom_field_data, (m, id) => this.nested(model(m), id)); return;
       case 'created': out.created = d.timestamps ? (row.created ? String(row.created).slice(0, 10) : null) : row.created ?? null; return;
       case 'last_updated': out.last_updated = row.last_updated ?? null; return;
     }
@@ -283,6 +289,11 @@ export class Renderer {
         if (f.source === 'display') out[name] = this.display(entry, row);
         else if (f.source === 'tree_depth') out[name] = Number(row._depth ?? 0);
         else if (f.source === 'value') out[name] = f.value ?? null;
+        else if (f.source?.startsWith('coalesce:')) {
+          // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
+          const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
+          out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
+        }
         else out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null : null;
         return;
       }

@@ -1,6 +1,7 @@
 /**
  * Starting the service: open the database, apply pending migrations, create the first admin on an
- * empty database, and listen. Also used by the tests, which start it on a free port.
+ * empty database, start the webhook worker (RUN_WORKER=1), and listen. Also used by the tests, which
+ * start it on a free port.
  */
 import type { Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -10,6 +11,9 @@ import { migrate, openDatabase } from './db.js';
 import { createApp } from './app.js';
 import { checkHooks, model } from './registry.js';
 import { createObjects } from './write.js';
+import { syncContentTypes } from './content-types.js';
+import './webhooks/queue.js';
+import { startWorker, type WebhookWorker } from './webhooks/worker.js';
 
 export interface Running {
   url: string;
@@ -18,6 +22,8 @@ export interface Running {
   server: Server;
   /** the first admin's credentials, when this start created them */
   admin: { username: string; password: string; token: string } | null;
+  /** the webhook worker running in this process (RUN_WORKER=1), else null */
+  worker: WebhookWorker | null;
   close(): Promise<void>;
 }
 
@@ -41,8 +47,10 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
   checkHooks();
   const db = openDatabase(config);
   await migrate(db, config.databaseSchema);
+  await syncContentTypes(db);
   const admin = await ensureAdmin(db, config);
-  const app = createApp({ db, config });
+  const worker = config.runWorker ? await startWorker(config, db) : null;
+  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });
@@ -55,8 +63,10 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
     config,
     server,
     admin,
+    worker,
     async close() {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await worker?.stop();
       await db.destroy();
     },
   };

@@ -42,9 +42,11 @@ export interface FieldDefinition {
   types?: Record<string, string>;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or 'value' */
   source?: string;
   value?: unknown;
+  /** an example value (OpenAPI document, conformance tests) */
+  example?: unknown;
   /** false: no automatic filter */
   filter?: boolean;
   /** SQL column(s) this field is stored in; empty for alias, computed and m2m */

@@ -13,6 +13,8 @@ import type { Auth } from './auth.js';
 import type { Config } from './config.js';
 import type { ModelEntry } from './types.js';
 import { paginate } from './pagination.js';
+import { applyConstraints, constraintFor } from './permissions.js';
+import { customFieldsFor } from './customfields.js';
 
 export interface State {
   auth: Auth;
@@ -32,22 +34,57 @@ function baseUrl(ctx: Context): string {
   return `${ctx.protocol}://${ctx.host}`;
 }
 
-/** Anonymous reads need EXEMPT_VIEW_PERMISSIONS; writes need a write-enabled token. */
+function exempt(entry: ModelEntry, config: Config): boolean {
+  const d = entry.definition;
+  return config.exemptViewPermissions.includes(d.contentType) || (config.exemptViewPermissions.includes('*') && d.app !== 'users');
+}
+
+/** Self-service models (a user's own tokens) need no object permission; their hook scopes them. */
+function selfService(entry: ModelEntry): boolean {
+  return hooksOf(entry).some((h) => h.selfService);
+}
+
+/**
+ * May this request perform `action` on the model at all? Anonymous reads need
+ * EXEMPT_VIEW_PERMISSIONS; writes need a write-enabled token; non-superusers need a permission.
+ */
 export function authorize(ctx: Context, entry: ModelEntry, action: Action, config: Config): void {
   const { auth } = ctx.state as State;
-  const d = entry.definition;
   if (!auth.user) {
-    const exempt = config.exemptViewPermissions.includes(d.contentType) || (config.exemptViewPermissions.includes('*') && d.app !== 'users');
-    if (action === 'view' && exempt) return;
+    if (action === 'view' && exempt(entry, config)) return;
     throw errors.noCredentials();
   }
   if (action !== 'view' && !auth.writeEnabled) throw errors.forbidden();
-  for (const hook of hooksOf(entry)) if (hook.authorize && !hook.authorize(action, auth.user)) throw errors.forbidden();
+  for (const hook of hooksOf(entry)) if (hook.authorize && !hook.authorize(action, auth.user, config)) throw errors.forbidden();
+  if (auth.user.isSuperuser || selfService(entry)) return;
+  if (constraintFor(auth.grants ?? [], entry.definition.contentType, action) === 'denied' && !(action === 'view' && exempt(entry, config))) throw errors.forbidden();
 }
 
-function scoped(entry: ModelEntry, ctx: Context): (qb: Knex.QueryBuilder) => void {
+/** Every one of `ids` that the request can see must also match the constraints of `action` (else 403). */
+async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: number[], action: Action, all = false): Promise<void> {
   const user = (ctx.state as State).auth.user;
-  return (qb) => { for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table); };
+  if (!user || user.isSuperuser || selfService(entry) || !ids.length) return;
+  const count = async (act: Action) => {
+    const q = db(entry.definition.table).whereIn('id', ids);
+    scoped(db, entry, ctx, act)(q);
+    return Number((await q.count('* as n').first())?.n ?? 0);
+  };
+  // New and just-changed objects must all match; before a change or delete, the ones that can be seen.
+  const expected = all ? ids.length : await count('view');
+  if (await count(action) < expected) throw errors.forbidden();
+}
+
+/** Narrows a query to the objects the request may act on: hook scopes, then permission constraints. */
+function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action = 'view'): (qb: Knex.QueryBuilder) => void {
+  const { auth } = ctx.state as State;
+  const user = auth.user;
+  return (qb) => {
+    for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table);
+    if (!user || user.isSuperuser || selfService(entry)) return;
+    const constraint = constraintFor(auth.grants ?? [], entry.definition.contentType, action);
+    if (constraint === 'denied') { if (action !== 'view') qb.whereRaw('1 = 0'); return; }
+    if (constraint) applyConstraints(qb, db, entry, constraint, user);
+  };
 }
 
 function wantsBrief(params: URLSearchParams): boolean {
@@ -124,8 +161,9 @@ export function views(entry: ModelEntry, services: Services) {
       authorize(ctx, entry, 'view', config);
       const params = ctx.URL.searchParams;
       const base = db(d.table);
-      applyFilters(base, entry, params, { db });
-      scoped(entry, ctx)(base);
+      const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
+      applyFilters(base, entry, params, { db, customFields });
+      scoped(db, entry, ctx)(base);
       const page = paginate(params, config);
       const query = base.clone().select('*');
       applyOrdering(query, entry, params);
@@ -144,7 +182,7 @@ export function views(entry: ModelEntry, services: Services) {
       authorize(ctx, entry, 'view', config);
       const id = Number(ctx.params.id);
       const q = db(d.table).where('id', id);
-      scoped(entry, ctx)(q);
+      scoped(db, entry, ctx)(q);
       const row = await q.first();
       if (!row) throw errors.notFound();
       const params = ctx.URL.searchParams;
@@ -157,6 +195,7 @@ export function views(entry: ModelEntry, services: Services) {
       const many = Array.isArray(body);
       await db.transaction(async (trx) => {
         const result = await createObjects(entry, many ? body : [body], many, writeContext(ctx, trx));
+        await requireWithin(ctx, trx, entry, result.ids, 'add', true);
         await respondWithObjects(ctx, entry, trx, result, 201, many);
       });
       services.afterCommit?.();
@@ -170,7 +209,10 @@ export function views(entry: ModelEntry, services: Services) {
       if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
       await db.transaction(async (trx) => {
-        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(entry, ctx));
+        const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
+        await requireWithin(ctx, trx, entry, ids, 'change');
+        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
+        await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail);
       });
       services.afterCommit?.();
@@ -187,7 +229,9 @@ export function views(entry: ModelEntry, services: Services) {
         items = body;
       }
       await db.transaction(async (trx) => {
-        await deleteObjects(entry, items, !detail, writeContext(ctx, trx), scoped(entry, ctx));
+        const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
+        await requireWithin(ctx, trx, entry, ids, 'delete');
+        await deleteObjects(entry, items, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
       });
       services.afterCommit?.();
       ctx.status = 204;

@@ -11,6 +11,7 @@ import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from '
 import type { FieldDefinition, ModelEntry } from './types.js';
 import { hashPassword, keyDigest, type User } from './auth.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
+import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
@@ -113,7 +114,7 @@ interface Prepared extends WriteItem {
   customFields?: Record<string, unknown>;
 }
 
-function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string): Prepared {
+function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[]): Prepared {
   const d = entry.definition;
   const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
   const { values, errors: errs } = item;
@@ -223,11 +224,10 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
       for (const t of tags) refs.push({ item: index, field: 'tags', target: 'Tag', value: t, apply: (id) => { if (!item.tags!.includes(id)) item.tags!.push(id); } });
     }
   }
-  if (d.customFields && 'custom_fields' in input) {
-    const cf = input.custom_fields;
-    if (cf === null || typeof cf !== 'object' || Array.isArray(cf)) errs.add('custom_fields', 'Invalid data: expected an object.');
-    else for (const key of Object.keys(cf)) errs.add('custom_fields', `Unknown field name '${key}' in custom field data.`);
-    item.customFields = {};
+  if (d.customFields) {
+    const stored = existing?.custom_field_data ? JSON.parse(existing.custom_field_data) : null;
+    const ref = (target: string, value: unknown, apply: (id: number) => void) => refs.push({ item: index, field: 'custom_fields', target, value, apply });
+    item.customFields = applyCustomFields(customFields, stored, input.custom_fields, mode === 'create', errs, ref) ?? undefined;
   }
   if (d.timestamps) {
     if (mode === 'create') values.created = now;
@@ -388,6 +388,7 @@ function asObjects(inputs: unknown[], bulk: boolean): Record<string, unknown>[] 
 }
 
 async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
+  for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
     for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
@@ -395,6 +396,13 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const hook of hooksOf(entry)) {
     if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
   }
+}
+
+async function afterWrite(entry: ModelEntry, ids: number[], ctx: WriteContext): Promise<void> {
+  const hooks = hooksOf(entry).filter((h) => h.afterWrite);
+  if (!hooks.length) return;
+  const rows = await ctx.db(entry.definition.table).whereIn('id', ids);
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db });
 }
 
 export interface WriteResult {
@@ -408,7 +416,8 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const { db } = ctx;
   const objects = asObjects(inputs, bulk);
   const refs: Ref[] = [];
-  const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now));
+  const customFields = await customFieldsFor(db, entry);
+  const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
@@ -423,6 +432,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
   const ids = items.map((i) => i.id!);
+  await afterWrite(entry, ids, ctx);
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -445,7 +455,8 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
     throw errors.validation(objects.map((_, i) => (i === notFound ? { id: [`Object with id ${ids[i]} does not exist.`] } : {})));
   }
   const refs: Ref[] = [];
-  const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now));
+  const customFields = await customFieldsFor(db, entry);
+  const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
@@ -466,6 +477,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
   const changed = items.map((i) => i.id!);
+  await afterWrite(entry, changed, ctx);
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }

@@ -199,6 +199,9 @@ test('a new user gets a token from /provision/ with username and password, witho
   passwords.push(ALICE.password);
   aliceId = created.body.id;
   assert.is(created.body.username, ALICE.username);
+  // Alice may read sites, and her own user record only (a constraint using $user).
+  expectStatus(await app.api('POST', '/api/users/permissions/', { name: 'alice reads sites', object_types: ['dcim.site'], actions: ['view'], users: [aliceId] }), 201);
+  expectStatus(await app.api('POST', '/api/users/permissions/', { name: 'alice reads herself', object_types: ['users.user'], actions: ['view'], users: [aliceId], constraints: { id: '$user' } }), 201);
   const reply = await app.api('POST', `${TOKENS}provision/`, ALICE, { token: null });
   expectStatus(reply, 201);
   assert.match(reply.body.key, HEX40);

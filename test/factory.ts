@@ -15,7 +15,7 @@ export function next(): number {
 function scalar(entry: ModelEntry, f: FieldDefinition, n: number): unknown {
   const base = entry.definition.name.toLowerCase();
   switch (f.type) {
-    case 'string': case 'text': return `${base}-${f.name}-${n}`.slice(0, f.maxLength ?? 200);
+    case 'string': case 'text': return `${base}${f.pattern ? '_' : '-'}${f.name}${f.pattern ? '_' : '-'}${n}`.slice(0, f.maxLength ?? 200);
     case 'slug': return `${base}-${n}`.slice(0, f.maxLength ?? 100);
     case 'integer': return Math.min(f.maxValue ?? 1_000_000, (f.minValue ?? 0) + (n % 1000) + 1);
     case 'decimal': return f.minValue ?? 1;
@@ -28,6 +28,7 @@ function scalar(entry: ModelEntry, f: FieldDefinition, n: number): unknown {
     case 'date': return '2024-05-01';
     case 'datetime': return '2030-01-01T00:00:00.000Z';
     case 'json': return {};
+    case 'm2m': return [];
     default: return null;
   }
 }
@@ -38,14 +39,25 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
   const input: Record<string, unknown> = {};
   for (const f of Object.values(entry.definition.fields)) {
     // The lookup field (a device's name, say) is filled too, so filters by it have something to find.
-    if ((!f.required && f.name !== entry.definition.lookup) || f.readOnly) continue;
+    // Fields with a schema example are filled too (a webhook needs at least one event type).
+    if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || f.readOnly) continue;
     if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!))).id;
+    else if (f.type === 'generic_fk') {
+      // A required generic relation points at a fresh object of its simplest target type.
+      const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
+      input[`${f.name}_type`] = type;
+      input[`${f.name}_id`] = (await createObject(app, model(target))).id;
+    }
     else if (f.type === 'token_key') continue;
-    else input[f.name] = scalar(entry, f, n);
+    else input[f.name] = f.example !== undefined ? f.example : scalar(entry, f, n);
   }
   // A user name must follow Django's username rules.
   if (entry.definition.fields.username) input.username = `user${n}`;
   return input;
+}
+
+function requiredRelations(entry: ModelEntry): number {
+  return Object.values(entry.definition.fields).filter((f) => f.required && (f.type === 'fk' || f.type === 'generic_fk')).length;
 }
 
 export async function createObject(app: TestApp, entry: ModelEntry, extra: Record<string, unknown> = {}): Promise<any> {
@@ -65,4 +77,26 @@ export function editableText(entry: ModelEntry): FieldDefinition | undefined {
 /** A string field set on every created object (used to exercise the string lookups). */
 export function requiredText(entry: ModelEntry): FieldDefinition | undefined {
   return Object.values(entry.definition.fields).find((f) => (f.type === 'string' || f.type === 'slug') && f.required && entry.filters[f.name]);
+}
+
+/**
+ * A stored row for a read-only model (the change log, webhook deliveries), which the API cannot
+ * create: built from the schema like inputFor, with relations created through the API.
+ */
+export async function seedRow(app: TestApp, entry: ModelEntry): Promise<number> {
+  const n = next();
+  const row: Record<string, unknown> = {};
+  for (const f of Object.values(entry.definition.fields)) {
+    if (f.type === 'fk') row[f.columns[0]] = f.required ? (await createObject(app, model(f.to!))).id : null;
+    else if (f.type === 'generic_fk') {
+      const [ct, target] = Object.entries(f.types!).find(([, m]) => m === 'Tenant') ?? Object.entries(f.types!)[0];
+      row[f.columns[0]] = ct;
+      row[f.columns[1]] = (await createObject(app, model(target))).id;
+    } else if (f.type === 'json') row[f.columns[0]] = JSON.stringify(f.example ?? f.default ?? {});
+    else if (f.type === 'datetime') row[f.columns[0]] = new Date().toISOString();
+    else if (f.columns.length === 1) row[f.columns[0]] = f.default !== undefined ? f.default : scalar(entry, f, n);
+  }
+  if (entry.definition.timestamps) row.created = row.last_updated = new Date().toISOString();
+  const [inserted] = await app.running.db(entry.definition.table).insert(row).returning('id');
+  return Number(typeof inserted === 'object' ? inserted.id : inserted);
 }

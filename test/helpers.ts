@@ -11,6 +11,7 @@ import { loadConfig } from '../runtime/config.js';
 import { start, type Running } from '../runtime/server.js';
 import { models } from '../runtime/registry.js';
 import type { ModelEntry } from '../runtime/types.js';
+import { checkResponse } from './openapi-check.js';
 
 export const ADMIN_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 export const engine = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
@@ -60,6 +61,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       const text = await res.text();
       let parsed: unknown = text;
       try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+      // Every JSON answer must match the OpenAPI document (test/openapi-check.ts).
+      if (parsed !== text) checkResponse(method, path, res.status, res.headers.get('content-type'), parsed);
       return { status: res.status, body: parsed as any, headers: res.headers, text };
     },
     async stop() {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 
 /** Creates every model table. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('dcim_manufacturer', (t) => {
+  await knex.schema.createTable('virtualization_clustertype', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
     t.string('slug', 100).notNullable();
@@ -14,58 +14,19 @@ export async function up(knex: Knex): Promise<void> {
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'dcim_manufacturer_name_key' });
-    t.unique(['slug'], { indexName: 'dcim_manufacturer_slug_key' });
+    t.unique(['name'], { indexName: 'virtualization_clustertype_name_key' });
+    t.unique(['slug'], { indexName: 'virtualization_clustertype_slug_key' });
   });
-  await knex.schema.createTable('dcim_platform', (t) => {
+  await knex.schema.createTable('virtualization_clustergroup', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
     t.string('slug', 100).notNullable();
-    t.integer('manufacturer_id').unsigned().nullable().references('id').inTable('dcim_manufacturer').onDelete('RESTRICT');
-    t.index(['manufacturer_id'], 'dcim_platform_manufacturer_id_idx');
     t.string('description', 200).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'dcim_platform_name_key' });
-    t.unique(['slug'], { indexName: 'dcim_platform_slug_key' });
-  });
-  await knex.schema.createTable('dcim_devicetype', (t) => {
-    t.increments('id').primary();
-    t.integer('manufacturer_id').unsigned().nullable().references('id').inTable('dcim_manufacturer').onDelete('RESTRICT');
-    t.index(['manufacturer_id'], 'dcim_devicetype_manufacturer_id_idx');
-    t.integer('default_platform_id').unsigned().nullable().references('id').inTable('dcim_platform').onDelete('SET NULL');
-    t.index(['default_platform_id'], 'dcim_devicetype_default_platform_id_idx');
-    t.string('model', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('part_number', 50).nullable();
-    t.decimal('u_height', 4, 1).nullable();
-    t.boolean('exclude_from_utilization').notNullable().defaultTo(false);
-    t.boolean('is_full_depth').notNullable().defaultTo(true);
-    t.string('subdevice_role', 100).nullable();
-    t.string('airflow', 100).nullable();
-    t.decimal('weight', 8, 2).nullable();
-    t.string('weight_unit', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['manufacturer_id', 'model'], { indexName: 'dcim_devicetype_manufacturer_model_key' });
-    t.unique(['manufacturer_id', 'slug'], { indexName: 'dcim_devicetype_manufacturer_slug_key' });
-  });
-  await knex.schema.createTable('dcim_devicerole', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('color', 255).nullable();
-    t.boolean('vm_role').notNullable().defaultTo(true);
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'dcim_devicerole_name_key' });
-    t.unique(['slug'], { indexName: 'dcim_devicerole_slug_key' });
+    t.unique(['name'], { indexName: 'virtualization_clustergroup_name_key' });
+    t.unique(['slug'], { indexName: 'virtualization_clustergroup_slug_key' });
   });
   await knex.schema.createTable('tenancy_tenantgroup', (t) => {
     t.increments('id').primary();
@@ -157,6 +118,26 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['name'], { indexName: 'dcim_site_name_key' });
     t.unique(['slug'], { indexName: 'dcim_site_slug_key' });
   });
+  await knex.schema.createTable('virtualization_cluster', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.integer('type_id').unsigned().nullable().references('id').inTable('virtualization_clustertype').onDelete('RESTRICT');
+    t.index(['type_id'], 'virtualization_cluster_type_id_idx');
+    t.integer('group_id').unsigned().nullable().references('id').inTable('virtualization_clustergroup').onDelete('SET NULL');
+    t.index(['group_id'], 'virtualization_cluster_group_id_idx');
+    t.string('status', 100).nullable();
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'virtualization_cluster_tenant_id_idx');
+    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
+    t.index(['site_id'], 'virtualization_cluster_site_id_idx');
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['group_id', 'name'], { indexName: 'virtualization_cluster_group_name_key' });
+    t.unique(['site_id', 'name'], { indexName: 'virtualization_cluster_site_name_key' });
+  });
   await knex.schema.createTable('dcim_location', (t) => {
     t.increments('id').primary();
     t.string('_path', 512).notNullable().defaultTo('');
@@ -178,6 +159,206 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['site_id', 'parent_id', 'name'], { indexName: 'dcim_location_site_parent_name_key' });
     t.unique(['site_id', 'parent_id', 'slug'], { indexName: 'dcim_location_site_parent_slug_key' });
+  });
+  await knex.schema.createTable('dcim_manufacturer', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'dcim_manufacturer_name_key' });
+    t.unique(['slug'], { indexName: 'dcim_manufacturer_slug_key' });
+  });
+  await knex.schema.createTable('dcim_platform', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.integer('manufacturer_id').unsigned().nullable().references('id').inTable('dcim_manufacturer').onDelete('RESTRICT');
+    t.index(['manufacturer_id'], 'dcim_platform_manufacturer_id_idx');
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'dcim_platform_name_key' });
+    t.unique(['slug'], { indexName: 'dcim_platform_slug_key' });
+  });
+  await knex.schema.createTable('dcim_devicetype', (t) => {
+    t.increments('id').primary();
+    t.integer('manufacturer_id').unsigned().nullable().references('id').inTable('dcim_manufacturer').onDelete('RESTRICT');
+    t.index(['manufacturer_id'], 'dcim_devicetype_manufacturer_id_idx');
+    t.integer('default_platform_id').unsigned().nullable().references('id').inTable('dcim_platform').onDelete('SET NULL');
+    t.index(['default_platform_id'], 'dcim_devicetype_default_platform_id_idx');
+    t.string('model', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.string('part_number', 50).nullable();
+    t.decimal('u_height', 4, 1).nullable();
+    t.boolean('exclude_from_utilization').notNullable().defaultTo(false);
+    t.boolean('is_full_depth').notNullable().defaultTo(true);
+    t.string('subdevice_role', 100).nullable();
+    t.string('airflow', 100).nullable();
+    t.decimal('weight', 8, 2).nullable();
+    t.string('weight_unit', 100).nullable();
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['manufacturer_id', 'model'], { indexName: 'dcim_devicetype_manufacturer_model_key' });
+    t.unique(['manufacturer_id', 'slug'], { indexName: 'dcim_devicetype_manufacturer_slug_key' });
+  });
+  await knex.schema.createTable('dcim_devicerole', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.string('color', 255).nullable();
+    t.boolean('vm_role').notNullable().defaultTo(true);
+    t.string('description', 200).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'dcim_devicerole_name_key' });
+    t.unique(['slug'], { indexName: 'dcim_devicerole_slug_key' });
+  });
+  await knex.schema.createTable('extras_configcontext', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.bigInteger('weight').nullable();
+    t.string('description', 200).nullable();
+    t.boolean('is_active').notNullable().defaultTo(true);
+    t.text('data').nullable();
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_configcontext_name_key' });
+  });
+  await knex.schema.createTable('extras_configcontext_regions', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_region').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_regions_key' });
+    t.index(['to_id'], 'extras_configcontext_regions_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_site_groups', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_sitegroup').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_site_groups_key' });
+    t.index(['to_id'], 'extras_configcontext_site_groups_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_sites', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_site').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_sites_key' });
+    t.index(['to_id'], 'extras_configcontext_sites_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_locations', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_location').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_locations_key' });
+    t.index(['to_id'], 'extras_configcontext_locations_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_device_types', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_devicetype').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_device_types_key' });
+    t.index(['to_id'], 'extras_configcontext_device_types_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_roles', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_devicerole').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_roles_key' });
+    t.index(['to_id'], 'extras_configcontext_roles_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_platforms', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_platform').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_platforms_key' });
+    t.index(['to_id'], 'extras_configcontext_platforms_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_cluster_types', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('virtualization_clustertype').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_cluster_types_key' });
+    t.index(['to_id'], 'extras_configcontext_cluster_types_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_cluster_groups', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('virtualization_clustergroup').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_cluster_groups_key' });
+    t.index(['to_id'], 'extras_configcontext_cluster_groups_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_clusters', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('virtualization_cluster').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_clusters_key' });
+    t.index(['to_id'], 'extras_configcontext_clusters_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_tenant_groups', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('tenancy_tenantgroup').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_tenant_groups_key' });
+    t.index(['to_id'], 'extras_configcontext_tenant_groups_to_idx');
+  });
+  await knex.schema.createTable('extras_configcontext_tenants', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('extras_configcontext').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('tenancy_tenant').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'extras_configcontext_tenants_key' });
+    t.index(['to_id'], 'extras_configcontext_tenants_to_idx');
+  });
+  await knex.schema.createTable('extras_contenttype', (t) => {
+    t.increments('id').primary();
+    t.string('app_label', 100).notNullable();
+    t.string('model', 100).notNullable();
+    t.string('app_verbose_name', 100).nullable();
+    t.string('verbose_name', 100).nullable();
+    t.unique(['app_label', 'model'], { indexName: 'extras_contenttype_app_label_model_key' });
+  });
+  await knex.schema.createTable('extras_customfieldchoiceset', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('description', 200).nullable();
+    t.text('extra_choices').nullable();
+    t.boolean('order_alphabetically').notNullable().defaultTo(false);
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_customfieldchoiceset_name_key' });
+  });
+  await knex.schema.createTable('extras_customfield', (t) => {
+    t.increments('id').primary();
+    t.text('content_types').nullable();
+    t.string('type', 100).nullable();
+    t.string('object_type', 100).nullable();
+    t.string('name', 50).notNullable();
+    t.string('label', 50).nullable();
+    t.string('group_name', 50).nullable();
+    t.string('description', 200).nullable();
+    t.boolean('required').notNullable().defaultTo(false);
+    t.bigInteger('search_weight').nullable();
+    t.string('filter_logic', 100).nullable();
+    t.string('ui_visible', 100).nullable();
+    t.string('ui_editable', 100).nullable();
+    t.boolean('is_cloneable').notNullable().defaultTo(false);
+    t.text('default').nullable();
+    t.bigInteger('weight').nullable();
+    t.bigInteger('validation_minimum').nullable();
+    t.bigInteger('validation_maximum').nullable();
+    t.string('validation_regex', 500).nullable();
+    t.integer('choice_set_id').unsigned().nullable().references('id').inTable('extras_customfieldchoiceset').onDelete('RESTRICT');
+    t.index(['choice_set_id'], 'extras_customfield_choice_set_id_idx');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_customfield_name_key' });
   });
   await knex.schema.createTable('dcim_rackrole', (t) => {
     t.increments('id').primary();
@@ -288,6 +469,8 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['location_id'], 'dcim_device_location_id_idx');
     t.integer('rack_id').unsigned().nullable().references('id').inTable('dcim_rack').onDelete('RESTRICT');
     t.index(['rack_id'], 'dcim_device_rack_id_idx');
+    t.integer('cluster_id').unsigned().nullable().references('id').inTable('virtualization_cluster').onDelete('SET NULL');
+    t.index(['cluster_id'], 'dcim_device_cluster_id_idx');
     t.decimal('position', 4, 1).nullable();
     t.string('face', 100).nullable();
     t.decimal('latitude', 8, 6).nullable();
@@ -310,6 +493,11 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['asset_tag'], { indexName: 'dcim_device_asset_tag_key' });
     t.unique(['site_id', 'tenant_id', 'name'], { indexName: 'dcim_device_site_tenant_name_key' });
+  });
+  await knex.schema.createTable('users_group', (t) => {
+    t.increments('id').primary();
+    t.string('name', 150).notNullable();
+    t.unique(['name'], { indexName: 'users_group_name_key' });
   });
   await knex.schema.createTable('ipam_vlangroup', (t) => {
     t.increments('id').primary();
@@ -420,6 +608,26 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_login', 32).nullable();
     t.unique(['username'], { indexName: 'users_user_username_key' });
   });
+  await knex.schema.createTable('users_user_groups', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('users_user').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('users_group').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'users_user_groups_key' });
+    t.index(['to_id'], 'users_user_groups_to_idx');
+  });
+  await knex.schema.createTable('extras_journalentry', (t) => {
+    t.increments('id').primary();
+    t.string('assigned_object_type', 100).nullable();
+    t.bigInteger('assigned_object_id').nullable();
+    t.index(['assigned_object_type', 'assigned_object_id'], 'extras_journalentry_assigned_object_idx');
+    t.string('created', 32).nullable();
+    t.integer('created_by_id').unsigned().nullable().references('id').inTable('users_user').onDelete('SET NULL');
+    t.index(['created_by_id'], 'extras_journalentry_created_by_id_idx');
+    t.string('kind', 100).nullable();
+    t.text('comments').notNullable();
+    t.string('last_updated', 32).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+  });
   await knex.schema.createTable('extras_objectchange', (t) => {
     t.increments('id').primary();
     t.string('time', 32).nullable();
@@ -437,6 +645,29 @@ export async function up(knex: Knex): Promise<void> {
     t.string('object_repr', 200).nullable();
     t.text('prechange_data').nullable();
     t.text('postchange_data').nullable();
+  });
+  await knex.schema.createTable('users_objectpermission', (t) => {
+    t.increments('id').primary();
+    t.string('name', 100).notNullable();
+    t.string('description', 200).nullable();
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.text('object_types').nullable();
+    t.text('actions').nullable();
+    t.text('constraints').nullable();
+  });
+  await knex.schema.createTable('users_objectpermission_groups', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('users_objectpermission').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('users_group').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'users_objectpermission_groups_key' });
+    t.index(['to_id'], 'users_objectpermission_groups_to_idx');
+  });
+  await knex.schema.createTable('users_objectpermission_users', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('users_objectpermission').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('users_user').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'users_objectpermission_users_key' });
+    t.index(['to_id'], 'users_objectpermission_users_to_idx');
   });
   await knex.schema.createTable('ipam_prefix', (t) => {
     t.increments('id').primary();
@@ -465,6 +696,59 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
+  await knex.schema.createTable('virtualization_virtualmachine', (t) => {
+    t.increments('id').primary();
+    t.string('name', 64).notNullable();
+    t.string('status', 100).nullable();
+    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
+    t.index(['site_id'], 'virtualization_virtualmachine_site_id_idx');
+    t.integer('cluster_id').unsigned().nullable().references('id').inTable('virtualization_cluster').onDelete('RESTRICT');
+    t.index(['cluster_id'], 'virtualization_virtualmachine_cluster_id_idx');
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('SET NULL');
+    t.index(['device_id'], 'virtualization_virtualmachine_device_id_idx');
+    t.integer('role_id').unsigned().nullable().references('id').inTable('dcim_devicerole').onDelete('RESTRICT');
+    t.index(['role_id'], 'virtualization_virtualmachine_role_id_idx');
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'virtualization_virtualmachine_tenant_id_idx');
+    t.integer('platform_id').unsigned().nullable().references('id').inTable('dcim_platform').onDelete('SET NULL');
+    t.index(['platform_id'], 'virtualization_virtualmachine_platform_id_idx');
+    t.integer('primary_ip4_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip4_id'], 'virtualization_virtualmachine_primary_ip4_id_idx');
+    t.integer('primary_ip6_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip6_id'], 'virtualization_virtualmachine_primary_ip6_id_idx');
+    t.decimal('vcpus', 6, 2).nullable();
+    t.bigInteger('memory').nullable();
+    t.bigInteger('disk').nullable();
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('local_context_data').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['cluster_id', 'tenant_id', 'name'], { indexName: 'virtualization_virtualmachine_cluster_tenant_name_key' });
+  });
+  await knex.schema.createTable('ipam_service', (t) => {
+    t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'ipam_service_device_id_idx');
+    t.integer('virtual_machine_id').unsigned().nullable().references('id').inTable('virtualization_virtualmachine').onDelete('CASCADE');
+    t.index(['virtual_machine_id'], 'ipam_service_virtual_machine_id_idx');
+    t.string('name', 100).notNullable();
+    t.string('protocol', 100).nullable();
+    t.text('ports').nullable();
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+  });
+  await knex.schema.createTable('ipam_service_ipaddresses', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_service').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_ipaddress').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'ipam_service_ipaddresses_key' });
+    t.index(['to_id'], 'ipam_service_ipaddresses_to_idx');
+  });
   await knex.schema.createTable('extras_tag', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
@@ -490,32 +774,137 @@ export async function up(knex: Knex): Promise<void> {
     t.string('description', 200).nullable();
     t.text('allowed_ips').nullable();
   });
+  await knex.schema.createTable('virtualization_vminterface', (t) => {
+    t.increments('id').primary();
+    t.integer('virtual_machine_id').unsigned().nullable().references('id').inTable('virtualization_virtualmachine').onDelete('CASCADE');
+    t.index(['virtual_machine_id'], 'virtualization_vminterface_virtual_machine_id_idx');
+    t.string('name', 64).notNullable();
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.integer('parent_id').unsigned().nullable().references('id').inTable('virtualization_vminterface').onDelete('RESTRICT');
+    t.index(['parent_id'], 'virtualization_vminterface_parent_id_idx');
+    t.integer('bridge_id').unsigned().nullable().references('id').inTable('virtualization_vminterface').onDelete('SET NULL');
+    t.index(['bridge_id'], 'virtualization_vminterface_bridge_id_idx');
+    t.bigInteger('mtu').nullable();
+    t.string('mac_address', 255).nullable();
+    t.string('description', 200).nullable();
+    t.string('mode', 100).nullable();
+    t.integer('untagged_vlan_id').unsigned().nullable().references('id').inTable('ipam_vlan').onDelete('SET NULL');
+    t.index(['untagged_vlan_id'], 'virtualization_vminterface_untagged_vlan_id_idx');
+    t.integer('vrf_id').unsigned().nullable().references('id').inTable('ipam_vrf').onDelete('SET NULL');
+    t.index(['vrf_id'], 'virtualization_vminterface_vrf_id_idx');
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['virtual_machine_id', 'name'], { indexName: 'virtualization_vminterface_virtual_machine_name_key' });
+  });
+  await knex.schema.createTable('virtualization_vminterface_tagged_vlans', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('virtualization_vminterface').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_vlan').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'virtualization_vminterface_tagged_vlans_key' });
+    t.index(['to_id'], 'virtualization_vminterface_tagged_vlans_to_idx');
+  });
+  await knex.schema.createTable('extras_webhook', (t) => {
+    t.increments('id').primary();
+    t.string('name', 150).notNullable();
+    t.text('content_types').nullable();
+    t.boolean('type_create').notNullable().defaultTo(false);
+    t.boolean('type_update').notNullable().defaultTo(false);
+    t.boolean('type_delete').notNullable().defaultTo(false);
+    t.string('payload_url', 500).notNullable();
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.string('http_method', 30).nullable();
+    t.string('http_content_type', 100).nullable();
+    t.text('additional_headers').nullable();
+    t.text('body_template').nullable();
+    t.string('secret', 255).nullable();
+    t.text('conditions').nullable();
+    t.boolean('ssl_verification').notNullable().defaultTo(true);
+    t.string('ca_file_path', 4096).nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_webhook_name_key' });
+  });
+  await knex.schema.createTable('extras_webhookdelivery', (t) => {
+    t.increments('id').primary();
+    t.integer('webhook_id').unsigned().nullable().references('id').inTable('extras_webhook').onDelete('CASCADE');
+    t.index(['webhook_id'], 'extras_webhookdelivery_webhook_id_idx');
+    t.string('message_id', 64).nullable();
+    t.string('event', 100).nullable();
+    t.string('object_type', 100).nullable();
+    t.bigInteger('object_id').nullable();
+    t.index(['object_type', 'object_id'], 'extras_webhookdelivery_object_idx');
+    t.string('object_repr', 200).nullable();
+    t.string('request_id', 36).nullable();
+    t.text('payload').nullable();
+    t.string('state', 100).nullable();
+    t.bigInteger('attempt_count').nullable();
+    t.text('attempts').nullable();
+    t.string('next_attempt_at', 32).nullable();
+    t.string('lease_owner', 200).nullable();
+    t.string('lease_expires_at', 32).nullable();
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('extras_webhookdelivery');
+  await knex.schema.dropTableIfExists('extras_webhook');
+  await knex.schema.dropTableIfExists('virtualization_vminterface_tagged_vlans');
+  await knex.schema.dropTableIfExists('virtualization_vminterface');
   await knex.schema.dropTableIfExists('users_token');
   await knex.schema.dropTableIfExists('extras_tag');
+  await knex.schema.dropTableIfExists('ipam_service_ipaddresses');
+  await knex.schema.dropTableIfExists('ipam_service');
+  await knex.schema.dropTableIfExists('virtualization_virtualmachine');
   await knex.schema.dropTableIfExists('ipam_prefix');
+  await knex.schema.dropTableIfExists('users_objectpermission_groups');
+  await knex.schema.dropTableIfExists('users_objectpermission_users');
+  await knex.schema.dropTableIfExists('users_objectpermission');
   await knex.schema.dropTableIfExists('extras_objectchange');
+  await knex.schema.dropTableIfExists('extras_journalentry');
+  await knex.schema.dropTableIfExists('users_user_groups');
   await knex.schema.dropTableIfExists('users_user');
   await knex.schema.dropTableIfExists('dcim_interface_tagged_vlans');
   await knex.schema.dropTableIfExists('dcim_interface');
   await knex.schema.dropTableIfExists('ipam_vlan');
   await knex.schema.dropTableIfExists('ipam_role');
   await knex.schema.dropTableIfExists('ipam_vlangroup');
+  await knex.schema.dropTableIfExists('users_group');
   await knex.schema.dropTableIfExists('dcim_device');
   await knex.schema.dropTableIfExists('ipam_ipaddress');
   await knex.schema.dropTableIfExists('ipam_vrf');
   await knex.schema.dropTableIfExists('dcim_rack');
   await knex.schema.dropTableIfExists('dcim_rackrole');
+  await knex.schema.dropTableIfExists('extras_customfield');
+  await knex.schema.dropTableIfExists('extras_customfieldchoiceset');
+  await knex.schema.dropTableIfExists('extras_contenttype');
+  await knex.schema.dropTableIfExists('extras_configcontext_regions');
+  await knex.schema.dropTableIfExists('extras_configcontext_site_groups');
+  await knex.schema.dropTableIfExists('extras_configcontext_sites');
+  await knex.schema.dropTableIfExists('extras_configcontext_locations');
+  await knex.schema.dropTableIfExists('extras_configcontext_device_types');
+  await knex.schema.dropTableIfExists('extras_configcontext_roles');
+  await knex.schema.dropTableIfExists('extras_configcontext_platforms');
+  await knex.schema.dropTableIfExists('extras_configcontext_cluster_types');
+  await knex.schema.dropTableIfExists('extras_configcontext_cluster_groups');
+  await knex.schema.dropTableIfExists('extras_configcontext_clusters');
+  await knex.schema.dropTableIfExists('extras_configcontext_tenant_groups');
+  await knex.schema.dropTableIfExists('extras_configcontext_tenants');
+  await knex.schema.dropTableIfExists('extras_configcontext');
+  await knex.schema.dropTableIfExists('dcim_devicerole');
+  await knex.schema.dropTableIfExists('dcim_devicetype');
+  await knex.schema.dropTableIfExists('dcim_platform');
+  await knex.schema.dropTableIfExists('dcim_manufacturer');
   await knex.schema.dropTableIfExists('dcim_location');
+  await knex.schema.dropTableIfExists('virtualization_cluster');
   await knex.schema.dropTableIfExists('dcim_site');
   await knex.schema.dropTableIfExists('dcim_sitegroup');
   await knex.schema.dropTableIfExists('dcim_region');
   await knex.schema.dropTableIfExists('tenancy_tenant');
   await knex.schema.dropTableIfExists('tenancy_tenantgroup');
-  await knex.schema.dropTableIfExists('dcim_devicerole');
-  await knex.schema.dropTableIfExists('dcim_devicetype');
-  await knex.schema.dropTableIfExists('dcim_platform');
-  await knex.schema.dropTableIfExists('dcim_manufacturer');
+  await knex.schema.dropTableIfExists('virtualization_clustergroup');
+  await knex.schema.dropTableIfExists('virtualization_clustertype');
 }

@@ -1,15 +1,14 @@
 /**
- * Devices: the rendered configuration context (for now the device's own local_context_data; config
- * context objects merge in with the extras work) and the has_primary_ip filter.
+ * Devices: the rendered configuration context (the matching config contexts merged, then the
+ * device's own local_context_data; see config_context.ts) and the has_primary_ip filter.
  */
 import type { ModelHooks } from '../registry.js';
 import { parseBoolean } from '../filters.js';
+import { configContextOf } from './config_context.js';
 
 export const device: ModelHooks = {
   computed: {
-    async config_context(rows) {
-      return new Map(rows.map((row) => [Number(row.id), row.local_context_data ? JSON.parse(row.local_context_data) : {}]));
-    },
+    config_context: configContextOf('Device'),
   },
   filters: {
     has_primary_ip(qb, values) {

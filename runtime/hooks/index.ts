@@ -3,22 +3,42 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../registry.js';
+import { customField } from './custom_field.js';
+import { customFieldChoiceSet } from './custom_field_choice_set.js';
+import { configContext } from './config_context.js';
+import { contentType } from './content_type.js';
 import { device } from './device.js';
+import { group } from './group.js';
+import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
+import { journalEntry } from './journal_entry.js';
 import { prefix } from './prefix.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
+import { virtualMachine } from './virtual_machine.js';
 import { vlanGroup } from './vlan_group.js';
+import { webhook } from './webhook.js';
+import { webhookDelivery } from './webhook_delivery.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  custom_field: customField,
+  custom_field_choice_set: customFieldChoiceSet,
+  config_context: configContext,
+  content_type: contentType,
   device,
+  group,
   interface: interfaceHooks,
+  permission,
   ip_address: ipAddress,
+  journal_entry: journalEntry,
   prefix,
   tag,
   token,
   user,
+  virtual_machine: virtualMachine,
   vlan_group: vlanGroup,
+  webhook,
+  webhook_delivery: webhookDelivery,
 };

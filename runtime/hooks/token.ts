@@ -1,17 +1,35 @@
 /**
- * Tokens: users see and manage only their own, superusers everyone's; a non-superuser cannot
- * create a token for somebody else.
+ * Tokens: every user manages their own without an object permission; superusers manage
+ * everyone's. Creating one for somebody else needs superuser rights, and RESTRICT_TOKEN_CREATION
+ * withholds creation from non-superusers altogether. allowed_ips must be a list of networks.
  */
 import type { ModelHooks } from '../registry.js';
 import { errors } from '../errors.js';
+import { parseNetwork, networkText } from '../ipnet.js';
 
 export const token: ModelHooks = {
+  selfService: true,
+  authorize(action, user, config) {
+    return !(action === 'add' && config.restrictTokenCreation && !user.isSuperuser);
+  },
   scope(qb, user, table) {
     if (user && !user.isSuperuser) qb.where(`${table}.user_id`, user.id);
   },
   prepare(item, { user }) {
     if (user && !user.isSuperuser && item.values.user_id !== undefined && item.values.user_id !== user.id) {
       throw errors.forbidden('This user does not have permission to create tokens for other users.');
+    }
+    if (item.values.allowed_ips !== undefined && item.values.allowed_ips !== null) {
+      const list = JSON.parse(item.values.allowed_ips);
+      if (!Array.isArray(list)) { item.errors.add('allowed_ips', 'Expected a list of networks.'); return; }
+      const normalised: string[] = [];
+      for (const value of list) {
+        const n = typeof value === 'string' ? parseNetwork(value) : null;
+        if (!n) item.errors.add('allowed_ips', `'${String(value)}' is not a valid network.`);
+        else if (n.hostBitsSet) item.errors.add('allowed_ips', `${value} has host bits set; did you mean ${networkText(n)}?`);
+        else normalised.push(networkText(n));
+      }
+      item.values.allowed_ips = JSON.stringify(normalised);
     }
   },
 };

@@ -1,13 +1,17 @@
 /**
- * Users: only superusers manage accounts; other users see only themselves.
+ * Users: only a superuser may grant superuser or staff status; the rest follows object permissions.
+ * Changing a password logs the user out of every cookie session.
  */
 import type { ModelHooks } from '../registry.js';
+import { errors } from '../errors.js';
+import { endUserSessions } from '../sessions.js';
 
 export const user: ModelHooks = {
-  authorize(action, who) {
-    return action === 'view' || who.isSuperuser;
-  },
-  scope(qb, who, table) {
-    if (who && !who.isSuperuser) qb.where(`${table}.id`, who.id);
+  async prepare(item, { user: who, db }) {
+    if (who && !who.isSuperuser && (item.values.is_superuser === true || item.values.is_staff === true)) {
+      throw errors.forbidden('Only superusers may grant superuser or staff status.');
+    }
+    // A new password ends the user's cookie sessions (API tokens stay valid).
+    if (item.existing && item.values.password !== undefined) await endUserSessions(db, Number(item.existing.id));
   },
 };

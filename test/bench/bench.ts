@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: seeds 1,000 devices with 10 interfaces each and 10,000 IP addresses through the
- * API, then times the bulk creates and the 1,000-row list pages. SQLite by default; PostgreSQL when
- * DATABASE_URL is set (in a throwaway schema). Prints figures only; no assertions.
+ * API, then times the bulk creates and the 1,000-row list pages; then webhooks: 2,000 tenants created
+ * in bulk requests with one webhook pointing at an in-process receiver, for events per second and the
+ * commit-to-receiver latency. SQLite by default; PostgreSQL when DATABASE_URL is set (in a throwaway
+ * schema). Prints figures only; no assertions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../runtime/config.js';
 import { start } from '../../runtime/server.js';
+import { createServer } from 'node:http';
 
 const TOKEN = 'b'.repeat(40);
 const DEVICES = 1000;
@@ -30,6 +33,71 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * Webhooks: events per second and commit-to-receiver latency (p50, p95), against an in-process
+ * receiver: `events` tenants created in bulk requests of `batch`, one request after the other.
+ */
+async function benchWebhooks(events: number, batch: number): Promise<void> {
+  const worker = running.worker;
+  if (!worker) {
+    console.log('webhooks: not measured (RUN_WORKER=0)');
+    return;
+  }
+  const received = new Map<string, number>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      const name = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.name as string;
+      if (!received.has(name)) received.set(name, at);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const port = (receiver.address() as { port: number }).port;
+  // The service wakes its worker right after each commit (wake() without arguments): that instant is the commit time.
+  const commits: number[] = [];
+  let recording = false;
+  const wake = worker.wake.bind(worker);
+  worker.wake = (force?: boolean) => {
+    if (recording && force === undefined) commits.push(performance.now());
+    wake(force);
+  };
+  try {
+    const hook = await call('POST', '/api/extras/webhooks/', { name: `bench-${batch}`, content_types: ['tenancy.tenant'], type_create: true, payload_url: `http://127.0.0.1:${port}/` });
+    const batches: string[][] = [];
+    recording = true;
+    const t0 = performance.now();
+    for (let b = 0; b < events / batch; b++) {
+      const names = Array.from({ length: batch }, (_, i) => `bench-${batch}-${b}-${i}`);
+      await call('POST', '/api/tenancy/tenants/', batch === 1 ? { name: names[0], slug: names[0] } : names.map((name) => ({ name, slug: name })));
+      batches.push(names);
+    }
+    recording = false;
+    const written = performance.now() - t0;
+    const deadline = Date.now() + 120_000;
+    while (received.size < events && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await call('DELETE', `/api/extras/webhooks/${hook.id}/`);
+    if (received.size < events || commits.length !== batches.length) {
+      console.log(`webhooks: only ${received.size} of ${events} events arrived (${commits.length} commits seen)`);
+      return;
+    }
+    const latencies = batches.flatMap((names, b) => names.map((n) => received.get(n)! - commits[b])).sort((a, b) => a - b);
+    const last = Math.max(...received.values());
+    const seconds = (last - commits[0]) / 1000;
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+    const how = batch === 1 ? 'one per request' : `bulk of ${batch}`;
+    console.log(`${`POST /api/tenancy/tenants/ (${events}, ${how}, 1 webhook)`.padEnd(58)} ${written.toFixed(0).padStart(7)} ms`);
+    console.log(`${`  webhooks: events per second (first commit → last receipt)`.padEnd(58)} ${(events / seconds).toFixed(0).padStart(7)} /s`);
+    console.log(`${`  webhooks: commit → receiver latency p50 / p95`.padEnd(58)} ${`${pct(50).toFixed(1)} / ${pct(95).toFixed(1)}`.padStart(7)} ms`);
+  } finally {
+    worker.wake = wake;
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
 }
 
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
@@ -77,7 +145,11 @@ try {
     const page = await call('GET', '/api/ipam/ip-addresses/?limit=1000&brief=1');
     return call('DELETE', '/api/ipam/ip-addresses/', page.results.map((r: any) => ({ id: r.id })));
   });
+  await benchWebhooks(2000, 100);
+  await benchWebhooks(200, 1);
 } finally {
+  // The worker first: it must not be recording while the schema goes.
+  await running.worker?.stop();
   if (postgres) await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
   await running.close();
   rmSync(dataDir, { recursive: true, force: true });

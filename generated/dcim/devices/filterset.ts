@@ -8,6 +8,20 @@ import type { FilterSet } from "../../../runtime/types.js";
 export const deviceFilterSet: FilterSet = {
   airflow: { kind: "field", field: "airflow", family: "exact" },
   asset_tag: { kind: "field", field: "asset_tag", family: "string" },
+  cluster: {
+    kind: "path",
+    path: [{ field: "cluster", model: "Cluster" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  cluster_id: {
+    kind: "path",
+    path: [{ field: "cluster", model: "Cluster" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },

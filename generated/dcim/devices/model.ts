@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/types.js";
+import { ClusterModel } from "../../virtualization/clusters/model.js";
 import { DeviceRoleModel } from "../device-roles/model.js";
 import { DeviceTypeModel } from "../device-types/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
@@ -205,6 +206,20 @@ export const deviceDefinition: ModelDefinition = {
       to: "Rack",
       onDelete: "protect",
     },
+    cluster: {
+      name: "cluster",
+      type: "fk",
+      label: "Cluster",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cluster_id"],
+      to: "Cluster",
+      onDelete: "set_null",
+    },
     position: {
       name: "position",
       type: "decimal",
@@ -268,6 +283,21 @@ export const deviceDefinition: ModelDefinition = {
       maxDigits: 9,
       decimalPlaces: 6,
     },
+    parent_device: {
+      name: "parent_device",
+      type: "computed",
+      label: "Parent device",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      helpText: "Device bays arrive with the rest of the DCIM catalogue",
+      source: "value",
+      value: null,
+    },
     status: {
       name: "status",
       type: "choice",
@@ -296,6 +326,19 @@ export const deviceDefinition: ModelDefinition = {
       default: "",
       choices: "airflow",
       blank: true,
+    },
+    primary_ip: {
+      name: "primary_ip",
+      type: "computed",
+      label: "Primary IP",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "coalesce:primary_ip6,primary_ip4",
     },
     primary_ip4: {
       name: "primary_ip4",
@@ -338,6 +381,21 @@ export const deviceDefinition: ModelDefinition = {
       columns: ["oob_ip_id"],
       to: "IPAddress",
       onDelete: "set_null",
+    },
+    virtual_chassis: {
+      name: "virtual_chassis",
+      type: "computed",
+      label: "Virtual chassis",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      helpText: "Virtual chassis arrive with the rest of the DCIM catalogue",
+      source: "value",
+      value: null,
     },
     vc_position: {
       name: "vc_position",
@@ -394,6 +452,21 @@ export const deviceDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    config_template: {
+      name: "config_template",
+      type: "computed",
+      label: "Config template",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      helpText: "Config templates arrive with the rest of the extras catalogue",
+      source: "value",
+      value: null,
+    },
     config_context: {
       name: "config_context",
       type: "computed",
@@ -436,6 +509,7 @@ export class DeviceModel extends Model {
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_device.site_id', to: 'dcim_site.id' } },
     location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_device.location_id', to: 'dcim_location.id' } },
     rack: { relation: Model.BelongsToOneRelation, modelClass: RackModel, join: { from: 'dcim_device.rack_id', to: 'dcim_rack.id' } },
+    cluster: { relation: Model.BelongsToOneRelation, modelClass: ClusterModel, join: { from: 'dcim_device.cluster_id', to: 'virtualization_cluster.id' } },
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip6_id', to: 'ipam_ipaddress.id' } },
     oob_ip: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.oob_ip_id', to: 'ipam_ipaddress.id' } },
@@ -451,6 +525,7 @@ export class DeviceModel extends Model {
   site_id!: number;
   location_id!: number | null;
   rack_id!: number | null;
+  cluster_id!: number | null;
   position!: number | null;
   face!: string | number;
   latitude!: number | null;

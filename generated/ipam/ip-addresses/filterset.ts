@@ -19,7 +19,7 @@ export const ipAddressFilterSet: FilterSet = {
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
   assigned_to_interface: {
     kind: "path",
-    path: [{ field: "assigned_object", model: "Interface", contentType: "dcim.interface" }],
+    path: [{ field: "assigned_object", model: "Interface" }],
     by: "id",
     family: "exact",
     tree: false,
@@ -113,6 +113,40 @@ export const ipAddressFilterSet: FilterSet = {
   tenant_id: {
     kind: "path",
     path: [{ field: "tenant", model: "Tenant" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  virtual_machine: {
+    kind: "path",
+    path: [
+      { field: "assigned_object", model: "VMInterface", contentType: "virtualization.vminterface" },
+      { field: "virtual_machine", model: "VirtualMachine" },
+    ],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  virtual_machine_id: {
+    kind: "path",
+    path: [
+      { field: "assigned_object", model: "VMInterface", contentType: "virtualization.vminterface" },
+      { field: "virtual_machine", model: "VirtualMachine" },
+    ],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  vminterface: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "VMInterface", contentType: "virtualization.vminterface" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  vminterface_id: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "VMInterface", contentType: "virtualization.vminterface" }],
     by: "id",
     family: "exact",
     tree: false,

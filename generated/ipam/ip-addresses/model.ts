@@ -123,7 +123,7 @@ export const ipAddressDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["assigned_object_type", "assigned_object_id"],
-      types: { "dcim.interface": "Interface" },
+      types: { "dcim.interface": "Interface", "virtualization.vminterface": "VMInterface" },
       onDelete: "set_null",
     },
     nat_inside: {

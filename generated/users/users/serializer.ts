@@ -20,6 +20,7 @@ export const userSerializer: SerializerDefinition = {
     "is_superuser",
     "date_joined",
     "last_login",
+    "groups",
   ],
   brief: ["id", "url", "display", "username"],
   nested: ["id", "url", "display", "username"],

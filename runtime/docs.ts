@@ -1,0 +1,103 @@
+/**
+ * The API's own description, readable without a token:
+ * - `/api/schema/`: the generated OpenAPI document, JSON (`?format=json`, the default) or YAML
+ *   (`?format=yaml`, or an Accept header asking for YAML);
+ * - `/api/docs/?format=openapi`: the same document (pynetbox's openapi(), Ansible before NetBox 3.5);
+ * - `/api/docs/`: interactive documentation (Swagger UI), served from the swagger-ui-dist package
+ *   under `/api/docs/static/`, so nothing is loaded from another site.
+ */
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
+import { errors } from './errors.js';
+
+const document = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+let yamlText: string | null = null;
+
+const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist'));
+const STATIC: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'index.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+const staticCache = new Map<string, Buffer>();
+
+const PAGE = `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>NetLedger REST API</title>
+  <link rel="stylesheet" href="static/swagger-ui.css">
+  <link rel="stylesheet" href="static/index.css">
+  <link rel="icon" type="image/png" href="static/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="static/swagger-ui-bundle.js"></script>
+  <script src="static/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({
+      url: new URL('../schema/?format=json', window.location.href).toString(),
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      validatorUrl: null,
+      // Logged in through /login/, the session cookie authenticates; writes need its CSRF token.
+      requestInterceptor: (req) => {
+        const csrf = document.cookie.split('; ').find((c) => c.startsWith('csrftoken='));
+        if (csrf) req.headers['X-CSRFToken'] = decodeURIComponent(csrf.slice(10));
+        return req;
+      },
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: 'StandaloneLayout',
+    });
+  </script>
+</body>
+</html>
+`;
+
+function wantsYaml(ctx: Context): boolean {
+  const format = ctx.query.format;
+  if (format === 'yaml') return true;
+  if (format === 'json' || format === 'openapi') return false;
+  const accept = ctx.get('Accept').toLowerCase();
+  return /yaml|application\/vnd\.oai\.openapi(?!\+json)/.test(accept) && !accept.includes('application/json');
+}
+
+function serveDocument(ctx: Context): void {
+  if (wantsYaml(ctx)) {
+    yamlText ??= stringify(document, { aliasDuplicateObjects: false });
+    ctx.type = 'application/vnd.oai.openapi; charset=utf-8';
+    ctx.body = yamlText;
+    return;
+  }
+  ctx.body = document;
+}
+
+export function mountDocs(router: Router): void {
+  router.get('/api/schema/', serveDocument);
+  router.get('/api/docs/', (ctx) => {
+    if (ctx.query.format !== undefined) {
+      serveDocument(ctx);
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+  // strict: a file name never gets the trailing slash every other path has.
+  router.register('/api/docs/static/:file', ['GET', 'HEAD'], (ctx) => {
+    const file = ctx.params.file;
+    const type = STATIC[file];
+    if (!type) throw errors.notFound();
+    let body = staticCache.get(file);
+    if (!body) staticCache.set(file, (body = readFileSync(join(swaggerDir, file))));
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = body;
+  }, { strict: true });
+}

@@ -1,0 +1,13 @@
+/** Groups: how many users belong to each. */
+import type { ModelHooks } from '../registry.js';
+
+export const group: ModelHooks = {
+  computed: {
+    async group_user_count(rows, { db }) {
+      const ids = rows.map((r) => Number(r.id));
+      const map = new Map<number, unknown>(ids.map((id) => [id, 0]));
+      for (const r of await db('users_user_groups').whereIn('to_id', ids).groupBy('to_id').select('to_id').count('id as n')) map.set(Number(r.to_id), Number(r.n));
+      return map;
+    },
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * Object permissions: object types must exist, actions are strings, and constraints are filter
+ * objects (or a list of them) whose keys are filters of every object type the permission names.
+ */
+import type { ModelHooks } from '../registry.js';
+import { byContentType } from '../registry.js';
+import { unknownConstraintKeys } from '../permissions.js';
+
+export const permission: ModelHooks = {
+  prepare(item) {
+    const v = { ...(item.existing ?? {}), ...item.values };
+    const types = JSON.parse(v.object_types ?? '[]');
+    const actions = JSON.parse(v.actions ?? '[]');
+    if (!Array.isArray(types) || !types.length) item.errors.add('object_types', 'Give at least one object type (app.model).');
+    else for (const ct of types) if (!byContentType.has(ct)) item.errors.add('object_types', `Unknown object type '${String(ct)}'.`);
+    if (!Array.isArray(actions) || !actions.length || actions.some((a) => typeof a !== 'string' || !a || a.length > 30)) {
+      item.errors.add('actions', 'Give a list of actions, e.g. ["view", "add", "change", "delete"].');
+    }
+    if (v.constraints === null || v.constraints === undefined) return;
+    const constraints = JSON.parse(v.constraints);
+    if (constraints === null) return;
+    const list = Array.isArray(constraints) ? constraints : [constraints];
+    for (const c of list) {
+      if (c === null) continue;
+      if (typeof c !== 'object' || Array.isArray(c)) { item.errors.add('constraints', 'Constraints must be an object of filters, or a list of them.'); return; }
+      for (const ct of Array.isArray(types) ? types : []) {
+        const entry = byContentType.get(ct);
+        const unknown = entry ? unknownConstraintKeys(entry, c) : [];
+        if (unknown.length) item.errors.add('constraints', `${unknown.map((k) => `'${k}'`).join(', ')} is not a filter of ${ct}.`);
+      }
+    }
+  },
+};

@@ -1,0 +1,58 @@
+/**
+ * `GET /api/status/`: NetBox's status document (clients read `netbox-version`), plus NetLedger's own
+ * version, the database kind, the running webhook workers and the versions of the main packages.
+ */
+import type { Context } from 'koa';
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Services } from './views.js';
+
+const require = createRequire(import.meta.url);
+
+/** The installed version of a package, from its package.json (null when it is not installed). */
+export function packageVersion(name: string): string | null {
+  try {
+    let dir = dirname(require.resolve(name));
+    for (;;) {
+      const file = join(dir, 'package.json');
+      if (existsSync(file)) {
+        const pkg = JSON.parse(readFileSync(file, 'utf8'));
+        if (pkg.name === name) return String(pkg.version);
+      }
+      const up = dirname(dir);
+      if (up === dir) return null;
+      dir = up;
+    }
+  } catch {
+    return null;
+  }
+}
+
+type WorkerCount = () => number | Promise<number>;
+let workerCount: WorkerCount = () => 0;
+
+/** The webhook worker registers how to count the running workers; until then the count is 0. */
+export function registerWorkerCount(count: WorkerCount): void {
+  workerCount = count;
+}
+
+export function status(services: Services, versions: { netbox: string; netledger: string }) {
+  const postgres = services.db.client.config.client === 'pg';
+  const apps: Record<string, string | null> = { netledger: versions.netledger };
+  for (const name of ['knex', 'koa', postgres ? 'pg' : 'better-sqlite3']) apps[name] = packageVersion(name);
+  const installed = Object.fromEntries(Object.entries(apps).sort(([a], [b]) => a.localeCompare(b)));
+  return async (ctx: Context): Promise<void> => {
+    ctx.body = {
+      'django-version': null,
+      'installed-apps': installed,
+      'netbox-version': versions.netbox,
+      'netledger-version': versions.netledger,
+      'node-version': process.versions.node,
+      database: postgres ? 'postgresql' : 'sqlite',
+      plugins: {},
+      'python-version': null,
+      'rq-workers-running': Number(await workerCount()) || 0,
+    };
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Capture: a change listener that queues webhook deliveries inside the writing transaction, so a
+ * rolled-back request leaves none and a committed one always has them, even if the process dies right
+ * after the commit. Imported once at start-up (runtime/server.ts).
+ *
+ * Per request (that is, per transaction): one query loads the enabled webhooks; each change is
+ * matched against their content types, event flags and conditions (evaluated on the object's API
+ * representation); the rows are inserted set-wise. When one request writes the same object in two
+ * write calls, its queued row is updated to the last state instead of adding a second event:
+ * created+updated stays `created`, anything+deleted becomes `deleted`, and the prechange snapshot is
+ * the one from before the first write.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { onChanges, type Change, type ChangeContext } from '../changes.js';
+import { model, type Row } from '../registry.js';
+import { matches } from './conditions.js';
+import { isPostgres } from '../db.js';
+import { channelOf, queued } from './channel.js';
+
+export type EventName = 'created' | 'updated' | 'deleted';
+
+const EVENT: Record<Change['action'], EventName> = { create: 'created', update: 'updated', delete: 'deleted' };
+
+interface Webhook {
+  id: number;
+  contentTypes: Set<string>;
+  on: Record<EventName, boolean>;
+  conditions: unknown;
+}
+
+/** What a request has queued so far for one (webhook, object). */
+interface Seen {
+  event: EventName;
+  prechange: Record<string, unknown> | null;
+  /** the queued row, when the webhook fired */
+  rowId: number | null;
+}
+
+interface RequestState {
+  webhooks: Promise<Webhook[]>;
+  seen: Map<string, Seen>;
+  notified: boolean;
+}
+
+const requests = new WeakMap<Knex, RequestState>();
+const CHUNK = 500;
+
+const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
+
+function parse(text: unknown): unknown {
+  if (typeof text !== 'string') return text ?? null;
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+async function enabledWebhooks(db: Knex): Promise<Webhook[]> {
+  const rows: Row[] = await db(model('Webhook').definition.table).where('enabled', true);
+  return rows.map((r) => {
+    const types = parse(r.content_types);
+    return {
+      id: Number(r.id),
+      contentTypes: new Set(Array.isArray(types) ? types.map(String) : []),
+      on: { created: truthy(r.type_create), updated: truthy(r.type_update), deleted: truthy(r.type_delete) },
+      conditions: parse(r.conditions),
+    };
+  });
+}
+
+/** Kept per transaction (one per request); a write outside a transaction gets a state of its own. */
+function stateOf(db: Knex): RequestState {
+  let state = requests.get(db);
+  if (!state) {
+    state = { webhooks: enabledWebhooks(db), seen: new Map(), notified: false };
+    if ((db as Knex & { isTransaction?: boolean }).isTransaction) requests.set(db, state);
+  }
+  return state;
+}
+
+function merged(first: EventName, next: EventName): EventName {
+  if (next === 'deleted') return 'deleted';
+  return first === 'created' ? 'created' : next;
+}
+
+export async function queueChanges(changes: Change[], ctx: ChangeContext): Promise<void> {
+  const state = stateOf(ctx.db);
+  const webhooks = await state.webhooks;
+  if (!webhooks.length) return;
+  const table = model('WebhookDelivery').definition.table;
+  const inserts: { row: Row; key: string }[] = [];
+  const updates: { id: number; row: Row }[] = [];
+  const removals: number[] = [];
+  for (const change of changes) {
+    const contentType = change.entry.definition.contentType;
+    const interested = webhooks.filter((w) => w.contentTypes.has(contentType));
+    if (!interested.length) continue;
+    for (const webhook of interested) {
+      const key = `${webhook.id}|${contentType}|${change.id}`;
+      const earlier = state.seen.get(key);
+      const event = earlier ? merged(earlier.event, EVENT[change.action]) : EVENT[change.action];
+      const prechange = earlier ? earlier.prechange : change.prechange;
+      const fires = webhook.on[event] && matches(webhook.conditions, change.data);
+      state.seen.set(key, { event, prechange, rowId: earlier?.rowId ?? null });
+      if (!fires) {
+        if (earlier?.rowId) removals.push(earlier.rowId);
+        state.seen.get(key)!.rowId = null;
+        continue;
+      }
+      const payload = JSON.stringify({
+        event,
+        timestamp: ctx.now,
+        model: contentType.split('.')[1],
+        username: ctx.user?.username ?? '',
+        request_id: ctx.requestId,
+        data: change.data,
+        snapshots: { prechange, postchange: change.postchange },
+      });
+      const fields = { event, payload, object_repr: change.repr.slice(0, 200), last_updated: ctx.now };
+      if (earlier?.rowId) updates.push({ id: earlier.rowId, row: fields });
+      else {
+        inserts.push({
+          key,
+          row: {
+            webhook_id: webhook.id, message_id: `msg_${randomUUID()}`, object_type: contentType, object_id: change.id, request_id: ctx.requestId,
+            state: 'queued', attempt_count: 0, attempts: '[]', next_attempt_at: ctx.now, lease_owner: null, lease_expires_at: null, created: ctx.now,
+            ...fields,
+          },
+        });
+      }
+    }
+  }
+  if (removals.length) await ctx.db(table).whereIn('id', removals).where('state', 'queued').delete();
+  for (const { id, row } of updates) await ctx.db(table).where('id', id).update(row);
+  for (let i = 0; i < inserts.length; i += CHUNK) {
+    const chunk = inserts.slice(i, i + CHUNK);
+    const ids = await ctx.db(table).insert(chunk.map((c) => c.row)).returning('id');
+    ids.forEach((r: { id: number } | number, j: number) => { state.seen.get(chunk[j].key)!.rowId = Number(typeof r === 'object' ? r.id : r); });
+  }
+  if (inserts.length || updates.length) {
+    queued.generation++;
+    // Delivered at commit only, so other processes wake exactly when the rows become visible.
+    if (isPostgres(ctx.db) && !state.notified) {
+      state.notified = true;
+      await ctx.db.raw('select pg_notify(?, ?)', [channelOf(ctx.db), '']);
+    }
+  }
+}
+
+onChanges(queueChanges);

@@ -1,0 +1,144 @@
+"""After a playbook ran (twice), check through the API what it stored: `verify.py <playbook name>`.
+
+Prints ok/FAIL lines like the pynetbox scenarios (it uses their helper, test/clients/pynetbox/_harness.py).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pynetbox"))
+
+from _harness import Checks, api, eq, true  # noqa: E402
+
+PLAYBOOK = sys.argv[1] if len(sys.argv) > 1 else ""
+c = Checks(f"ansible {PLAYBOOK}")
+nb = c.watch(api())
+
+
+def one(endpoint, what, **filters):
+    found = list(endpoint.filter(**filters))
+    eq(len(found), 1, f"{what}: objects matching {filters}")
+    return found[0]
+
+
+def slugs(records):
+    return sorted(r.slug for r in records)
+
+
+def verify_01_sites():
+    @c.check("stored tags (slug from name, color lowercased)")
+    def _():
+        core = one(nb.extras.tags, "tag", name="Ans Core")
+        eq((core.slug, core.color, core.description), ("ans-core", "ff5722", "core network"), "Ans Core")
+        edge = one(nb.extras.tags, "tag", name="Ans Edge")
+        eq((edge.slug, edge.color), ("ans-edge", "2196f3"), "Ans Edge")
+
+    @c.check("stored tenant (description stripped, tags)")
+    def _():
+        tenant = one(nb.tenancy.tenants, "tenant", name="Ans Tenant")
+        eq((tenant.slug, tenant.description, tenant.comments), ("ans-tenant", "owned by the network team", "created by Ansible"), "tenant")
+        eq(slugs(tenant.tags), ["ans-core"], "tenant tags")
+
+    @c.check("stored site A with every field given")
+    def _():
+        site = one(nb.dcim.sites, "site", name="Ans Site A")
+        eq((site.slug, site.status.value, site.tenant.slug), ("ans-site-a", "active", "ans-tenant"), "slug, status, tenant")
+        eq((site.facility, site.time_zone, site.description, site.physical_address, site.comments),
+           ("Hall 1", "America/New_York", "first site", "1 Main Street", "managed by Ansible"), "text fields")
+        eq((site.latitude, site.longitude), (40.712776, -74.005974), "latitude, longitude")
+        eq(slugs(site.tags), ["ans-core", "ans-edge"], "tags")
+
+    @c.check("stored site B and no duplicates after two runs")
+    def _():
+        site = one(nb.dcim.sites, "site", name="Ans Site B")
+        eq((site.slug, site.status.value, site.tenant), ("ans-site-b", "planned", None), "site B")
+        eq(nb.dcim.sites.count(name__isw="Ans Site"), 2, "sites named Ans Site*")
+
+
+def verify_02_dcim():
+    @c.check("stored manufacturer, device type and device role")
+    def _():
+        mfr = one(nb.dcim.manufacturers, "manufacturer", name="Ans Vendor")
+        eq((mfr.slug, mfr.description), ("ans-vendor", "switch vendor"), "manufacturer")
+        dtype = one(nb.dcim.device_types, "device type", slug="ans-switch-48")
+        eq((dtype.model, dtype.manufacturer.id, dtype.part_number, float(dtype.u_height), dtype.is_full_depth),
+           ("Ans Switch 48", mfr.id, "AS-48", 1.0, False), "device type")
+        role = one(nb.dcim.device_roles, "device role", name="Ans Leaf")
+        eq((role.slug, role.color, role.vm_role, role.description), ("ans-leaf", "00aa00", False, "leaf switches"), "device role")
+
+    @c.check("stored devices with their relations")
+    def _():
+        for name in ("ans-leaf1", "ans-leaf2"):
+            dev = one(nb.dcim.devices, "device", name=name)
+            eq((dev.device_type.slug, dev.device_role.slug, dev.site.slug, dev.tenant.slug, dev.status.value, dev.serial, dev.description),
+               ("ans-switch-48", "ans-leaf", "ans-site-a", "ans-tenant", "active", f"SN-{name}", "leaf switch"), name)
+            eq(slugs(dev.tags), ["ans-core"], f"{name} tags")
+        spare = one(nb.dcim.devices, "device", name="ans-spare")
+        eq((spare.site.slug, spare.status.value), ("ans-site-b", "planned"), "ans-spare")
+        eq(nb.dcim.devices.count(name__isw="ans-"), 3, "devices named ans-*")
+
+    @c.check("stored interfaces (type from its label, MAC uppercased)")
+    def _():
+        eth1 = one(nb.dcim.interfaces, "interface", device="ans-leaf1", name="Ethernet1")
+        eq((eth1.type.value, eth1.mtu, eth1.mac_address, eth1.enabled, eth1.mgmt_only, eth1.description),
+           ("1000base-t", 9000, "00:11:22:AA:BB:01", True, False, "uplink"), "ans-leaf1 Ethernet1")
+        mgmt = one(nb.dcim.interfaces, "interface", device="ans-leaf1", name="mgmt0")
+        eq((mgmt.type.value, mgmt.mgmt_only, mgmt.mac_address), ("1000base-t", True, "00:11:22:AA:BB:02"), "ans-leaf1 mgmt0")
+        other = one(nb.dcim.interfaces, "interface", device="ans-leaf2", name="Ethernet1")
+        eq((other.type.value, other.mtu, other.enabled), ("10gbase-x-sfpp", 9216, False), "ans-leaf2 Ethernet1")
+
+
+def verify_03_ipam():
+    @c.check("stored VLAN")
+    def _():
+        vlan = one(nb.ipam.vlans, "VLAN", name="ans-vlan100")
+        eq((vlan.vid, vlan.site.slug, vlan.tenant.slug, vlan.status.value, vlan.description), (100, "ans-site-a", "ans-tenant", "active", "servers"), "VLAN")
+        eq(slugs(vlan.tags), ["ans-edge"], "VLAN tags")
+
+    @c.check("stored prefixes")
+    def _():
+        prefix = one(nb.ipam.prefixes, "prefix", prefix="10.80.0.0/24")
+        eq((prefix.site.slug, prefix.tenant.slug, prefix.vlan.name, prefix.status.value, prefix.description, prefix.is_pool),
+           ("ans-site-a", "ans-tenant", "ans-vlan100", "active", "server network", False), "10.80.0.0/24")
+        eq(slugs(prefix.tags), ["ans-edge"], "prefix tags")
+        container = one(nb.ipam.prefixes, "prefix", prefix="10.80.0.0/16")
+        eq(container.status.value, "container", "10.80.0.0/16 status")
+
+    @c.check("stored IP addresses (one on an interface, one with a role)")
+    def _():
+        ip = one(nb.ipam.ip_addresses, "IP address", address="10.80.0.10/24")
+        iface = one(nb.dcim.interfaces, "interface", device="ans-leaf1", name="Ethernet1")
+        eq((ip.assigned_object_type, ip.assigned_object_id, ip.status.value, ip.dns_name, ip.description, ip.tenant.slug),
+           ("dcim.interface", iface.id, "active", "leaf1.example.com", "leaf1 uplink", "ans-tenant"), "10.80.0.10/24")
+        loop = one(nb.ipam.ip_addresses, "IP address", address="10.80.255.1/32")
+        eq((loop.status.value, loop.role.value), ("reserved", "loopback"), "10.80.255.1/32")
+
+    @c.check("stored access interface on the VLAN")
+    def _():
+        eth2 = one(nb.dcim.interfaces, "interface", device="ans-leaf2", name="Ethernet2")
+        vlan = one(nb.ipam.vlans, "VLAN", name="ans-vlan100")
+        eq((eth2.mode.value, eth2.untagged_vlan.id), ("access", vlan.id), "ans-leaf2 Ethernet2")
+
+
+def verify_04_webhook():
+    @c.check("stored webhook")
+    def _():
+        hook = one(nb.extras.webhooks, "webhook", name="ans-hook1")
+        eq((hook.content_types, hook.type_create, hook.type_update, hook.type_delete), (["dcim.device"], True, True, False), "events")
+        eq((hook.payload_url, hook.http_method, hook.http_content_type, hook.enabled, hook.ssl_verification),
+           ("https://hooks.example.com/netledger", "POST", "application/json", True, True), "delivery")
+
+
+VERIFY = {
+    "01_sites": verify_01_sites,
+    "02_dcim": verify_02_dcim,
+    "03_ipam": verify_03_ipam,
+    "04_webhook": verify_04_webhook,
+}
+
+if PLAYBOOK not in VERIFY:
+    @c.check(f"verify.py knows playbook {PLAYBOOK!r}")
+    def _():
+        raise AssertionError(f"add a verify function for {PLAYBOOK!r} to test/clients/ansible/verify.py")
+else:
+    VERIFY[PLAYBOOK]()
+c.done()
