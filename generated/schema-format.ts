@@ -268,7 +268,7 @@ export interface Filter {
  */
 export interface Action {
   /**
-   * HTTP methods served; GET needs view permission, the others change permission
+   * HTTP methods served; GET needs view permission, the others `permission` (default change)
    *
    * @minItems 1
    */
@@ -277,6 +277,33 @@ export interface Action {
    * Name of the function under `actions` in one of the model's hooks that serves the route
    */
   hook: string;
+  /**
+   * Permission on this model that methods other than GET need (default change); the hook may check more (e.g. add on the objects it creates)
+   */
+  permission?: "view" | "add" | "change" | "delete";
+  /**
+   * What each method answers, for the OpenAPI document (default: 200 with the object)
+   */
+  returns?: {
+    [k: string]: {
+      /**
+       * Success status (default 200)
+       */
+      status?: number;
+      /**
+       * The answer is this model's full representation
+       */
+      model?: string;
+      /**
+       * With model: an object, or an array when the request body was an array
+       */
+      many?: boolean;
+      /**
+       * The answer as a JSON Schema ($ref to #/components/schemas/... allowed)
+       */
+      schema?: {};
+    };
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -385,10 +385,17 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
     // `actions:` in the YAML: extra detail routes, answered with the object after the action
     for (const extra of routes.extra) {
       const action = extra.path.split('/').at(-2)!.replace(/-/g, '_');
-      paths[extra.path.replace(':id', '{id}')] = Object.fromEntries(extra.methods.map((m) => [m.toLowerCase(), {
-        operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: [id],
-        responses: { 200: respond('OK: the object after the action', ref(name)), ...errorResponses(403, 404, 409, 500) },
-      }]));
+      paths[extra.path.replace(':id', '{id}')] = Object.fromEntries(extra.methods.map((m) => {
+        const returns = extra.returns?.[m];
+        const status = returns?.status ?? 200;
+        const body = returns?.model
+          ? (returns.many ? { oneOf: [ref(returns.model), { type: 'array', items: ref(returns.model) }] } : ref(returns.model))
+          : returns?.schema ?? ref(name);
+        return [m.toLowerCase(), {
+          operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: [id],
+          responses: { [status]: respond(returns ? 'OK' : 'OK: the object after the action', body), ...errorResponses(400, 403, 404, 409, 500) },
+        }];
+      }));
     }
   }
   Object.assign(paths, servicePaths());

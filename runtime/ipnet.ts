@@ -17,7 +17,7 @@ export interface Network {
   hostBitsSet: boolean;
 }
 
-function toBytes(value: bigint): Buffer {
+export function toBytes(value: bigint): Buffer {
   const buf = Buffer.alloc(16);
   let v = value;
   for (let i = 15; i >= 0; i--) {
@@ -27,10 +27,18 @@ function toBytes(value: bigint): Buffer {
   return buf;
 }
 
-export function fromBytes(buf: Buffer, family: 4 | 6): string {
+export function toBigInt(buf: Buffer): bigint {
   let v = 0n;
   for (const byte of buf) v = (v << 8n) | BigInt(byte);
+  return v;
+}
+
+export function fromBigInt(v: bigint, family: 4 | 6): string {
   return family === 4 ? Address4.fromBigInt(v).correctForm() : Address6.fromBigInt(v).correctForm();
+}
+
+export function fromBytes(buf: Buffer, family: 4 | 6): string {
+  return fromBigInt(toBigInt(buf), family);
 }
 
 /** Parses `a.b.c.d[/n]` or an IPv6 address; a bare address gets /32 or /128. Returns null when invalid. */

@@ -63,6 +63,13 @@ export interface ActionContext extends HookContext {
   body: unknown;
   baseUrl: string;
   requestId: string;
+  query: URLSearchParams;
+  /**
+   * Creates objects of a model through the generic create path (add permission and constraints,
+   * validation, change capture, the 201 response) in one transaction; `build` runs inside it first
+   * and returns the elements to create (or throws, e.g. a 409 when nothing is free).
+   */
+  create(model: string, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<ActionResult>;
 }
 
 export interface ActionResult {

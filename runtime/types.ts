@@ -129,7 +129,14 @@ export interface RouteDefinition {
   list: string;
   detail: string;
   /** extra detail routes served by the model's hooks, e.g. available-ips */
-  extra: { path: string; methods: string[]; hook: string }[];
+  extra: {
+    path: string;
+    methods: string[];
+    hook: string;
+    permission?: 'view' | 'add' | 'change' | 'delete';
+    /** per method, what it answers (for the OpenAPI document) */
+    returns?: Record<string, { status?: number; model?: string; many?: boolean; schema?: Record<string, unknown> }>;
+  }[];
 }
 
 export interface ChoiceSet {

@@ -75,7 +75,7 @@ async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: num
 }
 
 /** Narrows a query to the objects the request may act on: hook scopes, then permission constraints. */
-function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action = 'view'): (qb: Knex.QueryBuilder) => void {
+export function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action = 'view'): (qb: Knex.QueryBuilder) => void {
   const { auth } = ctx.state as State;
   const user = auth.user;
   return (qb) => {
@@ -152,6 +152,22 @@ function requireBody(ctx: Context): unknown {
   return state.body;
 }
 
+/**
+ * The generic create path, for views and hook actions alike: add permission, one transaction,
+ * validation and change capture, add constraints on the result, the 201 response.
+ */
+export async function createThrough(ctx: Context, services: Services, entry: ModelEntry, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<{ status: number; body: unknown }> {
+  authorize(ctx, entry, 'add', services.config);
+  await services.db.transaction(async (trx) => {
+    const { items, many } = await build(trx);
+    const result = await createObjects(entry, items, many, writeContext(ctx, trx));
+    await requireWithin(ctx, trx, entry, result.ids, 'add', true);
+    await respondWithObjects(ctx, entry, trx, result, 201, many);
+  });
+  services.afterCommit?.();
+  return { status: ctx.status, body: ctx.body };
+}
+
 export function views(entry: ModelEntry, services: Services) {
   const { db, config } = services;
   const d = entry.definition;
@@ -193,12 +209,7 @@ export function views(entry: ModelEntry, services: Services) {
       authorize(ctx, entry, 'add', config);
       const body = requireBody(ctx);
       const many = Array.isArray(body);
-      await db.transaction(async (trx) => {
-        const result = await createObjects(entry, many ? body : [body], many, writeContext(ctx, trx));
-        await requireWithin(ctx, trx, entry, result.ids, 'add', true);
-        await respondWithObjects(ctx, entry, trx, result, 201, many);
-      });
-      services.afterCommit?.();
+      await createThrough(ctx, services, entry, async () => ({ items: many ? body : [body], many }));
     },
 
     async update(ctx: Context, partial: boolean): Promise<void> {

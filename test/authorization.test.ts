@@ -11,7 +11,8 @@ import type { ModelEntry } from '../runtime/types.js';
 import { detailPath, expectStatus, startApp, type TestApp } from './helpers.js';
 import { createObject, editableText, inputFor, seedRow } from './factory.js';
 
-const starting = startApp();
+// No webhook worker: seeded deliveries must stay as they were written.
+const starting = startApp({ RUN_WORKER: '0' });
 let app: TestApp;
 const tokens: Record<string, string | null> = {};
 let constrainedUser = 0;

@@ -11,7 +11,8 @@ import { detailPath, expectStatus, startApp, type TestApp } from './helpers.js';
 import { createObject, editableText, inputFor, requiredText, seedRow } from './factory.js';
 
 // Started once for the whole file; every suite waits for it (uvu loads test files as CommonJS, so no top-level await).
-const starting = startApp();
+// No webhook worker: seeded deliveries must stay as they were written.
+const starting = startApp({ RUN_WORKER: '0' });
 let app: TestApp;
 const ids = (reply: { body: { results: { id: number }[] } }) => reply.body.results.map((r) => r.id);
 

@@ -66,6 +66,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       return { status: res.status, body: parsed as any, headers: res.headers, text };
     },
     async stop() {
+      // The worker polls the schema: stop it before the schema goes.
+      await running.worker?.stop();
       if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
+import { availableIps, availablePrefixes } from './available.js';
 
 async function related(db: Knex, rows: Row[], direction: 'children' | 'parents'): Promise<Map<number, unknown>> {
   const ids = rows.map((r) => Number(r.id));
@@ -24,6 +25,7 @@ export const prefix: ModelHooks = {
     prefix_children: (rows, { db }) => related(db, rows, 'children'),
     prefix_depth: (rows, { db }) => related(db, rows, 'parents'),
   },
+  actions: { available_ips: availableIps, available_prefixes: availablePrefixes },
   async prepareMany(items, { db }) {
     await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) });
   },

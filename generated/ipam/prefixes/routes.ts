@@ -5,4 +5,56 @@
 import type { RouteDefinition } from "../../../runtime/types.js";
 
 /** Paths served for Prefix. */
-export const prefixRoutes: RouteDefinition = { model: "Prefix", list: "/api/ipam/prefixes/", detail: "/api/ipam/prefixes/:id/", extra: [] };
+export const prefixRoutes: RouteDefinition = {
+  model: "Prefix",
+  list: "/api/ipam/prefixes/",
+  detail: "/api/ipam/prefixes/:id/",
+  extra: [
+    {
+      path: "/api/ipam/prefixes/:id/available-ips/",
+      methods: ["GET", "POST"],
+      hook: "available_ips",
+      permission: "view",
+      returns: {
+        GET: {
+          schema: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["family", "address", "vrf"],
+              properties: {
+                family: { type: "integer", enum: [4, 6] },
+                address: { type: "string" },
+                vrf: { oneOf: [{ $ref: "#/components/schemas/NestedVRF" }, { type: "null" }] },
+              },
+            },
+          },
+        },
+        POST: { status: 201, model: "IPAddress", many: true },
+      },
+    },
+    {
+      path: "/api/ipam/prefixes/:id/available-prefixes/",
+      methods: ["GET", "POST"],
+      hook: "available_prefixes",
+      permission: "view",
+      returns: {
+        GET: {
+          schema: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["family", "prefix", "vrf"],
+              properties: {
+                family: { type: "integer", enum: [4, 6] },
+                prefix: { type: "string" },
+                vrf: { oneOf: [{ $ref: "#/components/schemas/NestedVRF" }, { type: "null" }] },
+              },
+            },
+          },
+        },
+        POST: { status: 201, model: "Prefix", many: true },
+      },
+    },
+  ],
+};

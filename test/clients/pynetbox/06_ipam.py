@@ -2,15 +2,14 @@
 an IP assigned to an interface and made a device's primary IP), and the detail routes
 prefix.available_ips / prefix.available_prefixes.
 
-The detail-route checks are written but reported as pending until NETLEDGER_CHECK_AVAILABLE=1 (or
-AVAILABLE_ROUTES below) switches them on: NetLedger does not serve those routes yet."""
+The detail-route checks run by default; NETLEDGER_CHECK_AVAILABLE=0 reports them as pending instead."""
 import os
 
 import pynetbox
 
 from _harness import URL, Checks, State, api, body_of, eq, raises, request_error, true
 
-AVAILABLE_ROUTES = os.environ.get("NETLEDGER_CHECK_AVAILABLE") == "1"
+AVAILABLE_ROUTES = os.environ.get("NETLEDGER_CHECK_AVAILABLE", "1") == "1"
 AVAILABLE_PENDING = "available-ips/available-prefixes endpoints arrive with the IPAM catalogue"
 
 c = Checks("ipam")
