@@ -7,7 +7,7 @@ import type { ChoiceSet, FieldDefinition, ModelDefinition, ModelEntry } from '..
 import type { ResolvedSchema } from './resolve.js';
 import { camelName, modelFolder } from './naming.js';
 import { buildOpenApi } from './openapi.js';
-import { buildInitialMigration } from './migration.js';
+import { buildMigrations, tableSpecs, type Snapshot } from './migration.js';
 
 export interface GeneratedFile {
   text: string;
@@ -165,7 +165,13 @@ function choicesFile(sets: ChoiceSet[]): string {
   return finish(sf);
 }
 
-export function buildFiles(schema: ResolvedSchema): FileMap {
+/** The migrations already generated (name → text without header) and the snapshot they were built to. */
+export interface MigrationState {
+  snapshot: Snapshot | null;
+  existing: Map<string, string>;
+}
+
+export function buildFiles(schema: ResolvedSchema, migrations: MigrationState): FileMap {
   const files: FileMap = new Map();
   const { entries, choiceSets } = schema;
   for (const entry of entries) {
@@ -188,7 +194,14 @@ export function buildFiles(schema: ResolvedSchema): FileMap {
   }
   files.set('registry.ts', { text: registryFile(entries), source: 'schema/**/*.yaml', summary: 'The registry of every model.' });
   files.set('choices.ts', { text: choicesFile(choiceSets), source: 'schema/choices/*.yaml', summary: 'The shared choice sets.' });
-  files.set('migrations/0001_initial.ts', { text: buildInitialMigration(entries.map((e) => e.definition), new Set(choiceSets.filter((c) => c.integer).map((c) => c.name))), source: 'schema/**/*.yaml', summary: 'The initial migration: one table per model, with its indexes.' });
+  const specs = tableSpecs(entries.map((e) => e.definition), new Set(choiceSets.filter((c) => c.integer).map((c) => c.name)));
+  const built = buildMigrations(specs, migrations.snapshot, [...migrations.existing.keys()]);
+  // Migrations already written are kept as they are: databases may have applied them.
+  const kept = migrations.snapshot ? migrations.existing : new Map<string, string>();
+  for (const [name, text] of [...kept, ...built.files]) {
+    files.set(`migrations/${name}.ts`, { text, source: 'schema/**/*.yaml', summary: name === '0001_initial' ? 'The initial migration: one table per model, with its indexes.' : 'A migration that follows a change of schema/.' });
+  }
+  files.set('migrations/snapshot.json', { text: JSON.stringify(built.snapshot, null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'The tables the migrations build, to compare the next schema with.' });
   files.set('openapi.json', { text: JSON.stringify(buildOpenApi(entries, choiceSets), null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'OpenAPI 3.1 description of the API.' });
   return files;
 }

@@ -21,7 +21,7 @@ function header(source: string, summary: string, json: boolean): string {
 }
 
 function isGenerated(path: string): boolean {
-  if (path.endsWith('.json')) return path.endsWith('openapi.json');
+  if (path.endsWith('.json')) return path.endsWith('openapi.json') || path.endsWith('migrations/snapshot.json');
   return readFileSync(path, 'utf8').includes(MARKER);
 }
 
@@ -38,6 +38,18 @@ function writeIfChanged(path: string, text: string): boolean {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
   return true;
+}
+
+/** The generated migrations on disk (without their header) and the snapshot they were built to. */
+function readMigrations(): { snapshot: Record<string, string[]> | null; existing: Map<string, string> } {
+  const dir = join(out, 'migrations');
+  const snapshotFile = join(dir, 'snapshot.json');
+  const existing = new Map<string, string>();
+  for (const path of listFiles(dir).filter((p) => p.endsWith('.ts')).sort()) {
+    const text = readFileSync(path, 'utf8');
+    existing.set(path.slice(dir.length + 1, -3), text.slice(text.indexOf('\n\n') + 2));
+  }
+  return { snapshot: existsSync(snapshotFile) ? JSON.parse(readFileSync(snapshotFile, 'utf8')) : null, existing };
 }
 
 async function main(): Promise<void> {
@@ -60,7 +72,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const files = buildFiles(resolveSchema(schema));
+  const files = buildFiles(resolveSchema(schema), readMigrations());
   let changed = typesChanged ? 1 : 0;
   const written = new Set([join(out, 'schema-format.ts')]);
   for (const [name, file] of [...files].sort(([a], [b]) => a.localeCompare(b))) {

@@ -71,10 +71,16 @@ function creationOrder(models: ModelDefinition[]): ModelDefinition[] {
   return order;
 }
 
-export function buildInitialMigration(models: ModelDefinition[], integerSets: Set<string>): string {
+/** The definition lines of one table (`t.string('name', 100).notNullable();` …), as knex builds it. */
+export interface TableSpec {
+  table: string;
+  lines: string[];
+}
+
+/** Every table — model tables and their join tables — in an order where fk targets come first. */
+export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>): TableSpec[] {
   const byName = new Map(models.map((m) => [m.name, m]));
-  const order = creationOrder(models);
-  const blocks = order.map((d) => {
+  return creationOrder(models).flatMap((d) => {
     const lines = ["t.increments('id').primary();"];
     if (d.tree) lines.push("t.string('_path', 512).notNullable().defaultTo('');", "t.integer('_depth').notNullable().defaultTo(0);", "t.string('_sort', 2048).notNullable().defaultTo('');", `t.index(['_path'], '${d.table}_path_idx');`);
     for (const f of Object.values(d.fields)) lines.push(...columnLines(d, f, byName, integerSets));
@@ -87,31 +93,98 @@ export function buildInitialMigration(models: ModelDefinition[], integerSets: Se
       const columns = group.flatMap((name) => d.fields[name].columns);
       lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${d.table}_${group.join('_')}_key' });`);
     }
-    const m2m = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => {
-      const target = byName.get(f.to!)!;
-      return `  await knex.schema.createTable('${f.through}', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('${d.table}').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('${target.table}').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: '${f.through}_key' });
-    t.index(['to_id'], '${f.through}_to_idx');
-  });`;
-    });
-    return [`  await knex.schema.createTable('${d.table}', (t) => {\n${lines.map((l) => `    ${l}`).join('\n')}\n  });`, ...m2m].join('\n');
+    const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
+      table: f.through!,
+      lines: [
+        "t.increments('id').primary();",
+        `t.integer('from_id').unsigned().notNullable().references('id').inTable('${d.table}').onDelete('CASCADE');`,
+        `t.integer('to_id').unsigned().notNullable().references('id').inTable('${byName.get(f.to!)!.table}').onDelete('CASCADE');`,
+        `t.unique(['from_id', 'to_id'], { indexName: '${f.through}_key' });`,
+        `t.index(['to_id'], '${f.through}_to_idx');`,
+      ],
+    }));
+    return [{ table: d.table, lines }, ...joins];
   });
-  const drops = [...order].reverse().flatMap((d) => [
-    ...Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => `  await knex.schema.dropTableIfExists('${f.through}');`),
-    `  await knex.schema.dropTableIfExists('${d.table}');`,
-  ]);
+}
+
+/** What the generated migrations have built so far: table → definition lines. */
+export type Snapshot = Record<string, string[]>;
+
+const indent = (lines: string[]) => lines.map((l) => `    ${l}`).join('\n');
+
+function migrationText(doc: string, up: string[], down: string[]): string {
   return `import type { Knex } from 'knex';
 
-/** Creates every model table. */
+/** ${doc} */
 export async function up(knex: Knex): Promise<void> {
-${blocks.join('\n')}
+${up.join('\n')}
 }
 
 export async function down(knex: Knex): Promise<void> {
-${drops.join('\n')}
+${down.join('\n')}
 }
 `;
+}
+
+/** The column, index or unique constraint a definition line creates, and how to undo it. */
+function undo(line: string): string | null {
+  const column = /^t\.\w+\('([^']+)'/.exec(line);
+  const index = /^t\.index\(\[[^\]]*\], '([^']+)'\)/.exec(line);
+  const unique = /^t\.unique\((\[[^\]]*\]), \{ indexName: '([^']+)' \}\)/.exec(line);
+  if (index) return `t.dropIndex([], '${index[1]}');`;
+  if (unique) return `t.dropUnique(${unique[1]}, '${unique[2]}');`;
+  if (column) return `t.dropColumn('${column[1]}');`;
+  return null;
+}
+
+/**
+ * The migrations of a schema change: on a first run (no snapshot) one migration creates every
+ * table; afterwards each change adds one migration with the new tables and the added, changed
+ * and removed columns and indexes, so existing databases follow the schema. Old migration files
+ * are never rewritten. Columns added to an existing table are nullable (its rows have no value).
+ */
+export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, existing: string[]): { files: Map<string, string>; snapshot: Snapshot } {
+  const snapshot: Snapshot = Object.fromEntries(specs.map((s) => [s.table, s.lines]));
+  const files = new Map<string, string>();
+  if (!previous) {
+    const up = specs.map((s) => `  await knex.schema.createTable('${s.table}', (t) => {\n${indent(s.lines)}\n  });`);
+    const down = [...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`);
+    files.set('0001_initial', migrationText('Creates every model table.', up, down));
+    return { files, snapshot };
+  }
+  const up: string[] = [];
+  const down: string[] = [];
+  for (const spec of specs) {
+    const before = previous[spec.table];
+    if (!before) {
+      up.push(`  await knex.schema.createTable('${spec.table}', (t) => {\n${indent(spec.lines)}\n  });`);
+      down.unshift(`  await knex.schema.dropTableIfExists('${spec.table}');`);
+      continue;
+    }
+    const added = spec.lines.filter((l) => !before.includes(l));
+    const removed = before.filter((l) => !spec.lines.includes(l));
+    if (!added.length && !removed.length) continue;
+    // A column whose definition changed is altered in place (its data stays); others are added or dropped.
+    const columnOf = (l: string) => /^t\.(?!index|unique)\w+\('([^']+)'/.exec(l)?.[1];
+    const changed = new Set(added.map(columnOf).filter((c) => c && removed.some((r) => columnOf(r) === c)));
+    const alter = (l: string) => l.replace(/;$/, '.alter();');
+    const forward = [
+      ...removed.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l),
+      ...added.map((l) => (changed.has(columnOf(l)) ? alter(l) : l.replace('.notNullable();', '.nullable();'))),
+    ];
+    const backward = [
+      ...added.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l),
+      ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
+    ];
+    up.push(`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(forward)}\n  });`);
+    down.unshift(`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(backward)}\n  });`);
+  }
+  for (const table of Object.keys(previous).filter((t) => !snapshot[t])) {
+    up.push(`  await knex.schema.dropTableIfExists('${table}');`);
+    down.unshift(`  await knex.schema.createTable('${table}', (t) => {\n${indent(previous[table])}\n  });`);
+  }
+  if (!up.length) return { files, snapshot };
+  const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;
+  files.set(`${next}_schema`, migrationText('Brings the tables in line with a change of schema/.', up, down));
+  return { files, snapshot };
 }

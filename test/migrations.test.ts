@@ -1,0 +1,80 @@
+/**
+ * Schema changes reach existing databases: after the first migration, the generator writes one
+ * migration per change (new tables, added, changed and removed columns), and applying it to a
+ * database that already holds data keeps that data.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildMigrations, tableSpecs } from '../generator/migration.js';
+import { modelList } from '../runtime/registry.js';
+import type { ModelDefinition } from '../runtime/types.js';
+import { choiceSets } from '../generated/choices.js';
+import { expectStatus, startApp, type TestApp } from './helpers.js';
+
+const test = suite('migrations follow the schema');
+let app: TestApp;
+const integerSets = new Set(Object.values(choiceSets).filter((s) => s.integer).map((s) => s.name));
+const current = () => modelList.map((m) => structuredClone(m.definition));
+
+/** The current schema with a field added to sites, one widened, one removed, and a new model. */
+function changed(): ModelDefinition[] {
+  const defs = current();
+  const site = defs.find((d) => d.name === 'Site')!;
+  site.fields.asset_code = { name: 'asset_code', type: 'string', label: 'Asset code', required: true, nullable: false, readOnly: false, writeOnly: false, unique: false, uniqueCi: false, maxLength: 30, columns: ['asset_code'] };
+  site.fields.facility = { ...site.fields.facility, maxLength: 80 };
+  delete site.fields.shipping_address;
+  const tag = defs.find((d) => d.name === 'Tag')!;
+  defs.push({ ...structuredClone(tag), name: 'Label', table: 'extras_label', contentType: 'extras.label', endpoint: 'labels' });
+  return defs;
+}
+
+test.before(async () => { app = await startApp({ RUN_WORKER: '0' }); });
+test.after(() => app.stop());
+
+test('no change, no migration; a change gives one migration after the initial one', () => {
+  const first = buildMigrations(tableSpecs(current(), integerSets), null, []);
+  assert.equal([...first.files.keys()], ['0001_initial']);
+  const again = buildMigrations(tableSpecs(current(), integerSets), first.snapshot, ['0001_initial']);
+  assert.is(again.files.size, 0);
+  const next = buildMigrations(tableSpecs(changed(), integerSets), first.snapshot, ['0001_initial']);
+  assert.equal([...next.files.keys()], ['1001_schema']);
+  const text = next.files.get('1001_schema')!;
+  assert.match(text, /alterTable\('dcim_site'/);
+  assert.match(text, /t\.string\('asset_code', 30\)\.nullable\(\);/, 'a column added to an existing table is nullable');
+  assert.match(text, /t\.string\('facility', 80\)\.nullable\(\)\.alter\(\);/, 'a changed column is altered in place');
+  assert.match(text, /t\.dropColumn\('shipping_address'\);/);
+  assert.match(text, /createTable\('extras_label'/);
+  const later = buildMigrations(tableSpecs(changed(), integerSets), next.snapshot, ['0001_initial', '1001_schema']);
+  assert.is(later.files.size, 0, 'the snapshot remembers what was applied');
+});
+
+test('the migration upgrades a database that holds data, and rolls back', async () => {
+  const site = await app.api('POST', '/api/dcim/sites/', { name: 'kept', slug: 'kept', facility: 'F1', shipping_address: 'Dock 4' });
+  expectStatus(site, 201);
+  const first = buildMigrations(tableSpecs(current(), integerSets), null, []);
+  const text = buildMigrations(tableSpecs(changed(), integerSets), first.snapshot, ['0001_initial']).files.get('1001_schema')!;
+  const dir = mkdtempSync(join(tmpdir(), 'netledger-migration-'));
+  const file = join(dir, '1001_schema.ts');
+  writeFileSync(file, text);
+  const migration = await import(pathToFileURL(file).href);
+  const db = app.running.db;
+  await db.transaction(async (trx) => migration.up(trx));
+  assert.ok(await db.schema.hasColumn('dcim_site', 'asset_code'));
+  assert.not.ok(await db.schema.hasColumn('dcim_site', 'shipping_address'));
+  assert.ok(await db.schema.hasTable('extras_label'));
+  const row = await db('dcim_site').where('id', site.body.id).first();
+  assert.is(row.name, 'kept', 'existing rows survive');
+  assert.is(row.facility, 'F1', 'an altered column keeps its data');
+  assert.is(row.asset_code, null);
+  await db.transaction(async (trx) => migration.down(trx));
+  assert.not.ok(await db.schema.hasColumn('dcim_site', 'asset_code'));
+  assert.ok(await db.schema.hasColumn('dcim_site', 'shipping_address'));
+  assert.not.ok(await db.schema.hasTable('extras_label'));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test.run();
