@@ -261,6 +261,14 @@ export interface Filter {
    * Model.field of another model whose fk points here; the filter matches objects that such rows point at (with by/boolean)
    */
   reverse?: string;
+  /**
+   * A field of this model compared with one fixed lookup (with `lookup`), e.g. created_after: { field: created, lookup: gte }
+   */
+  field?: string;
+  /**
+   * With field: the lookup applied
+   */
+  lookup?: "exact" | "n" | "lt" | "lte" | "gt" | "gte" | "ic" | "isw" | "iew" | "ie";
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -203,8 +203,10 @@ function checkCrossReferences(
     }
     for (const [name, filter] of Object.entries(spec.filters ?? {})) {
       const at = `${file}: filters.${name}`;
-      const modes = [filter.path, filter.reverse, filter.method].filter((x) => x !== undefined).length;
-      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method`);
+      const modes = [filter.path, filter.reverse, filter.method, filter.field].filter((x) => x !== undefined).length;
+      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field`);
+      if (filter.field !== undefined && !hasField(spec.model, filter.field)) problems.push(`${at}: field: '${filter.field}' is not a field of ${spec.model}`);
+      if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
       if (filter.path) {
         const error = walk(spec.model, filter.path, false);
         if (error) problems.push(`${at}: path: ${error}`);

@@ -180,6 +180,11 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;
     if (f.method) filter = { kind: 'method', method: f.method };
+    else if (f.field) {
+      const target = d.fields[f.field];
+      const family: LookupFamily = target ? familyOf(target.type) ?? 'exact' : 'number';
+      filter = { kind: 'field', field: f.field, family, lookup: f.lookup };
+    }
     else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
       filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };

@@ -231,6 +231,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
     }
     switch (filter.kind) {
       case 'field': {
+        // A declared filter may fix the lookup (created_after = created__gte).
+        if (filter.lookup) lookup = filter.lookup;
         const target = fieldTarget(entry, filter.field);
         if (filter.family === 'boolean') {
           qb.where(target.column, parseBoolean(param, values[0]));

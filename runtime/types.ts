@@ -75,7 +75,7 @@ export interface PathStep {
 
 export type FilterDefinition =
   /** compares a column of the model itself */
-  | { kind: 'field'; field: string; family: LookupFamily }
+  | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
   /** objects that rows of another model point at through `field` */

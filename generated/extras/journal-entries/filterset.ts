@@ -11,8 +11,8 @@ export const journalEntryFilterSet: FilterSet = {
   assigned_object_type_id: { kind: "method", method: "assigned_object_type_id" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
-  created_after: { kind: "method", method: "created_after" },
-  created_before: { kind: "method", method: "created_before" },
+  created_after: { kind: "field", field: "created", family: "number", lookup: "gte" },
+  created_before: { kind: "field", field: "created", family: "number", lookup: "lte" },
   created_by: {
     kind: "path",
     path: [{ field: "created_by", model: "User" }],

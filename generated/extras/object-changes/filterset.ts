@@ -16,6 +16,8 @@ export const objectChangeFilterSet: FilterSet = {
   related_object_type: { kind: "field", field: "related_object", family: "exact" },
   request_id: { kind: "field", field: "request_id", family: "string" },
   time: { kind: "field", field: "time", family: "number" },
+  time_after: { kind: "field", field: "time", family: "number", lookup: "gte" },
+  time_before: { kind: "field", field: "time", family: "number", lookup: "lte" },
   user: {
     kind: "path",
     path: [{ field: "user", model: "User" }],
