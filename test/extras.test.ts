@@ -24,23 +24,8 @@ async function boot(): Promise<void> {
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}`;
 
-async function post(path: string, body: unknown): Promise<any> {
-  const reply = await app.api('POST', path, body);
-  expectStatus(reply, 201, `POST ${path} ${JSON.stringify(body).slice(0, 300)}:`);
-  return reply.body;
-}
 
-async function get(path: string): Promise<any> {
-  const reply = await app.api('GET', path);
-  expectStatus(reply, 200, `GET ${path}:`);
-  return reply.body;
-}
 
-async function patch(path: string, body: unknown): Promise<any> {
-  const reply = await app.api('PATCH', path, body);
-  expectStatus(reply, 200, `PATCH ${path} ${JSON.stringify(body)}:`);
-  return reply.body;
-}
 
 const named = (prefix: string) => { const name = unique(prefix); return { name, slug: name }; };
 
@@ -48,29 +33,29 @@ const named = (prefix: string) => { const name = unique(prefix); return { name, 
 let kitPromise: Promise<{ type: any; role: any }> | undefined;
 function kit(): Promise<{ type: any; role: any }> {
   return (kitPromise ??= (async () => {
-    const manufacturer = await post('/api/dcim/manufacturers/', named('mfr'));
-    const type = await post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'CtxBox', slug: 'ctxbox' });
-    const role = await post('/api/dcim/device-roles/', named('role'));
+    const manufacturer = await app.post('/api/dcim/manufacturers/', named('mfr'));
+    const type = await app.post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'CtxBox', slug: 'ctxbox' });
+    const role = await app.post('/api/dcim/device-roles/', named('role'));
     return { type, role };
   })());
 }
 
 async function site(extra: Record<string, unknown> = {}): Promise<any> {
-  return post('/api/dcim/sites/', { ...named('site'), ...extra });
+  return app.post('/api/dcim/sites/', { ...named('site'), ...extra });
 }
 
 async function device(extra: Record<string, unknown> = {}): Promise<any> {
   const { type, role } = await kit();
   const s = extra.site ?? (await site()).id;
-  return post('/api/dcim/devices/', { name: unique('dev'), device_type: type.id, role: role.id, ...extra, site: s });
+  return app.post('/api/dcim/devices/', { name: unique('dev'), device_type: type.id, role: role.id, ...extra, site: s });
 }
 
 async function context(body: Record<string, unknown>): Promise<any> {
-  return post('/api/extras/config-contexts/', { name: unique('ctx'), ...body });
+  return app.post('/api/extras/config-contexts/', { name: unique('ctx'), ...body });
 }
 
 async function rendered(deviceId: number): Promise<any> {
-  return (await get(`/api/dcim/devices/${deviceId}/`)).config_context;
+  return (await app.get(`/api/dcim/devices/${deviceId}/`)).config_context;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,7 +88,7 @@ contexts('inactive contexts are ignored; is_active can be switched', async () =>
   const off = await context({ is_active: false, sites: [s.id], data: { off: true } });
   assert.is(off.is_active, false);
   assert.equal(await rendered(d.id), {});
-  await patch(`/api/extras/config-contexts/${off.id}/`, { is_active: true });
+  await app.patch(`/api/extras/config-contexts/${off.id}/`, { is_active: true });
   assert.equal(await rendered(d.id), { off: true });
 });
 
@@ -113,15 +98,15 @@ contexts('local_context_data is merged last and wins; an empty dict replaces', a
   const d = await device({ site: s.id, local_context_data: { ntp: { servers: ['z'] }, dns: {}, y: 2 } });
   assert.equal(d.config_context, { ntp: { servers: ['z'], prefer: 'a' }, dns: {}, x: 1, y: 2 }, 'POST response renders it too');
   assert.equal(await rendered(d.id), d.config_context);
-  const cleared = await patch(`/api/dcim/devices/${d.id}/`, { local_context_data: null });
+  const cleared = await app.patch(`/api/dcim/devices/${d.id}/`, { local_context_data: null });
   assert.equal(cleared.config_context, { ntp: { servers: ['a', 'b'], prefer: 'a' }, dns: { domain: 'example.com' }, x: 1 });
 });
 
 contexts('regions match the site\'s region and every ancestor of it', async () => {
-  const top = await post('/api/dcim/regions/', named('region'));
-  const middle = await post('/api/dcim/regions/', { ...named('region'), parent: top.id });
-  const leaf = await post('/api/dcim/regions/', { ...named('region'), parent: middle.id });
-  const other = await post('/api/dcim/regions/', named('region'));
+  const top = await app.post('/api/dcim/regions/', named('region'));
+  const middle = await app.post('/api/dcim/regions/', { ...named('region'), parent: top.id });
+  const leaf = await app.post('/api/dcim/regions/', { ...named('region'), parent: middle.id });
+  const other = await app.post('/api/dcim/regions/', named('region'));
   const d = await device({ site: (await site({ region: leaf.id })).id });
   const elsewhere = await device({ site: (await site({ region: other.id })).id });
   const noRegion = await device();
@@ -134,8 +119,8 @@ contexts('regions match the site\'s region and every ancestor of it', async () =
 });
 
 contexts('site groups match through ancestors too', async () => {
-  const parent = await post('/api/dcim/site-groups/', named('sg'));
-  const child = await post('/api/dcim/site-groups/', { ...named('sg'), parent: parent.id });
+  const parent = await app.post('/api/dcim/site-groups/', named('sg'));
+  const child = await app.post('/api/dcim/site-groups/', { ...named('sg'), parent: parent.id });
   const d = await device({ site: (await site({ group: child.id })).id });
   const outside = await device();
   await context({ site_groups: [parent.id], data: { group: 'parent' } });
@@ -145,13 +130,13 @@ contexts('site groups match through ancestors too', async () => {
 
 contexts('sites, locations, device types, roles, platforms, tenants and tenant groups', async () => {
   const s = await site();
-  const location = await post('/api/dcim/locations/', { ...named('loc'), site: s.id });
-  const manufacturer = await post('/api/dcim/manufacturers/', named('mfr'));
-  const type = await post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: unique('model'), slug: unique('model') });
-  const role = await post('/api/dcim/device-roles/', named('role'));
-  const platform = await post('/api/dcim/platforms/', named('platform'));
-  const group = await post('/api/tenancy/tenant-groups/', named('tg'));
-  const tenant = await post('/api/tenancy/tenants/', { ...named('tenant'), group: group.id });
+  const location = await app.post('/api/dcim/locations/', { ...named('loc'), site: s.id });
+  const manufacturer = await app.post('/api/dcim/manufacturers/', named('mfr'));
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: unique('model'), slug: unique('model') });
+  const role = await app.post('/api/dcim/device-roles/', named('role'));
+  const platform = await app.post('/api/dcim/platforms/', named('platform'));
+  const group = await app.post('/api/tenancy/tenant-groups/', named('tg'));
+  const tenant = await app.post('/api/tenancy/tenants/', { ...named('tenant'), group: group.id });
   const d = await device({ site: s.id, location: location.id, device_type: type.id, role: role.id, platform: platform.id, tenant: tenant.id });
   const plain = await device({ site: s.id });
   await context({ locations: [location.id], data: { location: true } });
@@ -165,7 +150,7 @@ contexts('sites, locations, device types, roles, platforms, tenants and tenant g
   assert.equal(await rendered(plain.id), { site: true }, 'a device at the same site without the other attributes');
   // Criteria AND across lists, OR inside one list.
   await context({ sites: [s.id], roles: [role.id], data: { both: true } });
-  const other = await post('/api/dcim/platforms/', named('platform'));
+  const other = await app.post('/api/dcim/platforms/', named('platform'));
   await context({ platforms: [other.id, platform.id], sites: [s.id], data: { either_platform: true } });
   const now = await rendered(d.id);
   assert.ok(now.both && now.either_platform, JSON.stringify(now));
@@ -174,14 +159,14 @@ contexts('sites, locations, device types, roles, platforms, tenants and tenant g
 });
 
 contexts('clusters, cluster groups and cluster types; virtual machines get contexts too', async () => {
-  const ctype = await post('/api/virtualization/cluster-types/', named('ctype'));
-  const cgroup = await post('/api/virtualization/cluster-groups/', named('cgroup'));
+  const ctype = await app.post('/api/virtualization/cluster-types/', named('ctype'));
+  const cgroup = await app.post('/api/virtualization/cluster-groups/', named('cgroup'));
   const s = await site();
-  const cluster = await post('/api/virtualization/clusters/', { name: unique('cluster'), type: ctype.id, group: cgroup.id, site: s.id });
-  const tag = await post('/api/extras/tags/', named('vmtag'));
-  const location = await post('/api/dcim/locations/', { ...named('loc'), site: s.id });
+  const cluster = await app.post('/api/virtualization/clusters/', { name: unique('cluster'), type: ctype.id, group: cgroup.id, site: s.id });
+  const tag = await app.post('/api/extras/tags/', named('vmtag'));
+  const location = await app.post('/api/dcim/locations/', { ...named('loc'), site: s.id });
   const d = await device({ site: s.id, cluster: cluster.id, location: location.id });
-  const vm = await post('/api/virtualization/virtual-machines/', { name: unique('vm'), cluster: cluster.id, site: s.id, tags: [tag.id], local_context_data: { own: 1 } });
+  const vm = await app.post('/api/virtualization/virtual-machines/', { name: unique('vm'), cluster: cluster.id, site: s.id, tags: [tag.id], local_context_data: { own: 1 } });
   await context({ cluster_types: [ctype.id], data: { cluster_type: true } });
   await context({ cluster_groups: [cgroup.id], data: { cluster_group: true } });
   await context({ clusters: [cluster.id], data: { cluster: true } });
@@ -190,16 +175,16 @@ contexts('clusters, cluster groups and cluster types; virtual machines get conte
   // Contexts naming locations or device types never apply to a virtual machine.
   await context({ sites: [s.id], locations: [location.id], data: { location: true } });
   assert.equal(await rendered(d.id), { cluster_type: true, cluster_group: true, cluster: true, site: true, location: true });
-  const vmBody = await get(`/api/virtualization/virtual-machines/${vm.id}/`);
+  const vmBody = await app.get(`/api/virtualization/virtual-machines/${vm.id}/`);
   assert.equal(vmBody.config_context, { cluster_type: true, cluster_group: true, cluster: true, vm_tag: true, site: true, own: 1 });
-  const listed = await get(`/api/virtualization/virtual-machines/?id=${vm.id}&exclude=config_context`);
+  const listed = await app.get(`/api/virtualization/virtual-machines/?id=${vm.id}&exclude=config_context`);
   assert.not.ok('config_context' in listed.results[0]);
 });
 
 contexts('tags: the device must carry one of the context\'s tags (tags written as slugs or ids)', async () => {
-  const red = await post('/api/extras/tags/', named('red'));
-  const blue = await post('/api/extras/tags/', named('blue'));
-  const green = await post('/api/extras/tags/', named('green'));
+  const red = await app.post('/api/extras/tags/', named('red'));
+  const blue = await app.post('/api/extras/tags/', named('blue'));
+  const green = await app.post('/api/extras/tags/', named('green'));
   const redDevice = await device({ tags: [red.id] });
   const greenDevice = await device({ tags: [{ slug: green.slug }] });
   const bare = await device();
@@ -209,12 +194,12 @@ contexts('tags: the device must carry one of the context\'s tags (tags written a
   assert.equal(await rendered(greenDevice.id), {});
   assert.equal(await rendered(bare.id), {});
   // Config contexts filter by their tags like every tagged model.
-  const found = await get(`/api/extras/config-contexts/?tag=${red.slug}`);
+  const found = await app.get(`/api/extras/config-contexts/?tag=${red.slug}`);
   assert.equal(found.results.map((r: any) => r.id), [ctx.id]);
 });
 
 contexts('the representation: m2m criteria as nested objects, defaults, brief', async () => {
-  const region = await post('/api/dcim/regions/', named('region'));
+  const region = await app.post('/api/dcim/regions/', named('region'));
   const ctx = await context({ regions: [region.id], data: { k: 'v' } });
   assert.is(ctx.weight, 1000);
   assert.is(ctx.is_active, true);
@@ -225,7 +210,7 @@ contexts('the representation: m2m criteria as nested objects, defaults, brief', 
   assert.is(ctx.regions[0].url, `${app.url}/api/dcim/regions/${region.id}/`);
   for (const key of ['site_groups', 'sites', 'locations', 'device_types', 'roles', 'platforms', 'cluster_types', 'cluster_groups', 'clusters', 'tenant_groups', 'tenants', 'tags']) assert.equal(ctx[key], [], key);
   assert.not.ok('custom_fields' in ctx);
-  const brief = await get(`/api/extras/config-contexts/${ctx.id}/?brief=1`);
+  const brief = await app.get(`/api/extras/config-contexts/${ctx.id}/?brief=1`);
   assert.equal(Object.keys(brief).sort(), ['display', 'id', 'name', 'url']);
   assert.is(brief.display, ctx.name);
 });
@@ -257,25 +242,25 @@ contexts('?exclude=config_context and ?brief=1 leave it out; lists render it per
   await context({ sites: [s.id], data: { listed: s.id } });
   const a = await device({ site: s.id });
   const b = await device({ site: s.id, local_context_data: { own: true } });
-  const list = await get(`/api/dcim/devices/?site_id=${s.id}`);
+  const list = await app.get(`/api/dcim/devices/?site_id=${s.id}`);
   const byId = new Map(list.results.map((r: any) => [r.id, r.config_context]));
   assert.equal(byId.get(a.id), { listed: s.id });
   assert.equal(byId.get(b.id), { listed: s.id, own: true });
-  const excluded = await get(`/api/dcim/devices/?site_id=${s.id}&exclude=config_context`);
+  const excluded = await app.get(`/api/dcim/devices/?site_id=${s.id}&exclude=config_context`);
   for (const r of excluded.results) assert.not.ok('config_context' in r);
-  assert.not.ok('config_context' in (await get(`/api/dcim/devices/${a.id}/?exclude=config_context`)));
-  assert.not.ok('config_context' in (await get(`/api/dcim/devices/${a.id}/?brief=1`)));
+  assert.not.ok('config_context' in (await app.get(`/api/dcim/devices/${a.id}/?exclude=config_context`)));
+  assert.not.ok('config_context' in (await app.get(`/api/dcim/devices/${a.id}/?brief=1`)));
 });
 
 contexts('a list of 1,000 devices with several contexts costs the same queries as a list of one', async () => {
-  const region = await post('/api/dcim/regions/', named('region'));
-  const child = await post('/api/dcim/regions/', { ...named('region'), parent: region.id });
-  const group = await post('/api/dcim/site-groups/', named('sg'));
+  const region = await app.post('/api/dcim/regions/', named('region'));
+  const child = await app.post('/api/dcim/regions/', { ...named('region'), parent: region.id });
+  const group = await app.post('/api/dcim/site-groups/', named('sg'));
   const s = await site({ region: child.id, group: group.id });
-  const tg = await post('/api/tenancy/tenant-groups/', named('tg'));
-  const tenant = await post('/api/tenancy/tenants/', { ...named('tenant'), group: tg.id });
-  const tag = await post('/api/extras/tags/', named('bulk'));
-  const platform = await post('/api/dcim/platforms/', named('platform'));
+  const tg = await app.post('/api/tenancy/tenant-groups/', named('tg'));
+  const tenant = await app.post('/api/tenancy/tenants/', { ...named('tenant'), group: tg.id });
+  const tag = await app.post('/api/extras/tags/', named('bulk'));
+  const platform = await app.post('/api/dcim/platforms/', named('platform'));
   const { type, role } = await kit();
   const inputs = Array.from({ length: 1001 }, (_, i) => ({ name: `bulk-${i}`, device_type: type.id, role: role.id, site: s.id, tenant: tenant.id, platform: platform.id, tags: [tag.id], local_context_data: { index: i } }));
   const created = await app.api('POST', '/api/dcim/devices/', inputs);
@@ -319,8 +304,8 @@ journal.before(boot);
 
 journal('created_by is the requesting user; created is a date-time; kind defaults to info', async () => {
   const s = await site();
-  const entry = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'Rack delivered' });
-  const admin = (await get('/api/users/users/?username=admin')).results[0];
+  const entry = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'Rack delivered' });
+  const admin = (await app.get('/api/users/users/?username=admin')).results[0];
   assert.is(entry.created_by.id, admin.id);
   assert.is(entry.created_by.username, 'admin');
   assert.match(entry.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/);
@@ -333,9 +318,9 @@ journal('created_by is the requesting user; created is a date-time; kind default
   assert.equal(entry.tags, []);
   assert.equal(entry.custom_fields, {});
   assert.is(entry.display, `${entry.created} (info)`);
-  const brief = await get(`/api/extras/journal-entries/${entry.id}/?brief=1`);
+  const brief = await app.get(`/api/extras/journal-entries/${entry.id}/?brief=1`);
   assert.equal(Object.keys(brief).sort(), ['created', 'display', 'id', 'url']);
-  const changed = await patch(`/api/extras/journal-entries/${entry.id}/`, { kind: 'warning' });
+  const changed = await app.patch(`/api/extras/journal-entries/${entry.id}/`, { kind: 'warning' });
   assert.equal(changed.kind, { value: 'warning', label: 'Warning' });
   assert.is(changed.created, entry.created, 'created stays');
   assert.is(changed.created_by.id, admin.id, 'created_by stays');
@@ -343,9 +328,9 @@ journal('created_by is the requesting user; created is a date-time; kind default
 });
 
 journal('created_by may be given explicitly; validation of the assigned object', async () => {
-  const user = await post('/api/users/users/', { username: unique('author'), password: 'long-enough-password' });
+  const user = await app.post('/api/users/users/', { username: unique('author'), password: 'long-enough-password' });
   const s = await site();
-  const entry = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'x', created_by: user.id, kind: 'danger' });
+  const entry = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'x', created_by: user.id, kind: 'danger' });
   assert.is(entry.created_by.id, user.id);
   const missing = await app.api('POST', '/api/extras/journal-entries/', { comments: 'nothing assigned' });
   expectStatus(missing, 400);
@@ -364,9 +349,9 @@ journal('created_by may be given explicitly; validation of the assigned object',
 journal('filters: assigned object, kind, created_by, created_after/before, content type id, q', async () => {
   const s = await site();
   const d = await device();
-  const a = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'alpha note', kind: 'success' });
-  const b = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.device', assigned_object_id: d.id, comments: 'beta note' });
-  const ids = async (query: string) => (await get(`/api/extras/journal-entries/?limit=1000&${query}`)).results.map((r: any) => r.id);
+  const a = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'alpha note', kind: 'success' });
+  const b = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.device', assigned_object_id: d.id, comments: 'beta note' });
+  const ids = async (query: string) => (await app.get(`/api/extras/journal-entries/?limit=1000&${query}`)).results.map((r: any) => r.id);
   assert.equal(await ids(`assigned_object_type=dcim.site&assigned_object_id=${s.id}`), [a.id]);
   assert.equal(await ids(`assigned_object_type=dcim.device&assigned_object_id=${d.id}`), [b.id]);
   assert.ok((await ids('kind=success')).includes(a.id));
@@ -375,7 +360,7 @@ journal('filters: assigned object, kind, created_by, created_after/before, conte
   assert.ok((await ids(`created_after=${encodeURIComponent(a.created)}`)).includes(b.id));
   assert.not.ok((await ids('created_before=2000-01-01')).includes(a.id));
   expectStatus(await app.api('GET', '/api/extras/journal-entries/?created_after=yesterday'), 400);
-  const types = (await get('/api/extras/content-types/?app_label=dcim&model=device')).results;
+  const types = (await app.get('/api/extras/content-types/?app_label=dcim&model=device')).results;
   assert.equal(await ids(`assigned_object_type_id=${types[0].id}&assigned_object_id=${d.id}`), [b.id]);
   assert.equal(await ids('q=ALPHA'), [a.id]);
   // Newest first.
@@ -385,15 +370,15 @@ journal('filters: assigned object, kind, created_by, created_after/before, conte
 
 journal('entries are deleted with their object', async () => {
   const s = await site();
-  const entry = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'goes away' });
-  const other = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: (await site()).id, comments: 'stays' });
+  const entry = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: s.id, comments: 'goes away' });
+  const other = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.site', assigned_object_id: (await site()).id, comments: 'stays' });
   expectStatus(await app.api('DELETE', `/api/dcim/sites/${s.id}/`), 204);
   expectStatus(await app.api('GET', `/api/extras/journal-entries/${entry.id}/`), 404);
   expectStatus(await app.api('GET', `/api/extras/journal-entries/${other.id}/`), 200);
   // Objects deleted through a cascade take their entries too.
   const parent = await site();
-  const location = await post('/api/dcim/locations/', { ...named('loc'), site: parent.id });
-  const onLocation = await post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.location', assigned_object_id: location.id, comments: 'cascade' });
+  const location = await app.post('/api/dcim/locations/', { ...named('loc'), site: parent.id });
+  const onLocation = await app.post('/api/extras/journal-entries/', { assigned_object_type: 'dcim.location', assigned_object_id: location.id, comments: 'cascade' });
   expectStatus(await app.api('DELETE', `/api/dcim/sites/${parent.id}/`), 204);
   expectStatus(await app.api('GET', `/api/extras/journal-entries/${onLocation.id}/`), 404);
 });
@@ -405,7 +390,7 @@ const types = suite('content types');
 types.before(boot);
 
 types('every model, ordered by app_label and model, paginated, with stable ids', async () => {
-  const list = await get('/api/extras/content-types/?limit=1000');
+  const list = await app.get('/api/extras/content-types/?limit=1000');
   assert.is(list.count, modelList.length);
   const keys = list.results.map((r: any) => `${r.app_label}.${r.model}`);
   assert.equal(keys, [...keys].sort((a: string, b: string) => a.localeCompare(b)));
@@ -414,8 +399,8 @@ types('every model, ordered by app_label and model, paginated, with stable ids',
   assert.equal(device, { id: device.id, url: `${app.url}/api/extras/content-types/${device.id}/`, display: 'DCIM | device', app_label: 'dcim', model: 'device' });
   const prefix = list.results.find((r: any) => r.app_label === 'ipam' && r.model === 'prefix');
   assert.is(prefix.display, 'IPAM | prefix');
-  assert.equal(await get(`/api/extras/content-types/${device.id}/`), device);
-  const page = await get('/api/extras/content-types/?limit=2');
+  assert.equal(await app.get(`/api/extras/content-types/${device.id}/`), device);
+  const page = await app.get('/api/extras/content-types/?limit=2');
   assert.is(page.results.length, 2);
   assert.ok(page.next.includes('offset=2'));
   // Starting again keeps every id; a type that went missing comes back with a new one.
@@ -423,7 +408,7 @@ types('every model, ordered by app_label and model, paginated, with stable ids',
   await syncContentTypes(app.running.db);
   await app.running.db('extras_contenttype').where({ app_label: 'ipam', model: 'prefix' }).delete();
   await syncContentTypes(app.running.db);
-  const after = (await get('/api/extras/content-types/?limit=1000')).results;
+  const after = (await app.get('/api/extras/content-types/?limit=1000')).results;
   for (const r of after) {
     if (r.app_label === 'ipam' && r.model === 'prefix') assert.ok(r.id > Math.max(...before.values() as Iterable<number>), 'a new id');
     else assert.is(r.id, before.get(`${r.app_label}.${r.model}`), `${r.app_label}.${r.model} keeps its id`);
@@ -431,13 +416,13 @@ types('every model, ordered by app_label and model, paginated, with stable ids',
 });
 
 types('filters: id, app_label, model, q; read-only', async () => {
-  const dcim = await get('/api/extras/content-types/?app_label=dcim&limit=1000');
+  const dcim = await app.get('/api/extras/content-types/?app_label=dcim&limit=1000');
   assert.ok(dcim.results.length > 5);
   assert.ok(dcim.results.every((r: any) => r.app_label === 'dcim'));
-  const site = await get('/api/extras/content-types/?app_label=dcim&model=site');
+  const site = await app.get('/api/extras/content-types/?app_label=dcim&model=site');
   assert.is(site.count, 1);
-  assert.equal((await get(`/api/extras/content-types/?id=${site.results[0].id}`)).results, site.results);
-  const q = await get('/api/extras/content-types/?q=ipaddr');
+  assert.equal((await app.get(`/api/extras/content-types/?id=${site.results[0].id}`)).results, site.results);
+  const q = await app.get('/api/extras/content-types/?q=ipaddr');
   assert.equal(q.results.map((r: any) => `${r.app_label}.${r.model}`), ['ipam.ipaddress']);
   expectStatus(await app.api('POST', '/api/extras/content-types/', { app_label: 'x', model: 'y' }), 405);
   expectStatus(await app.api('DELETE', `/api/extras/content-types/${site.results[0].id}/`), 405);
@@ -446,8 +431,8 @@ types('filters: id, app_label, model, q; read-only', async () => {
 types('any authenticated user may read them; anonymous readers need EXEMPT_VIEW_PERMISSIONS', async () => {
   const anonymous = await app.api('GET', '/api/extras/content-types/', undefined, { token: null });
   expectStatus(anonymous, 403);
-  const user = await post('/api/users/users/', { username: unique('reader'), password: 'long-enough-password' });
-  const token = await post('/api/users/tokens/', { user: user.id, write_enabled: false });
+  const user = await app.post('/api/users/users/', { username: unique('reader'), password: 'long-enough-password' });
+  const token = await app.post('/api/users/tokens/', { user: user.id, write_enabled: false });
   expectStatus(await app.api('GET', '/api/extras/content-types/', undefined, { token: token.key }), 200);
   const open = await startApp({ EXEMPT_VIEW_PERMISSIONS: 'contenttypes.contenttype' });
   try {
@@ -485,8 +470,8 @@ service('/api/status/ reports versions, the database and the workers, without a 
 });
 
 service('/api/plugins/ is an empty root', async () => {
-  assert.equal(await get('/api/plugins/'), {});
-  assert.ok((await get('/api/')).plugins.endsWith('/api/plugins/'));
+  assert.equal(await app.get('/api/plugins/'), {});
+  assert.ok((await app.get('/api/')).plugins.endsWith('/api/plugins/'));
 });
 
 service('/api/docs/ serves Swagger UI from local files, without a token', async () => {

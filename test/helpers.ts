@@ -28,6 +28,12 @@ export interface TestApp {
   running: Running;
   /** JSON request with the admin token unless `token` says otherwise (null: none) */
   api<T = any>(method: string, path: string, body?: unknown, options?: { token?: string | null; headers?: Record<string, string>; raw?: string; redirect?: 'manual' | 'follow' }): Promise<Reply<T>>;
+  /** POST, expecting 201; returns the body */
+  post<T = any>(path: string, body: unknown): Promise<T>;
+  /** GET, expecting 200; returns the body */
+  get<T = any>(path: string): Promise<T>;
+  /** PATCH, expecting 200; returns the body */
+  patch<T = any>(path: string, body: unknown): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +51,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   };
   const running = await start(loadConfig({ ...base, ...env }));
   const url = running.url;
-  return {
+  const testApp: TestApp = {
     url,
     running,
     async api(method, path, body, options = {}) {
@@ -65,6 +71,21 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       if (parsed !== text) checkResponse(method, path, res.status, res.headers.get('content-type'), parsed);
       return { status: res.status, body: parsed as any, headers: res.headers, text };
     },
+    async post(path, body) {
+      const reply = await testApp.api('POST', path, body);
+      expectStatus(reply, 201, `POST ${path} ${JSON.stringify(body).slice(0, 300)}:`);
+      return reply.body;
+    },
+    async get(path) {
+      const reply = await testApp.api('GET', path);
+      expectStatus(reply, 200, `GET ${path}:`);
+      return reply.body;
+    },
+    async patch(path, body) {
+      const reply = await testApp.api('PATCH', path, body);
+      expectStatus(reply, 200, `PATCH ${path} ${JSON.stringify(body).slice(0, 300)}:`);
+      return reply.body;
+    },
     async stop() {
       // The worker polls the schema: stop it before the schema goes.
       await running.worker?.stop();
@@ -73,6 +94,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return testApp;
 }
 
 /** Fails the test with the reply's body when the status is not the expected one. */

@@ -17,11 +17,6 @@ async function boot(): Promise<void> {
   app = await (starting ??= startApp());
 }
 
-async function post(path: string, body: unknown): Promise<any> {
-  const reply = await app.api('POST', path, body);
-  expectStatus(reply, 201, `POST ${path}:`);
-  return reply.body;
-}
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -71,25 +66,25 @@ const lists = suite('lists: the number of queries does not grow with the page si
 
 lists.before(async () => {
   await boot();
-  const tags = await post('/api/extras/tags/', [{ name: 'Gold', slug: 'gold' }, { name: 'Silver', slug: 'silver' }]);
+  const tags = await app.post('/api/extras/tags/', [{ name: 'Gold', slug: 'gold' }, { name: 'Silver', slug: 'silver' }]);
   const tagIds = tags.map((t: any) => t.id);
-  const tenant = await post('/api/tenancy/tenants/', { name: 'Budget Tenant', slug: 'budget-tenant' });
+  const tenant = await app.post('/api/tenancy/tenants/', { name: 'Budget Tenant', slug: 'budget-tenant' });
   // a region tree: one root, two children, four grandchildren
-  const root = await post('/api/dcim/regions/', { name: 'World', slug: 'world', tags: tagIds });
-  const mid = await post('/api/dcim/regions/', range(2).map((i) => ({ name: `Continent ${i}`, slug: `continent-${i}`, parent: root.id, tags: tagIds })));
-  const leaves = await post('/api/dcim/regions/', range(4).map((i) => ({ name: `Country ${i}`, slug: `country-${i}`, parent: mid[i % 2].id, tags: tagIds })));
-  const sites = await post('/api/dcim/sites/', range(6).map((i) => ({
+  const root = await app.post('/api/dcim/regions/', { name: 'World', slug: 'world', tags: tagIds });
+  const mid = await app.post('/api/dcim/regions/', range(2).map((i) => ({ name: `Continent ${i}`, slug: `continent-${i}`, parent: root.id, tags: tagIds })));
+  const leaves = await app.post('/api/dcim/regions/', range(4).map((i) => ({ name: `Country ${i}`, slug: `country-${i}`, parent: mid[i % 2].id, tags: tagIds })));
+  const sites = await app.post('/api/dcim/sites/', range(6).map((i) => ({
     name: `Budget Site ${i}`, slug: `budget-site-${i}`, region: leaves[i % 4].id, tenant: tenant.id, tags: tagIds,
   })));
-  const racks = await post('/api/dcim/racks/', sites.map((s: any) => ({ name: 'R1', site: s.id, tenant: tenant.id, tags: tagIds })));
-  const manufacturer = await post('/api/dcim/manufacturers/', { name: 'Budget Networks', slug: 'budget-networks' });
-  const type = await post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'BN-1', slug: 'bn-1' });
-  const role = await post('/api/dcim/device-roles/', { name: 'Leaf', slug: 'leaf' });
-  const platform = await post('/api/dcim/platforms/', { name: 'BNOS', slug: 'bnos' });
-  const vrf = await post('/api/ipam/vrfs/', { name: 'budget', rd: '65000:1', tenant: tenant.id });
-  const ipamRole = await post('/api/ipam/roles/', { name: 'Production', slug: 'production' });
-  const vlans = await post('/api/ipam/vlans/', sites.map((s: any, i: number) => ({ vid: 100 + i, name: `vlan-${i}`, site: s.id, tenant: tenant.id })));
-  const devices = await post('/api/dcim/devices/', range(30).map((i) => ({
+  const racks = await app.post('/api/dcim/racks/', sites.map((s: any) => ({ name: 'R1', site: s.id, tenant: tenant.id, tags: tagIds })));
+  const manufacturer = await app.post('/api/dcim/manufacturers/', { name: 'Budget Networks', slug: 'budget-networks' });
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'BN-1', slug: 'bn-1' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'Leaf', slug: 'leaf' });
+  const platform = await app.post('/api/dcim/platforms/', { name: 'BNOS', slug: 'bnos' });
+  const vrf = await app.post('/api/ipam/vrfs/', { name: 'budget', rd: '65000:1', tenant: tenant.id });
+  const ipamRole = await app.post('/api/ipam/roles/', { name: 'Production', slug: 'production' });
+  const vlans = await app.post('/api/ipam/vlans/', sites.map((s: any, i: number) => ({ vid: 100 + i, name: `vlan-${i}`, site: s.id, tenant: tenant.id })));
+  const devices = await app.post('/api/dcim/devices/', range(30).map((i) => ({
     name: `leaf-${String(i).padStart(2, '0')}`,
     device_type: type.id,
     device_role: role.id,
@@ -100,11 +95,11 @@ lists.before(async () => {
     local_context_data: { index: i },
     tags: tagIds,
   })));
-  const interfaces = await post('/api/dcim/interfaces/', devices.flatMap((d: any) => range(3).map((j) => ({
+  const interfaces = await app.post('/api/dcim/interfaces/', devices.flatMap((d: any) => range(3).map((j) => ({
     device: d.id, name: `eth${j}`, type: '10gbase-x-sfpp', vrf: vrf.id, tags: tagIds,
   }))));
   assert.is(interfaces.length, 90);
-  const addresses = await post('/api/ipam/ip-addresses/', interfaces.map((iface: any, k: number) => ({
+  const addresses = await app.post('/api/ipam/ip-addresses/', interfaces.map((iface: any, k: number) => ({
     address: `10.${Math.floor(k / 200)}.${k % 200}.1/24`,
     vrf: vrf.id,
     tenant: tenant.id,
@@ -115,7 +110,7 @@ lists.before(async () => {
   // every device gets a primary IPv4 address (one of its own), in one bulk PATCH
   const primaries = devices.map((d: any) => ({ id: d.id, primary_ip4: addresses[interfaces.findIndex((i: any) => i.device.id === d.id)].id }));
   expectStatus(await app.api('PATCH', '/api/dcim/devices/', primaries), 200, 'bulk PATCH of primary_ip4:');
-  await post('/api/ipam/prefixes/', range(30).map((k) => ({
+  await app.post('/api/ipam/prefixes/', range(30).map((k) => ({
     prefix: `10.0.${k}.0/24`, site: sites[k % 6].id, vrf: vrf.id, tenant: tenant.id, role: ipamRole.id, vlan: vlans[k % 6].id, tags: tagIds,
   })));
 });
@@ -180,7 +175,7 @@ writes.before(boot);
 const inserts = (m: Measured) => m.sql.filter((s) => /^\s*insert\b/i.test(s)).length;
 
 writes('a bulk POST of 200 sites runs far fewer than 200 INSERT statements', async () => {
-  const tag = await post('/api/extras/tags/', { name: 'Bulk', slug: 'bulk' });
+  const tag = await app.post('/api/extras/tags/', { name: 'Bulk', slug: 'bulk' });
   const m = await measure('POST', '/api/dcim/sites/', range(200).map((i) => ({ name: `Bulk Site ${i}`, slug: `bulk-site-${i}`, tags: [tag.id] })));
   expectStatus(m.reply, 201);
   assert.is(m.reply.body.length, 200);

@@ -16,27 +16,12 @@ async function boot(): Promise<void> {
   app = await (starting ??= startApp());
 }
 
-async function post(path: string, body: unknown): Promise<any> {
-  const reply = await app.api('POST', path, body);
-  expectStatus(reply, 201, `POST ${path} ${JSON.stringify(body)}:`);
-  return reply.body;
-}
 
-async function get(path: string): Promise<any> {
-  const reply = await app.api('GET', path);
-  expectStatus(reply, 200, `GET ${path}:`);
-  return reply.body;
-}
 
-async function patch(path: string, body: unknown): Promise<any> {
-  const reply = await app.api('PATCH', path, body);
-  expectStatus(reply, 200, `PATCH ${path} ${JSON.stringify(body)}:`);
-  return reply.body;
-}
 
 async function ids(path: string): Promise<number[]> {
   const sep = path.includes('?') ? '&' : '?';
-  return (await get(`${path}${sep}limit=1000`)).results.map((r: any) => r.id);
+  return (await app.get(`${path}${sep}limit=1000`)).results.map((r: any) => r.id);
 }
 
 function fieldError(reply: Reply, field: string): string {
@@ -50,10 +35,10 @@ interface Kit { manufacturer: any; type: any; role: any; role2: any }
 let kitPromise: Promise<Kit> | undefined;
 function kit(): Promise<Kit> {
   return (kitPromise ??= (async () => {
-    const manufacturer = await post('/api/dcim/manufacturers/', { name: 'Juniper', slug: 'juniper' });
-    const type = await post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'MX204', slug: 'mx204' });
-    const role = await post('/api/dcim/device-roles/', { name: 'Core', slug: 'core' });
-    const role2 = await post('/api/dcim/device-roles/', { name: 'Edge', slug: 'edge' });
+    const manufacturer = await app.post('/api/dcim/manufacturers/', { name: 'Juniper', slug: 'juniper' });
+    const type = await app.post('/api/dcim/device-types/', { manufacturer: manufacturer.id, model: 'MX204', slug: 'mx204' });
+    const role = await app.post('/api/dcim/device-roles/', { name: 'Core', slug: 'core' });
+    const role2 = await app.post('/api/dcim/device-roles/', { name: 'Edge', slug: 'edge' });
     return { manufacturer, type, role, role2 };
   })());
 }
@@ -66,10 +51,10 @@ let rack1: any;
 let rack2: any;
 nested.before(async () => {
   await boot();
-  s1 = await post('/api/dcim/sites/', { name: 'Site One', slug: 's1' });
-  s2 = await post('/api/dcim/sites/', { name: 'Site Two', slug: 's2' });
-  rack1 = await post('/api/dcim/racks/', { name: 'R1', site: s1.id });
-  rack2 = await post('/api/dcim/racks/', { name: 'R1', site: { slug: 's2' } });
+  s1 = await app.post('/api/dcim/sites/', { name: 'Site One', slug: 's1' });
+  s2 = await app.post('/api/dcim/sites/', { name: 'Site Two', slug: 's2' });
+  rack1 = await app.post('/api/dcim/racks/', { name: 'R1', site: s1.id });
+  rack2 = await app.post('/api/dcim/racks/', { name: 'R1', site: { slug: 's2' } });
 });
 
 nested('a rack given by its site slug and by a nested site is created in that site', async () => {
@@ -79,10 +64,10 @@ nested('a rack given by its site slug and by a nested site is created in that si
 
 nested('rack: {name, site: {slug}} resolves recursively to the one matching rack', async () => {
   const { type, role } = await kit();
-  const d = await post('/api/dcim/devices/', { name: 'nested-1', device_type: type.id, role: role.id, site: { slug: 's1' }, rack: { name: 'R1', site: { slug: 's1' } } });
+  const d = await app.post('/api/dcim/devices/', { name: 'nested-1', device_type: type.id, role: role.id, site: { slug: 's1' }, rack: { name: 'R1', site: { slug: 's1' } } });
   assert.is(d.rack.id, rack1.id);
   assert.is(d.site.id, s1.id);
-  const d2 = await post('/api/dcim/devices/', { name: 'nested-2', device_type: { slug: 'mx204', manufacturer: { slug: 'juniper' } }, role: { slug: 'core' }, site: { name: 'Site Two' }, rack: { name: 'R1', site: { name: 'Site Two' } } });
+  const d2 = await app.post('/api/dcim/devices/', { name: 'nested-2', device_type: { slug: 'mx204', manufacturer: { slug: 'juniper' } }, role: { slug: 'core' }, site: { name: 'Site Two' }, rack: { name: 'R1', site: { name: 'Site Two' } } });
   assert.is(d2.rack.id, rack2.id);
   assert.is(d2.device_type.id, type.id);
 });
@@ -111,7 +96,7 @@ nested('attributes matching nothing → 400 on the field', async () => {
 
 nested('a relation given as a numeric string id works', async () => {
   const { type, role } = await kit();
-  const d = await post('/api/dcim/devices/', { name: 'nested-7', device_type: String(type.id), role: String(role.id), site: String(s2.id), rack: String(rack2.id) });
+  const d = await app.post('/api/dcim/devices/', { name: 'nested-7', device_type: String(type.id), role: String(role.id), site: String(s2.id), rack: String(rack2.id) });
   assert.is(d.rack.id, rack2.id);
   assert.is(d.site.id, s2.id);
   assert.is(d.device_type.id, type.id);
@@ -143,26 +128,26 @@ const devices = suite('devices: role alias, display, config context');
 let devSite: any;
 devices.before(async () => {
   await boot();
-  devSite = await post('/api/dcim/sites/', { name: 'Device Site', slug: 'device-site' });
+  devSite = await app.post('/api/dcim/sites/', { name: 'Device Site', slug: 'device-site' });
 });
 
 devices('device_role and role are both written and read', async () => {
   const { type, role, role2 } = await kit();
-  const d = await post('/api/dcim/devices/', { name: 'alias-1', device_type: type.id, device_role: role.id, site: devSite.id });
+  const d = await app.post('/api/dcim/devices/', { name: 'alias-1', device_type: type.id, device_role: role.id, site: devSite.id });
   assert.is(d.role.id, role.id);
   assert.is(d.device_role.id, role.id);
   assert.equal(d.device_role, d.role);
-  const viaRole = await patch(`/api/dcim/devices/${d.id}/`, { role: role2.id });
+  const viaRole = await app.patch(`/api/dcim/devices/${d.id}/`, { role: role2.id });
   assert.is(viaRole.role.id, role2.id);
   assert.is(viaRole.device_role.id, role2.id);
-  const viaAlias = await patch(`/api/dcim/devices/${d.id}/`, { device_role: { slug: 'core' } });
+  const viaAlias = await app.patch(`/api/dcim/devices/${d.id}/`, { device_role: { slug: 'core' } });
   assert.is(viaAlias.role.id, role.id);
   assert.is(viaAlias.device_role.id, role.id);
-  const stored = await get(`/api/dcim/devices/${d.id}/`);
+  const stored = await app.get(`/api/dcim/devices/${d.id}/`);
   assert.is(stored.role.id, role.id);
   assert.is(stored.device_role.id, role.id);
   // filters by role work under both names on interfaces (device_role_id is the deprecated alias)
-  const iface = await post('/api/dcim/interfaces/', { device: d.id, name: 'xe-0/0/0', type: '10gbase-x-sfpp' });
+  const iface = await app.post('/api/dcim/interfaces/', { device: d.id, name: 'xe-0/0/0', type: '10gbase-x-sfpp' });
   assert.ok((await ids(`/api/dcim/interfaces/?role_id=${role.id}`)).includes(iface.id));
   assert.ok((await ids(`/api/dcim/interfaces/?device_role_id=${role.id}`)).includes(iface.id));
   assert.ok((await ids(`/api/dcim/devices/?role_id=${role.id}`)).includes(d.id));
@@ -173,62 +158,62 @@ devices('device_role and role are both written and read', async () => {
 
 devices('the device nested in an interface carries display_name', async () => {
   const { type, role } = await kit();
-  const d = await post('/api/dcim/devices/', { name: 'nested-in-iface', device_type: type.id, role: role.id, site: devSite.id });
-  const iface = await post('/api/dcim/interfaces/', { device: d.id, name: 'ge-0/0/1', type: '1000base-t' });
+  const d = await app.post('/api/dcim/devices/', { name: 'nested-in-iface', device_type: type.id, role: role.id, site: devSite.id });
+  const iface = await app.post('/api/dcim/interfaces/', { device: d.id, name: 'ge-0/0/1', type: '1000base-t' });
   assert.equal(iface.device, { id: d.id, url: `${app.url}/api/dcim/devices/${d.id}/`, display: 'nested-in-iface', name: 'nested-in-iface', display_name: 'nested-in-iface' });
-  const listed = (await get(`/api/dcim/interfaces/?device_id=${d.id}`)).results[0];
+  const listed = (await app.get(`/api/dcim/interfaces/?device_id=${d.id}`)).results[0];
   assert.is(listed.device.display_name, 'nested-in-iface');
 });
 
 devices('display is the name, or "<manufacturer> <model> (<id>)" when unnamed', async () => {
   const { type, role } = await kit();
-  const named = await post('/api/dcim/devices/', { name: 'shown-by-name', device_type: type.id, role: role.id, site: devSite.id });
+  const named = await app.post('/api/dcim/devices/', { name: 'shown-by-name', device_type: type.id, role: role.id, site: devSite.id });
   assert.is(named.display, 'shown-by-name');
   assert.is(named.display_name, 'shown-by-name');
-  const unnamed = await post('/api/dcim/devices/', { device_type: type.id, role: role.id, site: devSite.id });
+  const unnamed = await app.post('/api/dcim/devices/', { device_type: type.id, role: role.id, site: devSite.id });
   assert.is(unnamed.name, null);
   assert.is(unnamed.display, `Juniper MX204 (${unnamed.id})`);
-  const detail = await get(`/api/dcim/devices/${unnamed.id}/`);
+  const detail = await app.get(`/api/dcim/devices/${unnamed.id}/`);
   assert.is(detail.display, `Juniper MX204 (${unnamed.id})`);
-  const brief = await get(`/api/dcim/devices/${unnamed.id}/?brief=1`);
+  const brief = await app.get(`/api/dcim/devices/${unnamed.id}/?brief=1`);
   assert.is(brief.display, `Juniper MX204 (${unnamed.id})`);
-  const tagged = await post('/api/dcim/devices/', { device_type: type.id, role: role.id, site: devSite.id, asset_tag: 'AT-1001' });
+  const tagged = await app.post('/api/dcim/devices/', { device_type: type.id, role: role.id, site: devSite.id, asset_tag: 'AT-1001' });
   assert.is(tagged.display, 'Juniper MX204 (AT-1001)');
-  const both = await post('/api/dcim/devices/', { name: 'named-and-tagged', device_type: type.id, role: role.id, site: devSite.id, asset_tag: 'AT-1002' });
+  const both = await app.post('/api/dcim/devices/', { name: 'named-and-tagged', device_type: type.id, role: role.id, site: devSite.id, asset_tag: 'AT-1002' });
   assert.is(both.display, 'named-and-tagged (AT-1002)');
 });
 
 devices('config_context equals local_context_data, or {} when there is none', async () => {
   const { type, role } = await kit();
   const data = { ntp: ['192.0.2.1', '192.0.2.2'], snmp: { community: 'public', port: 161 }, enabled: true };
-  const withData = await post('/api/dcim/devices/', { name: 'ctx-1', device_type: type.id, role: role.id, site: devSite.id, local_context_data: data });
+  const withData = await app.post('/api/dcim/devices/', { name: 'ctx-1', device_type: type.id, role: role.id, site: devSite.id, local_context_data: data });
   assert.equal(withData.local_context_data, data);
   assert.equal(withData.config_context, data);
-  const without = await post('/api/dcim/devices/', { name: 'ctx-2', device_type: type.id, role: role.id, site: devSite.id });
+  const without = await app.post('/api/dcim/devices/', { name: 'ctx-2', device_type: type.id, role: role.id, site: devSite.id });
   assert.is(without.local_context_data, null);
   assert.equal(without.config_context, {});
-  const detail = await get(`/api/dcim/devices/${withData.id}/`);
+  const detail = await app.get(`/api/dcim/devices/${withData.id}/`);
   assert.equal(detail.config_context, data);
-  const changed = await patch(`/api/dcim/devices/${withData.id}/`, { local_context_data: { only: 1 } });
+  const changed = await app.patch(`/api/dcim/devices/${withData.id}/`, { local_context_data: { only: 1 } });
   assert.equal(changed.config_context, { only: 1 });
-  const cleared = await patch(`/api/dcim/devices/${withData.id}/`, { local_context_data: null });
+  const cleared = await app.patch(`/api/dcim/devices/${withData.id}/`, { local_context_data: null });
   assert.is(cleared.local_context_data, null);
   assert.equal(cleared.config_context, {});
 });
 
 devices('?exclude=config_context omits the key on list and detail', async () => {
   const { type, role } = await kit();
-  const d = await post('/api/dcim/devices/', { name: 'ctx-exclude', device_type: type.id, role: role.id, site: devSite.id, local_context_data: { a: 1 } });
-  const detail = await get(`/api/dcim/devices/${d.id}/?exclude=config_context`);
+  const d = await app.post('/api/dcim/devices/', { name: 'ctx-exclude', device_type: type.id, role: role.id, site: devSite.id, local_context_data: { a: 1 } });
+  const detail = await app.get(`/api/dcim/devices/${d.id}/?exclude=config_context`);
   assert.not.ok('config_context' in detail, 'detail omits config_context');
   assert.equal(detail.local_context_data, { a: 1 });
   assert.is(detail.name, 'ctx-exclude');
-  const listed = await get('/api/dcim/devices/?exclude=config_context&limit=1000');
+  const listed = await app.get('/api/dcim/devices/?exclude=config_context&limit=1000');
   assert.ok(listed.results.length > 1);
   for (const r of listed.results) assert.not.ok('config_context' in r, `device ${r.id} omits config_context`);
-  const normal = await get('/api/dcim/devices/?limit=1000');
+  const normal = await app.get('/api/dcim/devices/?limit=1000');
   for (const r of normal.results) assert.ok('config_context' in r, `device ${r.id} shows config_context by default`);
-  const brief = await get(`/api/dcim/devices/${d.id}/?brief=1`);
+  const brief = await app.get(`/api/dcim/devices/${d.id}/?brief=1`);
   assert.not.ok('config_context' in brief, 'brief never shows config_context');
 });
 
@@ -239,11 +224,11 @@ devices('local_context_data that is not an object → 400', async () => {
     expectStatus(reply, 400, `local_context_data ${JSON.stringify(bad)}:`);
     fieldError(reply, 'local_context_data');
   }
-  const d = await post('/api/dcim/devices/', { name: 'ctx-ok', device_type: type.id, role: role.id, site: devSite.id, local_context_data: { x: 1 } });
+  const d = await app.post('/api/dcim/devices/', { name: 'ctx-ok', device_type: type.id, role: role.id, site: devSite.id, local_context_data: { x: 1 } });
   const reply = await app.api('PATCH', `/api/dcim/devices/${d.id}/`, { local_context_data: ['a'] });
   expectStatus(reply, 400);
   fieldError(reply, 'local_context_data');
-  assert.equal((await get(`/api/dcim/devices/${d.id}/`)).local_context_data, { x: 1 });
+  assert.equal((await app.get(`/api/dcim/devices/${d.id}/`)).local_context_data, { x: 1 });
 });
 
 devices.run();
@@ -257,24 +242,24 @@ const sites: Record<string, any> = {};
 const TAG_KEYS = ['color', 'display', 'id', 'name', 'slug', 'url'];
 tags.before(async () => {
   await boot();
-  alpha = await post('/api/extras/tags/', { name: 'Alpha', slug: 'alpha' });
-  beta = await post('/api/extras/tags/', { name: 'Beta', slug: 'beta', color: 'ff0000' });
-  gamma = await post('/api/extras/tags/', { name: 'Gamma', slug: 'gamma' });
+  alpha = await app.post('/api/extras/tags/', { name: 'Alpha', slug: 'alpha' });
+  beta = await app.post('/api/extras/tags/', { name: 'Beta', slug: 'beta', color: 'ff0000' });
+  gamma = await app.post('/api/extras/tags/', { name: 'Gamma', slug: 'gamma' });
 });
 
 tags('tags written as ids, {slug} dicts, {name} dicts and a mix read back as nested tags', async () => {
-  sites.ab = await post('/api/dcim/sites/', { name: 'Tagged AB', slug: 'tagged-ab', tags: [alpha.id, beta.id] });
-  sites.a = await post('/api/dcim/sites/', { name: 'Tagged A', slug: 'tagged-a', tags: [{ slug: 'alpha' }] });
-  sites.b = await post('/api/dcim/sites/', { name: 'Tagged B', slug: 'tagged-b', tags: [{ name: 'Beta' }] });
-  sites.bg = await post('/api/dcim/sites/', { name: 'Tagged BG', slug: 'tagged-bg', tags: [gamma.id, { slug: 'beta' }] });
-  sites.none = await post('/api/dcim/sites/', { name: 'Untagged', slug: 'untagged' });
+  sites.ab = await app.post('/api/dcim/sites/', { name: 'Tagged AB', slug: 'tagged-ab', tags: [alpha.id, beta.id] });
+  sites.a = await app.post('/api/dcim/sites/', { name: 'Tagged A', slug: 'tagged-a', tags: [{ slug: 'alpha' }] });
+  sites.b = await app.post('/api/dcim/sites/', { name: 'Tagged B', slug: 'tagged-b', tags: [{ name: 'Beta' }] });
+  sites.bg = await app.post('/api/dcim/sites/', { name: 'Tagged BG', slug: 'tagged-bg', tags: [gamma.id, { slug: 'beta' }] });
+  sites.none = await app.post('/api/dcim/sites/', { name: 'Untagged', slug: 'untagged' });
   const slugs = (s: any) => s.tags.map((t: any) => t.slug).sort();
   assert.equal(slugs(sites.ab), ['alpha', 'beta']);
   assert.equal(slugs(sites.a), ['alpha']);
   assert.equal(slugs(sites.b), ['beta']);
   assert.equal(slugs(sites.bg), ['beta', 'gamma']);
   assert.equal(sites.none.tags, []);
-  const stored = await get(`/api/dcim/sites/${sites.ab.id}/`);
+  const stored = await app.get(`/api/dcim/sites/${sites.ab.id}/`);
   for (const t of stored.tags) assert.equal(Object.keys(t).sort(), TAG_KEYS);
   const b = stored.tags.find((t: any) => t.slug === 'beta');
   assert.equal(b, { id: beta.id, url: `${app.url}/api/extras/tags/${beta.id}/`, display: 'Beta', name: 'Beta', slug: 'beta', color: 'ff0000' });
@@ -291,7 +276,7 @@ tags('an unknown tag → 400 on tags', async () => {
 
 tags('?tag=a&tag=b returns only objects carrying both; tag__n excludes', async () => {
   const mine = new Set(Object.values(sites).map((s) => s.id));
-  const names = async (params: string) => (await get(`/api/dcim/sites/?limit=1000&${params}`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => r.slug).sort();
+  const names = async (params: string) => (await app.get(`/api/dcim/sites/?limit=1000&${params}`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => r.slug).sort();
   assert.equal(await names('tag=alpha&tag=beta'), ['tagged-ab']);
   assert.equal(await names('tag=beta'), ['tagged-ab', 'tagged-b', 'tagged-bg']);
   assert.equal(await names('tag=beta&tag=gamma'), ['tagged-bg']);
@@ -300,26 +285,26 @@ tags('?tag=a&tag=b returns only objects carrying both; tag__n excludes', async (
 });
 
 tags('PATCH without tags leaves them; tags: [] clears them', async () => {
-  const kept = await patch(`/api/dcim/sites/${sites.ab.id}/`, { description: 'still tagged' });
+  const kept = await app.patch(`/api/dcim/sites/${sites.ab.id}/`, { description: 'still tagged' });
   assert.equal(kept.tags.map((t: any) => t.slug).sort(), ['alpha', 'beta']);
-  const replaced = await patch(`/api/dcim/sites/${sites.bg.id}/`, { tags: [{ slug: 'alpha' }] });
+  const replaced = await app.patch(`/api/dcim/sites/${sites.bg.id}/`, { tags: [{ slug: 'alpha' }] });
   assert.equal(replaced.tags.map((t: any) => t.slug), ['alpha']);
-  const cleared = await patch(`/api/dcim/sites/${sites.ab.id}/`, { tags: [] });
+  const cleared = await app.patch(`/api/dcim/sites/${sites.ab.id}/`, { tags: [] });
   assert.equal(cleared.tags, []);
-  assert.equal((await get(`/api/dcim/sites/${sites.ab.id}/`)).tags, []);
+  assert.equal((await app.get(`/api/dcim/sites/${sites.ab.id}/`)).tags, []);
   assert.not.ok((await ids('/api/dcim/sites/?tag=alpha')).includes(sites.ab.id));
 });
 
 tags('tagged_items counts the objects carrying each tag, across models', async () => {
   // alpha: Tagged A, Tagged BG (replaced); beta: Tagged B; gamma: none
-  const count = async (t: any) => (await get(`/api/extras/tags/${t.id}/`)).tagged_items;
+  const count = async (t: any) => (await app.get(`/api/extras/tags/${t.id}/`)).tagged_items;
   assert.is(await count(alpha), 2);
   assert.is(await count(beta), 1);
   assert.is(await count(gamma), 0);
   const { type, role } = await kit();
-  await post('/api/dcim/devices/', { name: 'tagged-device', device_type: type.id, role: role.id, site: sites.none.id, tags: [{ slug: 'gamma' }] });
+  await app.post('/api/dcim/devices/', { name: 'tagged-device', device_type: type.id, role: role.id, site: sites.none.id, tags: [{ slug: 'gamma' }] });
   assert.is(await count(gamma), 1);
-  const listed = (await get('/api/extras/tags/?limit=1000')).results;
+  const listed = (await app.get('/api/extras/tags/?limit=1000')).results;
   assert.is(listed.find((t: any) => t.id === alpha.id).tagged_items, 2);
   // deleting a tagged object forgets its tags
   expectStatus(await app.api('DELETE', `/api/dcim/sites/${sites.a.id}/`), 204);
@@ -335,19 +320,19 @@ const regions: Record<string, any> = {};
 const treeSites: any[] = [];
 trees.before(async () => {
   await boot();
-  regions.europe = await post(R, { name: 'Europe', slug: 'europe' });
-  regions.france = await post(R, { name: 'France', slug: 'france', parent: regions.europe.id });
-  regions.paris = await post(R, { name: 'Paris', slug: 'paris', parent: { slug: 'france' } });
-  regions.belgium = await post(R, { name: 'Belgium', slug: 'belgium', parent: regions.europe.id });
-  regions.asia = await post(R, { name: 'Asia', slug: 'asia' });
-  regions.japan = await post(R, { name: 'Japan', slug: 'japan', parent: regions.asia.id });
-  treeSites.push(await post('/api/dcim/sites/', { name: 'Paris 1', slug: 'paris-1', region: regions.paris.id }));
-  treeSites.push(await post('/api/dcim/sites/', { name: 'Paris 2', slug: 'paris-2', region: { slug: 'paris' } }));
+  regions.europe = await app.post(R, { name: 'Europe', slug: 'europe' });
+  regions.france = await app.post(R, { name: 'France', slug: 'france', parent: regions.europe.id });
+  regions.paris = await app.post(R, { name: 'Paris', slug: 'paris', parent: { slug: 'france' } });
+  regions.belgium = await app.post(R, { name: 'Belgium', slug: 'belgium', parent: regions.europe.id });
+  regions.asia = await app.post(R, { name: 'Asia', slug: 'asia' });
+  regions.japan = await app.post(R, { name: 'Japan', slug: 'japan', parent: regions.asia.id });
+  treeSites.push(await app.post('/api/dcim/sites/', { name: 'Paris 1', slug: 'paris-1', region: regions.paris.id }));
+  treeSites.push(await app.post('/api/dcim/sites/', { name: 'Paris 2', slug: 'paris-2', region: { slug: 'paris' } }));
 });
 
 const treeIds = () => new Set(Object.values(regions).map((r) => r.id));
 async function region(name: string): Promise<any> {
-  return get(`${R}${regions[name].id}/`);
+  return app.get(`${R}${regions[name].id}/`);
 }
 
 trees('_depth is 0 for roots and grows by one per generation', async () => {
@@ -356,13 +341,13 @@ trees('_depth is 0 for roots and grows by one per generation', async () => {
   assert.is((await region('paris'))._depth, 2);
   assert.is((await region('asia'))._depth, 0);
   assert.is(regions.paris._depth, 2, 'the create response shows it too');
-  assert.is((await get(`${R}${regions.paris.id}/?brief=1`))._depth, 2);
+  assert.is((await app.get(`${R}${regions.paris.id}/?brief=1`))._depth, 2);
   assert.is((await region('paris')).parent.id, regions.france.id);
 });
 
 trees('the list is in tree order: depth first, siblings by name', async () => {
   const mine = treeIds();
-  const order = (await get(`${R}?limit=1000`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => r.name);
+  const order = (await app.get(`${R}?limit=1000`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => r.name);
   assert.equal(order, ['Asia', 'Japan', 'Europe', 'Belgium', 'France', 'Paris']);
 });
 
@@ -372,9 +357,9 @@ trees('site_count is cumulative; region_id on sites includes descendants', async
   assert.is((await region('europe')).site_count, 2);
   assert.is((await region('belgium')).site_count, 0);
   assert.is((await region('asia')).site_count, 0);
-  const listed = (await get(`${R}?limit=1000`)).results.find((r: any) => r.id === regions.europe.id);
+  const listed = (await app.get(`${R}?limit=1000`)).results.find((r: any) => r.id === regions.europe.id);
   assert.is(listed.site_count, 2);
-  const brief = (await get(`${R}?brief=1&limit=1000`)).results.find((r: any) => r.id === regions.europe.id);
+  const brief = (await app.get(`${R}?brief=1&limit=1000`)).results.find((r: any) => r.id === regions.europe.id);
   assert.is(brief.site_count, 2);
   const want = treeSites.map((s) => s.id).sort();
   assert.equal((await ids(`/api/dcim/sites/?region_id=${regions.europe.id}`)).sort(), want);
@@ -406,7 +391,7 @@ trees('a node may not become its own child or its descendant\'s child', async ()
 });
 
 trees('moving a subtree updates depth, counts, order and filters', async () => {
-  await patch(`${R}${regions.france.id}/`, { parent: regions.asia.id });
+  await app.patch(`${R}${regions.france.id}/`, { parent: regions.asia.id });
   assert.is((await region('france'))._depth, 1);
   assert.is((await region('paris'))._depth, 2);
   assert.is((await region('asia')).site_count, 2);
@@ -415,27 +400,27 @@ trees('moving a subtree updates depth, counts, order and filters', async () => {
   assert.equal((await ids(`/api/dcim/sites/?region_id=${regions.asia.id}`)).sort(), want);
   assert.equal(await ids(`/api/dcim/sites/?region_id=${regions.europe.id}`), []);
   // one level deeper: under Japan, France is at depth 2 and Paris at 3
-  await patch(`${R}${regions.france.id}/`, { parent: regions.japan.id });
+  await app.patch(`${R}${regions.france.id}/`, { parent: regions.japan.id });
   assert.is((await region('france'))._depth, 2);
   assert.is((await region('paris'))._depth, 3);
   assert.is((await region('japan')).site_count, 2);
   const mine = treeIds();
-  const order = (await get(`${R}?limit=1000`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => `${r.name}:${r._depth}`);
+  const order = (await app.get(`${R}?limit=1000`)).results.filter((r: any) => mine.has(r.id)).map((r: any) => `${r.name}:${r._depth}`);
   assert.equal(order, ['Asia:0', 'Japan:1', 'France:2', 'Paris:3', 'Europe:0', 'Belgium:1']);
   // renaming re-sorts siblings
-  await patch(`${R}${regions.belgium.id}/`, { name: 'Zeeland' });
-  await post(R, { name: 'Austria', slug: 'austria', parent: regions.europe.id }).then((r) => { regions.austria = r; });
-  const after = (await get(`${R}?limit=1000`)).results.filter((r: any) => treeIds().has(r.id)).map((r: any) => r.name);
+  await app.patch(`${R}${regions.belgium.id}/`, { name: 'Zeeland' });
+  await app.post(R, { name: 'Austria', slug: 'austria', parent: regions.europe.id }).then((r) => { regions.austria = r; });
+  const after = (await app.get(`${R}?limit=1000`)).results.filter((r: any) => treeIds().has(r.id)).map((r: any) => r.name);
   assert.equal(after, ['Asia', 'Japan', 'France', 'Paris', 'Europe', 'Austria', 'Zeeland']);
   // renaming a node with descendants moves the whole subtree in the order
-  await patch(`${R}${regions.asia.id}/`, { name: 'Zulu' });
-  const renamed = (await get(`${R}?limit=1000`)).results.filter((r: any) => treeIds().has(r.id)).map((r: any) => r.name);
+  await app.patch(`${R}${regions.asia.id}/`, { name: 'Zulu' });
+  const renamed = (await app.get(`${R}?limit=1000`)).results.filter((r: any) => treeIds().has(r.id)).map((r: any) => r.name);
   assert.equal(renamed, ['Europe', 'Austria', 'Zeeland', 'Zulu', 'Japan', 'France', 'Paris']);
   // and back to a root
-  await patch(`${R}${regions.france.id}/`, { parent: null });
+  await app.patch(`${R}${regions.france.id}/`, { parent: null });
   assert.is((await region('france'))._depth, 0);
   assert.is((await region('paris'))._depth, 1);
-  await patch(`${R}${regions.france.id}/`, { parent: regions.japan.id });
+  await app.patch(`${R}${regions.france.id}/`, { parent: regions.japan.id });
 });
 
 trees('deleting a root deletes its subtree; the sites stay, without a region', async () => {
@@ -444,16 +429,16 @@ trees('deleting a root deletes its subtree; the sites stay, without a region', a
     expectStatus(await app.api('GET', `${R}${regions[name].id}/`), 404, `${name} deleted with its ancestor:`);
   }
   for (const s of treeSites) {
-    const site = await get(`/api/dcim/sites/${s.id}/`);
+    const site = await app.get(`/api/dcim/sites/${s.id}/`);
     assert.is(site.region, null);
   }
   expectStatus(await app.api('GET', `${R}${regions.europe.id}/`), 200, 'the other tree stays:');
   expectStatus(await app.api('GET', `${R}${regions.austria.id}/`), 200);
   // a leaf with a site can be deleted too: the site loses its region
-  const leaf = await post(R, { name: 'Brussels', slug: 'brussels', parent: regions.europe.id });
-  const site = await post('/api/dcim/sites/', { name: 'Brussels 1', slug: 'brussels-1', region: leaf.id });
+  const leaf = await app.post(R, { name: 'Brussels', slug: 'brussels', parent: regions.europe.id });
+  const site = await app.post('/api/dcim/sites/', { name: 'Brussels 1', slug: 'brussels-1', region: leaf.id });
   expectStatus(await app.api('DELETE', `${R}${leaf.id}/`), 204);
-  assert.is((await get(`/api/dcim/sites/${site.id}/`)).region, null);
+  assert.is((await app.get(`/api/dcim/sites/${site.id}/`)).region, null);
   assert.is((await region('europe')).site_count, 0);
 });
 
@@ -464,61 +449,61 @@ const counts = suite('reverse counts');
 counts.before(boot);
 
 counts('site device_count, manufacturer devicetype_count, tenant site_count', async () => {
-  const tenant = await post('/api/tenancy/tenants/', { name: 'Counting Tenant', slug: 'counting-tenant' });
-  const busy = await post('/api/dcim/sites/', { name: 'Busy Site', slug: 'busy-site', tenant: tenant.id });
-  const idle = await post('/api/dcim/sites/', { name: 'Idle Site', slug: 'idle-site', tenant: { slug: 'counting-tenant' } });
-  const maker = await post('/api/dcim/manufacturers/', { name: 'Counter Corp', slug: 'counter-corp' });
-  const t1 = await post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'C1', slug: 'c1' });
-  await post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'C2', slug: 'c2' });
+  const tenant = await app.post('/api/tenancy/tenants/', { name: 'Counting Tenant', slug: 'counting-tenant' });
+  const busy = await app.post('/api/dcim/sites/', { name: 'Busy Site', slug: 'busy-site', tenant: tenant.id });
+  const idle = await app.post('/api/dcim/sites/', { name: 'Idle Site', slug: 'idle-site', tenant: { slug: 'counting-tenant' } });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'Counter Corp', slug: 'counter-corp' });
+  const t1 = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'C1', slug: 'c1' });
+  await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'C2', slug: 'c2' });
   const { role } = await kit();
-  const made = await post('/api/dcim/devices/', [1, 2, 3].map((n) => ({ name: `counted-${n}`, device_type: t1.id, role: role.id, site: busy.id })));
-  assert.is((await get(`/api/dcim/sites/${busy.id}/`)).device_count, 3);
-  assert.is((await get(`/api/dcim/sites/${idle.id}/`)).device_count, 0);
-  const listed = (await get('/api/dcim/sites/?limit=1000')).results;
+  const made = await app.post('/api/dcim/devices/', [1, 2, 3].map((n) => ({ name: `counted-${n}`, device_type: t1.id, role: role.id, site: busy.id })));
+  assert.is((await app.get(`/api/dcim/sites/${busy.id}/`)).device_count, 3);
+  assert.is((await app.get(`/api/dcim/sites/${idle.id}/`)).device_count, 0);
+  const listed = (await app.get('/api/dcim/sites/?limit=1000')).results;
   assert.is(listed.find((s: any) => s.id === busy.id).device_count, 3);
   assert.is(listed.find((s: any) => s.id === idle.id).device_count, 0);
-  assert.is((await get(`/api/dcim/manufacturers/${maker.id}/`)).devicetype_count, 2);
-  assert.is((await get(`/api/dcim/manufacturers/${maker.id}/?brief=1`)).devicetype_count, 2);
-  assert.is((await get(`/api/tenancy/tenants/${tenant.id}/`)).site_count, 2);
+  assert.is((await app.get(`/api/dcim/manufacturers/${maker.id}/`)).devicetype_count, 2);
+  assert.is((await app.get(`/api/dcim/manufacturers/${maker.id}/?brief=1`)).devicetype_count, 2);
+  assert.is((await app.get(`/api/tenancy/tenants/${tenant.id}/`)).site_count, 2);
   // counts follow deletes and moves
   expectStatus(await app.api('DELETE', `/api/dcim/devices/${made[0].id}/`), 204);
-  await patch(`/api/dcim/devices/${made[1].id}/`, { site: idle.id });
-  assert.is((await get(`/api/dcim/sites/${busy.id}/`)).device_count, 1);
-  assert.is((await get(`/api/dcim/sites/${idle.id}/`)).device_count, 1);
-  await patch(`/api/dcim/sites/${idle.id}/`, { tenant: null });
-  assert.is((await get(`/api/tenancy/tenants/${tenant.id}/`)).site_count, 1);
-  assert.is((await get(`/api/dcim/device-types/${t1.id}/`)).device_count, 2);
+  await app.patch(`/api/dcim/devices/${made[1].id}/`, { site: idle.id });
+  assert.is((await app.get(`/api/dcim/sites/${busy.id}/`)).device_count, 1);
+  assert.is((await app.get(`/api/dcim/sites/${idle.id}/`)).device_count, 1);
+  await app.patch(`/api/dcim/sites/${idle.id}/`, { tenant: null });
+  assert.is((await app.get(`/api/tenancy/tenants/${tenant.id}/`)).site_count, 1);
+  assert.is((await app.get(`/api/dcim/device-types/${t1.id}/`)).device_count, 2);
 });
 
 counts('interface count_ipaddresses', async () => {
   const { type, role } = await kit();
-  const site = await post('/api/dcim/sites/', { name: 'IP Count Site', slug: 'ip-count-site' });
-  const d = await post('/api/dcim/devices/', { name: 'ip-counter', device_type: type.id, role: role.id, site: site.id });
-  const [busy, idle] = await post('/api/dcim/interfaces/', [
+  const site = await app.post('/api/dcim/sites/', { name: 'IP Count Site', slug: 'ip-count-site' });
+  const d = await app.post('/api/dcim/devices/', { name: 'ip-counter', device_type: type.id, role: role.id, site: site.id });
+  const [busy, idle] = await app.post('/api/dcim/interfaces/', [
     { device: d.id, name: 'et-0/0/0', type: '1000base-t' },
     { device: d.id, name: 'et-0/0/1', type: '1000base-t' },
   ]);
-  await post('/api/ipam/ip-addresses/', ['198.51.100.1/24', '198.51.100.2/24'].map((address) => ({ address, assigned_object_type: 'dcim.interface', assigned_object_id: busy.id })));
-  await post('/api/ipam/ip-addresses/', { address: '198.51.100.3/24' });
-  assert.is((await get(`/api/dcim/interfaces/${busy.id}/`)).count_ipaddresses, 2);
-  assert.is((await get(`/api/dcim/interfaces/${idle.id}/`)).count_ipaddresses, 0);
-  const listed = (await get(`/api/dcim/interfaces/?device_id=${d.id}`)).results;
+  await app.post('/api/ipam/ip-addresses/', ['198.51.100.1/24', '198.51.100.2/24'].map((address) => ({ address, assigned_object_type: 'dcim.interface', assigned_object_id: busy.id })));
+  await app.post('/api/ipam/ip-addresses/', { address: '198.51.100.3/24' });
+  assert.is((await app.get(`/api/dcim/interfaces/${busy.id}/`)).count_ipaddresses, 2);
+  assert.is((await app.get(`/api/dcim/interfaces/${idle.id}/`)).count_ipaddresses, 0);
+  const listed = (await app.get(`/api/dcim/interfaces/?device_id=${d.id}`)).results;
   assert.equal(listed.map((i: any) => [i.name, i.count_ipaddresses]), [['et-0/0/0', 2], ['et-0/0/1', 0]]);
 });
 
 counts('vlan group vlan_count', async () => {
-  const group = await post('/api/ipam/vlan-groups/', { name: 'Counted VLANs', slug: 'counted-vlans' });
-  const empty = await post('/api/ipam/vlan-groups/', { name: 'Empty VLANs', slug: 'empty-vlans' });
-  const vlans = await post('/api/ipam/vlans/', [10, 20, 30].map((vid) => ({ vid, name: `v${vid}`, group: group.id })));
-  await post('/api/ipam/vlans/', { vid: 40, name: 'v40' });
-  assert.is((await get(`/api/ipam/vlan-groups/${group.id}/`)).vlan_count, 3);
-  assert.is((await get(`/api/ipam/vlan-groups/${empty.id}/`)).vlan_count, 0);
-  const brief = (await get('/api/ipam/vlan-groups/?brief=1&limit=1000')).results;
+  const group = await app.post('/api/ipam/vlan-groups/', { name: 'Counted VLANs', slug: 'counted-vlans' });
+  const empty = await app.post('/api/ipam/vlan-groups/', { name: 'Empty VLANs', slug: 'empty-vlans' });
+  const vlans = await app.post('/api/ipam/vlans/', [10, 20, 30].map((vid) => ({ vid, name: `v${vid}`, group: group.id })));
+  await app.post('/api/ipam/vlans/', { vid: 40, name: 'v40' });
+  assert.is((await app.get(`/api/ipam/vlan-groups/${group.id}/`)).vlan_count, 3);
+  assert.is((await app.get(`/api/ipam/vlan-groups/${empty.id}/`)).vlan_count, 0);
+  const brief = (await app.get('/api/ipam/vlan-groups/?brief=1&limit=1000')).results;
   assert.is(brief.find((g: any) => g.id === group.id).vlan_count, 3);
   assert.is(brief.find((g: any) => g.id === empty.id).vlan_count, 0);
-  await patch(`/api/ipam/vlans/${vlans[0].id}/`, { group: empty.id });
-  assert.is((await get(`/api/ipam/vlan-groups/${group.id}/`)).vlan_count, 2);
-  assert.is((await get(`/api/ipam/vlan-groups/${empty.id}/`)).vlan_count, 1);
+  await app.patch(`/api/ipam/vlans/${vlans[0].id}/`, { group: empty.id });
+  assert.is((await app.get(`/api/ipam/vlan-groups/${group.id}/`)).vlan_count, 2);
+  assert.is((await app.get(`/api/ipam/vlan-groups/${empty.id}/`)).vlan_count, 1);
 });
 
 counts.after(async () => { await app?.stop(); });
