@@ -6,7 +6,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { text } from 'node:stream/consumers';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors, fromDatabaseError } from './errors.js';
 import { authenticate } from './auth.js';
 import { loadGrants } from './permissions.js';
 import { modelList } from './registry.js';
@@ -33,9 +33,10 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
   } catch (error) {
-    if (error instanceof ApiError) {
-      ctx.status = error.status;
-      ctx.body = error.body;
+    const known = error instanceof ApiError ? error : fromDatabaseError(error);
+    if (known) {
+      ctx.status = known.status;
+      ctx.body = known.body;
       return;
     }
     const requestId = (ctx.state as State).requestId;

@@ -66,6 +66,24 @@ export async function migrate(db: Knex, schema: string | null): Promise<string[]
   return applied as string[];
 }
 
+/** PostgreSQL's deadlock and serialization failures: the transaction was a victim and may simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * Runs `fn` in a transaction, running it again (up to three times) when PostgreSQL aborts it as a
+ * deadlock victim, e.g. a delete cascading into rows the webhook worker is updating.
+ */
+export async function inTransaction<T>(db: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(fn);
+    } catch (error) {
+      if (attempt >= 3 || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt + Math.random() * 25));
+    }
+  }
+}
+
 /** Counts SQL statements; the tests use it to hold lists to a fixed number of queries. */
 export function countQueries(db: Knex): { readonly count: number; stop(): void } {
   let count = 0;

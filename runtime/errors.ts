@@ -30,6 +30,22 @@ export const errors = {
     new ApiError(409, { detail: `Unable to delete object. ${total} dependent objects were found: ${dependents.join(', ')}${total > dependents.length ? ', …' : ''}` }),
 };
 
+/**
+ * A constraint the database enforced after validation passed (two requests racing for the same
+ * unique name, or for an object another request just deleted): a 4xx, not a 500.
+ */
+export function fromDatabaseError(error: unknown): ApiError | null {
+  const e = error as { code?: string; message?: string };
+  const code = e?.code ?? '';
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new ApiError(400, { non_field_errors: ['An object with these unique values already exists.'] });
+  }
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new ApiError(409, { detail: 'The request conflicts with related objects that were changed at the same time; try again.' });
+  }
+  return null;
+}
+
 /** Collects the errors of one object while it is validated. */
 export class ErrorCollector {
   readonly errors: FieldErrors = {};

@@ -13,6 +13,7 @@ import type { Auth } from './auth.js';
 import type { Config } from './config.js';
 import type { ModelEntry } from './types.js';
 import { paginate } from './pagination.js';
+import { inTransaction } from './db.js';
 import { applyConstraints, constraintFor } from './permissions.js';
 import { customFieldsFor } from './customfields.js';
 
@@ -158,7 +159,7 @@ function requireBody(ctx: Context): unknown {
  */
 export async function createThrough(ctx: Context, services: Services, entry: ModelEntry, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<{ status: number; body: unknown }> {
   authorize(ctx, entry, 'add', services.config);
-  await services.db.transaction(async (trx) => {
+  await inTransaction(services.db, async (trx) => {
     const { items, many } = await build(trx);
     const result = await createObjects(entry, items, many, writeContext(ctx, trx));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
@@ -219,7 +220,7 @@ export function views(entry: ModelEntry, services: Services) {
       if (detail && (body === null || typeof body !== 'object' || Array.isArray(body))) throw errors.validation({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
       if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
-      await db.transaction(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
@@ -239,7 +240,7 @@ export function views(entry: ModelEntry, services: Services) {
         if (!Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
         items = body;
       }
-      await db.transaction(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
         await deleteObjects(entry, items, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
