@@ -104,6 +104,10 @@ export interface ModelFile {
   actions?: {
     [k: string]: Action;
   };
+  /**
+   * Relation fields that count null as a value in unique_together: rows with no parent (group, tenant…) must be unique among themselves too
+   */
+  unique_nulls_match?: string[];
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

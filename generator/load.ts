@@ -183,6 +183,10 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    for (const name of spec.unique_nulls_match ?? []) {
+      if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
+      else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_nulls_match: '${name}' is in no unique_together group`);
+    }
     for (const group of spec.unique_together ?? []) {
       for (const name of group) if (!fields[name]) problems.push(`${file}: unique_together: '${name}' is not a field of ${spec.model}`);
     }

@@ -91,7 +91,12 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }
     for (const group of d.uniqueTogether) {
       const columns = group.flatMap((name) => d.fields[name].columns);
-      lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${d.table}_${group.join('_')}_key' });`);
+      const index = `${d.table}_${group.join('_')}_key`;
+      if (group.some((name) => d.uniqueNullsMatch.includes(name))) {
+        // NULL never equals NULL in an index, so a relation whose null counts as a value is indexed as 0.
+        const parts = group.flatMap((name) => d.fields[name].columns.map((c) => (d.uniqueNullsMatch.includes(name) ? `COALESCE(${c}, 0)` : c)));
+        lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${parts.join(', ')})`);
+      } else lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${index}' });`);
     }
     const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
       table: f.through!,
@@ -111,6 +116,15 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
 export type Snapshot = Record<string, string[]>;
 
 const indent = (lines: string[]) => lines.map((l) => `    ${l}`).join('\n');
+
+/** Lines are knex table-builder calls (`t.…`) or whole statements (`raw:CREATE UNIQUE INDEX …`). */
+const isRaw = (l: string) => l.startsWith('raw:');
+const statement = (l: string) => `  await knex.raw(${JSON.stringify(l.slice(4))});`;
+const dropStatement = (l: string) => `  await knex.raw(${JSON.stringify(`DROP INDEX IF EXISTS ${/INDEX (\w+)/.exec(l)![1]}`)});`;
+
+function createTable(spec: TableSpec): string[] {
+  return [`  await knex.schema.createTable('${spec.table}', (t) => {\n${indent(spec.lines.filter((l) => !isRaw(l)))}\n  });`, ...spec.lines.filter(isRaw).map(statement)];
+}
 
 function migrationText(doc: string, up: string[], down: string[]): string {
   return `import type { Knex } from 'knex';
@@ -147,7 +161,7 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
   const snapshot: Snapshot = Object.fromEntries(specs.map((s) => [s.table, s.lines]));
   const files = new Map<string, string>();
   if (!previous) {
-    const up = specs.map((s) => `  await knex.schema.createTable('${s.table}', (t) => {\n${indent(s.lines)}\n  });`);
+    const up = specs.flatMap(createTable);
     const down = [...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`);
     files.set('0001_initial', migrationText('Creates every model table.', up, down));
     return { files, snapshot };
@@ -157,7 +171,7 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
   for (const spec of specs) {
     const before = previous[spec.table];
     if (!before) {
-      up.push(`  await knex.schema.createTable('${spec.table}', (t) => {\n${indent(spec.lines)}\n  });`);
+      up.push(...createTable(spec));
       down.unshift(`  await knex.schema.dropTableIfExists('${spec.table}');`);
       continue;
     }
@@ -176,12 +190,13 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
       ...added.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l),
       ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
     ];
-    up.push(`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(forward)}\n  });`);
-    down.unshift(`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(backward)}\n  });`);
+    const alterTable = (lines: string[]) => (lines.length ? [`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(lines)}\n  });`] : []);
+    up.push(...removed.filter(isRaw).map(dropStatement), ...alterTable(forward.filter((l) => !isRaw(l))), ...added.filter(isRaw).map(statement));
+    down.unshift(...added.filter(isRaw).map(dropStatement), ...alterTable(backward.filter((l) => !isRaw(l))), ...removed.filter(isRaw).map(statement));
   }
   for (const table of Object.keys(previous).filter((t) => !snapshot[t])) {
     up.push(`  await knex.schema.dropTableIfExists('${table}');`);
-    down.unshift(`  await knex.schema.createTable('${table}', (t) => {\n${indent(previous[table])}\n  });`);
+    down.unshift(...createTable({ table, lines: previous[table] }));
   }
   if (!up.length) return { files, snapshot };
   const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;

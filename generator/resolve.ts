@@ -113,6 +113,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     search: spec.search ?? [],
     hooks: spec.hooks ?? [],
     uniqueTogether: spec.unique_together ?? [],
+    uniqueNullsMatch: spec.unique_nulls_match ?? [],
     fields,
     counts,
   };

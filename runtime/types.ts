@@ -108,6 +108,8 @@ export interface ModelDefinition {
   search: string[];
   hooks: string[];
   uniqueTogether: string[][];
+  /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
+  uniqueNullsMatch: string[];
   fields: Record<string, FieldDefinition>;
   counts: Record<string, CountDefinition>;
 }

@@ -335,13 +335,15 @@ async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]): Prom
   }
   for (const group of d.uniqueTogether) {
     const columns = group.flatMap((name) => d.fields[name].columns);
-    const relevant = items.filter((i) => columns.some((c) => c in i.values)).filter((i) => columns.every((c) => finalRow(i)[c] !== null && finalRow(i)[c] !== undefined));
+    // A null counts as a value only in the fields the schema names (top-level rows among themselves).
+    const nullable = new Set(group.filter((name) => d.uniqueNullsMatch.includes(name)).flatMap((name) => d.fields[name].columns));
+    const relevant = items.filter((i) => columns.some((c) => c in i.values)).filter((i) => columns.every((c) => nullable.has(c) || (finalRow(i)[c] !== null && finalRow(i)[c] !== undefined)));
     if (!relevant.length) continue;
-    const key = (row: Row) => JSON.stringify(columns.map((c) => row[c]));
+    const key = (row: Row) => JSON.stringify(columns.map((c) => row[c] ?? null));
     const taken = new Map<string, number>();
     for (let i = 0; i < relevant.length; i += 200) {
       const q = db(d.table).select('id', ...columns).where((w) => {
-        for (const item of relevant.slice(i, i + 200)) w.orWhere((x) => { for (const c of columns) x.where(c, finalRow(item)[c]); });
+        for (const item of relevant.slice(i, i + 200)) w.orWhere((x) => { for (const c of columns) { const v = finalRow(item)[c]; if (v === null || v === undefined) x.whereNull(c); else x.where(c, v); } });
       });
       for (const r of await q) taken.set(key(r), Number(r.id));
     }

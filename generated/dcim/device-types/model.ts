@@ -29,6 +29,7 @@ export const deviceTypeDefinition: ModelDefinition = {
   search: ["model", "part_number", "description", "comments"],
   hooks: [],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
+  uniqueNullsMatch: [],
   fields: {
     manufacturer: {
       name: "manufacturer",

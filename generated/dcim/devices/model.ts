@@ -41,6 +41,7 @@ export const deviceDefinition: ModelDefinition = {
   search: ["name", "serial", "asset_tag", "description", "comments"],
   hooks: ["device"],
   uniqueTogether: [["site", "tenant", "name"]],
+  uniqueNullsMatch: ["tenant"],
   fields: {
     name: {
       name: "name",

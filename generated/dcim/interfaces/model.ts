@@ -30,6 +30,7 @@ export const interfaceDefinition: ModelDefinition = {
   search: ["name", "label", "description"],
   hooks: ["interface"],
   uniqueTogether: [["device", "name"]],
+  uniqueNullsMatch: [],
   fields: {
     device: {
       name: "device",

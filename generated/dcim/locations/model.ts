@@ -29,6 +29,7 @@ export const locationDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: [],
   uniqueTogether: [["site", "parent", "name"], ["site", "parent", "slug"]],
+  uniqueNullsMatch: ["parent"],
   fields: {
     name: {
       name: "name",

@@ -28,6 +28,7 @@ export const platformDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

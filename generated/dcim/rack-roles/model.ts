@@ -27,6 +27,7 @@ export const rackRoleDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

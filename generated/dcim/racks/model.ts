@@ -31,6 +31,7 @@ export const rackDefinition: ModelDefinition = {
   search: ["name", "facility_id", "serial", "asset_tag", "description", "comments"],
   hooks: [],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

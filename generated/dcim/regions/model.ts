@@ -27,6 +27,7 @@ export const regionDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [["parent", "name"], ["parent", "slug"]],
+  uniqueNullsMatch: ["parent"],
   fields: {
     name: {
       name: "name",

@@ -27,6 +27,7 @@ export const siteGroupDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [["parent", "name"], ["parent", "slug"]],
+  uniqueNullsMatch: ["parent"],
   fields: {
     name: {
       name: "name",

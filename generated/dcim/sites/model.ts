@@ -30,6 +30,7 @@ export const siteDefinition: ModelDefinition = {
   search: ["name", "facility", "description", "physical_address", "shipping_address", "comments"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

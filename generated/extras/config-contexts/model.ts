@@ -27,6 +27,7 @@ export const configContextDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: ["config_context"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

@@ -27,6 +27,7 @@ export const contentTypeDefinition: ModelDefinition = {
   search: ["app_label", "model"],
   hooks: ["content_type"],
   uniqueTogether: [["app_label", "model"]],
+  uniqueNullsMatch: [],
   fields: {
     app_label: {
       name: "app_label",

@@ -27,6 +27,7 @@ export const customFieldChoiceSetDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: ["custom_field_choice_set"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

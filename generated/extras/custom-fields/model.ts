@@ -28,6 +28,7 @@ export const customFieldDefinition: ModelDefinition = {
   search: ["name", "label", "group_name", "description"],
   hooks: ["custom_field"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     content_types: {
       name: "content_types",

@@ -28,6 +28,7 @@ export const journalEntryDefinition: ModelDefinition = {
   search: ["comments"],
   hooks: ["journal_entry"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     assigned_object: {
       name: "assigned_object",

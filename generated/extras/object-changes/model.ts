@@ -28,6 +28,7 @@ export const objectChangeDefinition: ModelDefinition = {
   search: ["user_name", "object_repr"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     time: {
       name: "time",

@@ -27,6 +27,7 @@ export const tagDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: ["tag"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

@@ -28,6 +28,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
   search: ["request_id", "object_repr"],
   hooks: ["webhook_delivery"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     webhook: {
       name: "webhook",

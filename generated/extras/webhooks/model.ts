@@ -27,6 +27,7 @@ export const webhookDefinition: ModelDefinition = {
   search: ["name", "payload_url"],
   hooks: ["webhook"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

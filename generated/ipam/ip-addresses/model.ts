@@ -29,6 +29,7 @@ export const ipAddressDefinition: ModelDefinition = {
   search: ["dns_name", "description", "address"],
   hooks: ["ip_address"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     family: {
       name: "family",

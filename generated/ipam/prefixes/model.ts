@@ -32,6 +32,7 @@ export const prefixDefinition: ModelDefinition = {
   search: ["description", "prefix"],
   hooks: ["prefix"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     family: {
       name: "family",

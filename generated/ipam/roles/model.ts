@@ -27,6 +27,7 @@ export const roleDefinition: ModelDefinition = {
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

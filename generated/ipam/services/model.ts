@@ -29,6 +29,7 @@ export const serviceDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     device: {
       name: "device",

@@ -27,6 +27,7 @@ export const vlanGroupDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: ["vlan_group"],
   uniqueTogether: [["scope", "name"], ["scope", "slug"]],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

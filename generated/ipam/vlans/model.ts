@@ -31,6 +31,7 @@ export const vlanDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: [],
   uniqueTogether: [["group", "vid"], ["group", "name"]],
+  uniqueNullsMatch: [],
   fields: {
     site: {
       name: "site",

@@ -28,6 +28,7 @@ export const vrfDefinition: ModelDefinition = {
   search: ["name", "rd", "description"],
   hooks: [],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

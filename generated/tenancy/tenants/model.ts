@@ -28,6 +28,7 @@ export const tenantDefinition: ModelDefinition = {
   search: ["name", "slug", "description", "comments"],
   hooks: [],
   uniqueTogether: [["group", "name"], ["group", "slug"]],
+  uniqueNullsMatch: ["group"],
   fields: {
     name: {
       name: "name",

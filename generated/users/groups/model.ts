@@ -27,6 +27,7 @@ export const groupDefinition: ModelDefinition = {
   search: ["name"],
   hooks: ["group"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

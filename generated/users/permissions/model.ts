@@ -27,6 +27,7 @@ export const objectPermissionDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: ["permission"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

@@ -28,6 +28,7 @@ export const tokenDefinition: ModelDefinition = {
   search: ["description"],
   hooks: ["token"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     user: {
       name: "user",

@@ -27,6 +27,7 @@ export const userDefinition: ModelDefinition = {
   search: ["username", "first_name", "last_name", "email"],
   hooks: ["user"],
   uniqueTogether: [],
+  uniqueNullsMatch: [],
   fields: {
     username: {
       name: "username",

@@ -31,6 +31,7 @@ export const clusterDefinition: ModelDefinition = {
   search: ["name", "description", "comments"],
   hooks: [],
   uniqueTogether: [["group", "name"], ["site", "name"]],
+  uniqueNullsMatch: [],
   fields: {
     name: {
       name: "name",

@@ -30,6 +30,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   search: ["name", "description"],
   hooks: [],
   uniqueTogether: [["virtual_machine", "name"]],
+  uniqueNullsMatch: [],
   fields: {
     virtual_machine: {
       name: "virtual_machine",

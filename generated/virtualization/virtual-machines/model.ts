@@ -34,6 +34,7 @@ export const virtualMachineDefinition: ModelDefinition = {
   search: ["name", "description", "comments"],
   hooks: ["virtual_machine"],
   uniqueTogether: [["cluster", "tenant", "name"]],
+  uniqueNullsMatch: ["tenant"],
   fields: {
     name: {
       name: "name",
