@@ -108,6 +108,10 @@ export interface ModelFile {
    * Relation fields that count null as a value in unique_together: rows with no parent (group, tenant…) must be unique among themselves too
    */
   unique_nulls_match?: string[];
+  /**
+   * The relation recorded as the change log's related object (an interface's device)
+   */
+  changelog_related?: string;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -114,6 +114,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     hooks: spec.hooks ?? [],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
+    ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     fields,
     counts,
   };

@@ -157,6 +157,14 @@ export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[
   await emit(changes, ctx);
 }
 
+/** The related object a model names (an interface's device), from the snapshot after or before the change. */
+function related(c: Change): { related_object_type: string | null; related_object_id: number | null } {
+  const name = c.entry.definition.changelogRelated;
+  const id = name ? (c.postchange ?? c.prechange)?.[name] : null;
+  if (!name || id === null || id === undefined) return { related_object_type: null, related_object_id: null };
+  return { related_object_type: model(c.entry.definition.fields[name].to!).definition.contentType, related_object_id: Number(id) };
+}
+
 /** The change log: one ObjectChange row per changed object; an update that changed nothing is not logged. */
 onChanges(async (changes, ctx) => {
   const log = model('ObjectChange').definition.table;
@@ -170,8 +178,7 @@ onChanges(async (changes, ctx) => {
       action: c.action,
       changed_object_type: c.entry.definition.contentType,
       changed_object_id: c.id,
-      related_object_type: null,
-      related_object_id: null,
+      ...related(c),
       object_repr: c.repr.slice(0, 200),
       prechange_data: c.prechange ? JSON.stringify(c.prechange) : null,
       postchange_data: c.postchange ? JSON.stringify(c.postchange) : null,

@@ -101,6 +101,8 @@ export interface ModelDefinition {
   readOnly: boolean;
   /** writes are recorded in the change log and may trigger webhooks */
   changelog: boolean;
+  /** the fk recorded as the change log's related object (an interface's device) */
+  changelogRelated?: string;
   lookup: string;
   display: string[];
   ordering: string[];

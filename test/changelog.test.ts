@@ -98,4 +98,20 @@ test('filters: action, type, object id, user, time_after / time_before; users-ap
   expectStatus(await app.api('POST', LOG, {}), 405);
 });
 
+test('a component records its parent as the related object', async () => {
+  const site = await app.post('/api/dcim/sites/', { name: 'rel-site', slug: 'rel-site' });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'rel-m', slug: 'rel-m' });
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'rel-t', slug: 'rel-t' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'rel-r', slug: 'rel-r' });
+  const device = await app.post('/api/dcim/devices/', { name: 'rel-dev', site: site.id, device_type: type.id, role: role.id });
+  const reply = await app.api('POST', '/api/dcim/interfaces/', { device: device.id, name: 'eth0', type: '1000base-t' });
+  expectStatus(reply, 201);
+  const change = (await changes(`request_id=${reply.headers.get('x-request-id')}`)).results[0];
+  assert.is(change.related_object_type, 'dcim.device');
+  assert.is(change.related_object_id, device.id);
+  assert.is(change.related_object.id, device.id);
+  const siteChange = (await changes(`changed_object_type=dcim.site&changed_object_id=${site.id}`)).results[0];
+  assert.is(siteChange.related_object, null, 'models without a parent have none');
+});
+
 test.run();

@@ -41,6 +41,7 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
     // The lookup field (a device's name, say) is filled too, so filters by it have something to find.
     // Fields with a schema example are filled too (a webhook needs at least one event type).
     if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || f.readOnly) continue;
+    // A relation with an example is filled with a new related object (a service needs a device).
     if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!))).id;
     else if (f.type === 'generic_fk') {
       // A required generic relation points at a fresh object of its simplest target type.

@@ -14,6 +14,7 @@ import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { journalEntry } from './journal_entry.js';
 import { prefix } from './prefix.js';
+import { service } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
@@ -34,6 +35,7 @@ export const hooks: Record<string, ModelHooks> = {
   ip_address: ipAddress,
   journal_entry: journalEntry,
   prefix,
+  service,
   tag,
   token,
   user,

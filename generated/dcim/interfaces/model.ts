@@ -31,6 +31,7 @@ export const interfaceDefinition: ModelDefinition = {
   hooks: ["interface"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  changelogRelated: "device",
   fields: {
     device: {
       name: "device",

@@ -27,7 +27,7 @@ export const serviceDefinition: ModelDefinition = {
   ordering: ["protocol", "ports"],
   brief: ["id", "url", "display", "name", "protocol", "ports"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["service"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -43,6 +43,7 @@ export const serviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      example: 1,
       onDelete: "cascade",
     },
     virtual_machine: {

@@ -31,6 +31,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
+  changelogRelated: "virtual_machine",
   fields: {
     virtual_machine: {
       name: "virtual_machine",
