@@ -224,6 +224,10 @@ export interface Field {
   example?: {
     [k: string]: unknown;
   };
+  /**
+   * string: ordered naturally, digit runs as numbers (dc2 before dc10); kept in a hidden sort column
+   */
+  natural?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -136,6 +136,7 @@ function checkCrossReferences(
       const ownTimestamp = (name === 'created' || name === 'last_updated') && spec.timestamps === false;
       if (SYSTEM_FIELDS.includes(name) && !ownTimestamp) problems.push(`${at}: '${name}' is added by the runtime; do not declare it`);
       if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
+      if (f.natural && f.type !== 'string') problems.push(`${at}: natural: only string fields are ordered naturally`);
       if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
       if (f.type === 'choice') {
         if (!f.choices) problems.push(`${at}: choice needs 'choices'`);

@@ -10,7 +10,7 @@ function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string,
   const c = f.columns;
   switch (f.type) {
     case 'string': case 'slug': case 'color': case 'mac':
-      return [nullable(`t.string('${c[0]}', ${f.maxLength ?? 255})`)];
+      return [nullable(`t.string('${c[0]}', ${f.maxLength ?? 255})`), ...(f.natural ? [`t.string('${c[1]}', 1024).nullable();`, `t.index(['${c[1]}'], '${d.table}_${c[1]}_idx');`] : [])];
     case 'text': return [nullable(`t.text('${c[0]}')`)];
     case 'password': return [`t.string('${c[0]}', 255).notNullable();`];
     case 'integer': return [nullable(`t.bigInteger('${c[0]}')`)];
@@ -71,6 +71,11 @@ function creationOrder(models: ModelDefinition[]): ModelDefinition[] {
   return order;
 }
 
+/** The columns that identify a field's value in a unique key (not a natural name's sort key). */
+export function keyColumns(f: FieldDefinition): string[] {
+  return f.natural ? [f.columns[0]] : f.columns;
+}
+
 /** The definition lines of one table (`t.string('name', 100).notNullable();` …), as knex builds it. */
 export interface TableSpec {
   table: string;
@@ -90,11 +95,11 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
       if (f.unique) lines.push(`t.unique(['${f.columns[0]}'], { indexName: '${d.table}_${f.name}_key' });`);
     }
     for (const group of d.uniqueTogether) {
-      const columns = group.flatMap((name) => d.fields[name].columns);
+      const columns = group.flatMap((name) => keyColumns(d.fields[name]));
       const index = `${d.table}_${group.join('_')}_key`;
       if (group.some((name) => d.uniqueNullsMatch.includes(name))) {
         // NULL never equals NULL in an index, so a relation whose null counts as a value is indexed as 0.
-        const parts = group.flatMap((name) => d.fields[name].columns.map((c) => (d.uniqueNullsMatch.includes(name) ? `COALESCE(${c}, 0)` : c)));
+        const parts = group.flatMap((name) => keyColumns(d.fields[name]).map((c) => (d.uniqueNullsMatch.includes(name) ? `COALESCE(${c}, 0)` : c)));
         lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${parts.join(', ')})`);
       } else lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${index}' });`);
     }
@@ -182,12 +187,14 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
     const columnOf = (l: string) => /^t\.(?!index|unique)\w+\('([^']+)'/.exec(l)?.[1];
     const changed = new Set(added.map(columnOf).filter((c) => c && removed.some((r) => columnOf(r) === c)));
     const alter = (l: string) => l.replace(/;$/, '.alter();');
+    // Indexes go before their columns (PostgreSQL drops an index together with its column).
+    const indexesFirst = (lines: string[]) => [...lines.filter((l) => /^t\.drop(Index|Unique)/.test(l)), ...lines.filter((l) => !/^t\.drop(Index|Unique)/.test(l))];
     const forward = [
-      ...removed.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l),
+      ...indexesFirst(removed.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l)),
       ...added.map((l) => (changed.has(columnOf(l)) ? alter(l) : l.replace('.notNullable();', '.nullable();'))),
     ];
     const backward = [
-      ...added.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l),
+      ...indexesFirst(added.filter((l) => !changed.has(columnOf(l))).map(undo).filter((l): l is string => !!l)),
       ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
     ];
     const alterTable = (lines: string[]) => (lines.length ? [`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(lines)}\n  });`] : []);

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config.js';
 import { migrate, openDatabase } from './db.js';
+import { backfillNaturalKeys } from './natural.js';
 import { createApp } from './app.js';
 import { checkHooks, model } from './registry.js';
 import { createObjects } from './write.js';
@@ -47,6 +48,7 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
   checkHooks();
   const db = openDatabase(config);
   await migrate(db, config.databaseSchema);
+  await backfillNaturalKeys(db);
   await syncContentTypes(db);
   const admin = await ensureAdmin(db, config);
   const worker = config.runWorker ? await startWorker(config, db) : null;

@@ -45,6 +45,8 @@ export interface FieldDefinition {
   /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or 'value' */
   source?: string;
   value?: unknown;
+  /** string: ordered naturally (dc2 before dc10) through a hidden sort column, columns[1] */
+  natural?: boolean;
   /** an example value (OpenAPI document, conformance tests) */
   example?: unknown;
   /** false: no automatic filter */

@@ -121,8 +121,9 @@ function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSear
       if (f.type === 'ip_address') qb.orderBy(`${name}_host`, dir);
       continue;
     }
-    // Nulls first ascending (last descending) on both databases, whose defaults differ.
-    qb.orderByRaw(`case when ?? is null then 0 else 1 end ${dir}, ?? ${dir}`, [f.columns[0], f.columns[0]]);
+    // Nulls first ascending (last descending) on both databases, whose defaults differ; natural names by their key.
+    const column = f.natural ? f.columns[1] : f.columns[0];
+    qb.orderByRaw(`case when ?? is null then 0 else 1 end ${dir}, ?? ${dir}`, [column, column]);
   }
   qb.orderBy('id', requested[0] === '-id' ? 'desc' : 'asc');
 }

@@ -12,6 +12,7 @@ import type { FieldDefinition, ModelEntry } from './types.js';
 import { hashPassword, keyDigest, type User } from './auth.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
+import { naturalKey } from './natural.js';
 import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
@@ -229,6 +230,8 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
     const ref = (target: string, value: unknown, apply: (id: number) => void) => refs.push({ item: index, field: 'custom_fields', target, value, apply });
     item.customFields = applyCustomFields(customFields, stored, input.custom_fields, mode === 'create', errs, ref) ?? undefined;
   }
+  // Naturally ordered names keep their sort key beside them.
+  for (const f of Object.values(d.fields)) if (f.natural && f.columns[0] in values) values[f.columns[1]] = naturalKey(values[f.columns[0]] as string | null);
   if (d.timestamps) {
     if (mode === 'create') values.created = now;
     values.last_updated = now;
@@ -334,7 +337,8 @@ async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]): Prom
     }
   }
   for (const group of d.uniqueTogether) {
-    const columns = group.flatMap((name) => d.fields[name].columns);
+    // A natural name's sort key is not part of the key.
+    const columns = group.flatMap((name) => { const f = d.fields[name]; return f.natural ? [f.columns[0]] : f.columns; });
     // A null counts as a value only in the fields the schema names (top-level rows among themselves).
     const nullable = new Set(group.filter((name) => d.uniqueNullsMatch.includes(name)).flatMap((name) => d.fields[name].columns));
     const relevant = items.filter((i) => columns.some((c) => c in i.values)).filter((i) => columns.every((c) => nullable.has(c) || (finalRow(i)[c] !== null && finalRow(i)[c] !== undefined)));

@@ -53,8 +53,9 @@ export const deviceDefinition: ModelDefinition = {
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 64,
+      natural: true,
     },
     display_name: {
       name: "display_name",
@@ -517,6 +518,7 @@ export class DeviceModel extends Model {
   });
   public id!: number;
   name!: string | null;
+  _name_natural!: string | null;
   device_type_id!: number;
   role_id!: number;
   tenant_id!: number | null;

@@ -57,8 +57,9 @@ export const interfaceDefinition: ModelDefinition = {
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 64,
+      natural: true,
     },
     label: {
       name: "label",
@@ -469,6 +470,7 @@ export class InterfaceModel extends Model {
   public id!: number;
   device_id!: number;
   name!: string;
+  _name_natural!: string;
   label!: string;
   type!: string | number;
   enabled!: boolean;

@@ -43,8 +43,9 @@ export const rackDefinition: ModelDefinition = {
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 100,
+      natural: true,
     },
     facility_id: {
       name: "facility_id",
@@ -365,6 +366,7 @@ export class RackModel extends Model {
   });
   public id!: number;
   name!: string;
+  _name_natural!: string;
   facility_id!: number | null;
   site_id!: number;
   location_id!: number | null;

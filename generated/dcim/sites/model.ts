@@ -42,8 +42,9 @@ export const siteDefinition: ModelDefinition = {
       writeOnly: false,
       unique: true,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 100,
+      natural: true,
     },
     slug: {
       name: "slug",
@@ -247,6 +248,7 @@ export class SiteModel extends Model {
   });
   public id!: number;
   name!: string;
+  _name_natural!: string;
   slug!: string;
   status!: string | number;
   region_id!: number | null;

@@ -57,8 +57,9 @@ export const vmInterfaceDefinition: ModelDefinition = {
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 64,
+      natural: true,
     },
     enabled: {
       name: "enabled",
@@ -217,6 +218,7 @@ export class VMInterfaceModel extends Model {
   public id!: number;
   virtual_machine_id!: number;
   name!: string;
+  _name_natural!: string;
   enabled!: boolean;
   parent_id!: number | null;
   bridge_id!: number | null;

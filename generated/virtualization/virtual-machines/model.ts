@@ -46,8 +46,9 @@ export const virtualMachineDefinition: ModelDefinition = {
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["name"],
+      columns: ["name", "_name_natural"],
       maxLength: 64,
+      natural: true,
     },
     status: {
       name: "status",
@@ -302,6 +303,7 @@ export class VirtualMachineModel extends Model {
   });
   public id!: number;
   name!: string;
+  _name_natural!: string;
   status!: string | number;
   site_id!: number | null;
   cluster_id!: number | null;
