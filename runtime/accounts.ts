@@ -19,9 +19,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import { loadConfig } from './config.js';
-import { migrate, openDatabase } from './db.js';
-import { checkHooks, model } from './registry.js';
-import { syncContentTypes } from './content-types.js';
+import { prepareDatabase } from './prepare.js';
+import { model } from './registry.js';
 import { createObjects, updateObjects, type WriteContext } from './write.js';
 import { ApiError } from './errors.js';
 
@@ -83,12 +82,8 @@ function describe(error: ApiError): string {
 
 /** Opens the configured database with migrations applied, runs `fn`, closes it. */
 async function withDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  checkHooks();
-  const db = openDatabase(config);
+  const { db } = await prepareDatabase(loadConfig());
   try {
-    await migrate(db, config.databaseSchema);
-    await syncContentTypes(db);
     return await fn(db);
   } finally {
     await db.destroy();

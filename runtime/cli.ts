@@ -4,9 +4,8 @@
  * runs `start`; `npm run worker` runs `worker`.
  */
 import { ConfigError, loadConfig } from './config.js';
-import { migrate, openDatabase } from './db.js';
+import { prepareDatabase } from './prepare.js';
 import { start } from './server.js';
-import { checkHooks } from './registry.js';
 import { startWorker } from './webhooks/worker.js';
 import { receiverArgs, startReceiver } from './webhooks/receiver.js';
 import { accountCommands, runAccountCommand } from './accounts.js';
@@ -43,18 +42,14 @@ async function main(argv: string[]): Promise<number> {
         return -1;
       }
       case 'migrate': {
-        const config = loadConfig();
-        const db = openDatabase(config);
-        const applied = await migrate(db, config.databaseSchema);
+        const { db, applied } = await prepareDatabase(loadConfig());
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no pending migrations');
         await db.destroy();
         return 0;
       }
       case 'worker': {
         const config = loadConfig();
-        checkHooks();
-        const db = openDatabase(config);
-        await migrate(db, config.databaseSchema);
+        const { db } = await prepareDatabase(config);
         const worker = await startWorker(config, db);
         console.log(`NetLedger webhook worker ${worker.owner} running (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}, concurrency ${config.webhookConcurrency})`);
         const stop = async (signal: string) => {

@@ -84,6 +84,23 @@ export async function inTransaction<T>(db: Knex, fn: (trx: Knex.Transaction) => 
   }
 }
 
+/**
+ * Sets different values on many rows with one UPDATE per chunk (`SET col = CASE id WHEN … END`),
+ * instead of one statement per row.
+ */
+export async function updateEach(db: Knex, table: string, updates: { id: number; values: Record<string, unknown> }[]): Promise<void> {
+  if (!updates.length) return;
+  const columns = Object.keys(updates[0].values);
+  for (let i = 0; i < updates.length; i += 300) {
+    const chunk = updates.slice(i, i + 300);
+    // PostgreSQL types the untyped parameters of a CASE as text: numbers need a cast.
+    const value = (c: string) => (typeof chunk[0].values[c] === 'number' ? 'CAST(? AS bigint)' : '?');
+    const sets = columns.map((c) => `?? = CASE ${chunk.map(() => `WHEN id = ? THEN ${value(c)}`).join(' ')} END`).join(', ');
+    const bindings = columns.flatMap((c) => [c, ...chunk.flatMap((u) => [u.id, u.values[c]])]) as Knex.RawBinding[];
+    await db.raw(`UPDATE ?? SET ${sets} WHERE id IN (${chunk.map(() => '?').join(', ')})`, [table, ...bindings, ...chunk.map((u) => u.id)]);
+  }
+}
+
 /** Counts SQL statements; the tests use it to hold lists to a fixed number of queries. */
 export function countQueries(db: Knex): { readonly count: number; stop(): void } {
   let count = 0;

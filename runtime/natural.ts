@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { modelList } from './registry.js';
+import { updateEach } from './db.js';
 
 export function naturalKey(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
@@ -20,7 +21,7 @@ export async function backfillNaturalKeys(db: Knex): Promise<void> {
       for (;;) {
         const rows = await db(entry.definition.table).select('id', column).whereNull(key).whereNotNull(column).limit(1000);
         if (!rows.length) break;
-        for (const row of rows) await db(entry.definition.table).where('id', row.id).update({ [key]: naturalKey(row[column]) });
+        await updateEach(db, entry.definition.table, rows.map((row: Record<string, any>) => ({ id: Number(row.id), values: { [key]: naturalKey(row[column]) } })));
       }
     }
   }

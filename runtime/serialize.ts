@@ -60,7 +60,7 @@ class RowCache {
         }
         this.add(name, loaded);
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, nestedFieldsOf(entry));
+        for (const row of loaded) needGeneric(this, entry, row, entry.serializer.nested);
       }
     }
   }
@@ -97,10 +97,6 @@ function computeFollow(): void {
       }
     }
   }
-}
-
-function nestedFieldsOf(entry: ModelEntry): string[] {
-  return entry.serializer.nested;
 }
 
 function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
@@ -182,6 +178,8 @@ export class Renderer {
       const tagged = await db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
         .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids).orderBy('t.name');
       for (const t of tagged) this.tags.set(Number(t._object_id), [...(this.tags.get(Number(t._object_id)) ?? []), t]);
+      // The joined rows are Tag rows: nested tags render from them like any nested object.
+      this.cache.add('Tag', tagged);
     }
     for (const name of fields) {
       const count = d.counts[name];
@@ -246,7 +244,7 @@ export class Renderer {
       case 'id': out.id = Number(row.id); return;
       case 'url': out.url = this.url(entry, row.id); return;
       case 'display': out.display = this.display(entry, row); return;
-      case 'tags': out.tags = (this.tags.get(Number(row.id)) ?? []).map((t) => this.nested(model('Tag'), t.id) ?? this.tagNested(t)); return;
+      case 'tags': out.tags = (this.tags.get(Number(row.id)) ?? []).map((t) => this.nested(model('Tag'), t.id)); return;
       case 'custom_fields': out.custom_fields = renderCustomFields(entry === this.entry ? this.customFields : [], row.custom_field_data, (m, id) => this.nested(model(m), id)); return;
       case 'created': out.created = d.timestamps ? (row.created ? String(row.created).slice(0, 10) : null) : row.created ?? null; return;
       case 'last_updated': out.last_updated = row.last_updated ?? null; return;
@@ -301,10 +299,6 @@ export class Renderer {
       case 'password': return;
       default: out[name] = scalar(f, row[f.columns[0]]);
     }
-  }
-
-  private tagNested(t: Row): Record<string, unknown> {
-    return { id: Number(t.id), url: this.url(model('Tag'), t.id), display: t.name, name: t.name, slug: t.slug, color: t.color };
   }
 }
 

@@ -7,12 +7,10 @@ import type { Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config.js';
-import { migrate, openDatabase } from './db.js';
-import { backfillNaturalKeys } from './natural.js';
+import { prepareDatabase } from './prepare.js';
 import { createApp } from './app.js';
-import { checkHooks, model } from './registry.js';
+import { model } from './registry.js';
 import { createObjects } from './write.js';
-import { syncContentTypes } from './content-types.js';
 import './webhooks/queue.js';
 import { startWorker, type WebhookWorker } from './webhooks/worker.js';
 
@@ -45,11 +43,7 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
 }
 
 export async function start(config: Config = loadConfig()): Promise<Running> {
-  checkHooks();
-  const db = openDatabase(config);
-  await migrate(db, config.databaseSchema);
-  await backfillNaturalKeys(db);
-  await syncContentTypes(db);
+  const { db } = await prepareDatabase(config);
   const admin = await ensureAdmin(db, config);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined });

@@ -4,6 +4,7 @@
  * are then a prefix match on an index, and tree order (depth first, siblings by name) is `_sort`.
  */
 import type { Knex } from 'knex';
+import { updateEach } from './db.js';
 import type { Row, WriteItem } from './registry.js';
 import type { ModelEntry } from './types.js';
 
@@ -37,9 +38,7 @@ export async function treeAfterCreate(db: Knex, entry: ModelEntry, ids: number[]
   const rows: Row[] = await db(table).select('id', 'parent_id', 'name').whereIn('id', ids);
   const parentIds = [...new Set(rows.map((r) => r.parent_id).filter((p) => p !== null))];
   const parents = new Map<number, Row>(parentIds.length ? (await db(table).select('id', '_path', '_depth', '_sort').whereIn('id', parentIds)).map((r: Row) => [Number(r.id), r]) : []);
-  for (const row of rows) {
-    await db(table).where('id', row.id).update(place(row, parents.get(Number(row.parent_id))));
-  }
+  await updateEach(db, table, rows.map((row) => ({ id: Number(row.id), values: { ...place(row, parents.get(Number(row.parent_id))) } })));
 }
 
 /** Re-places nodes whose parent or name changed, and moves their subtrees with them. */
