@@ -2,7 +2,7 @@
 // The shared choice sets.
 /* eslint-disable */
 
-import type { ChoiceSet } from "../runtime/types.js";
+import type { ChoiceSet } from "../runtime/core/types.js";
 
 /** Shared choice sets, keyed by name. */
 export const choiceSets: Record<string, ChoiceSet> = {

@@ -2,7 +2,7 @@
 // The registry of every model.
 /* eslint-disable */
 
-import type { ModelEntry } from "../runtime/types.js";
+import type { ModelEntry } from "../runtime/core/types.js";
 import type { Model } from "objection";
 import { deviceRoleDefinition, DeviceRoleModel } from "./dcim/device-roles/model.js";
 import { deviceRoleSerializer } from "./dcim/device-roles/serializer.js";

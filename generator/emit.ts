@@ -3,7 +3,7 @@
  * main.ts stamps the header and writes.
  */
 import { Project, VariableDeclarationKind, Scope, type SourceFile } from 'ts-morph';
-import type { ChoiceSet, FieldDefinition, ModelDefinition, ModelEntry } from '../runtime/types.js';
+import type { ChoiceSet, FieldDefinition, ModelDefinition, ModelEntry } from '../runtime/core/types.js';
 import type { ResolvedSchema } from './resolve.js';
 import { camelName, modelFolder } from './naming.js';
 import { buildOpenApi } from './openapi.js';
@@ -64,7 +64,7 @@ function modelFile(entry: ModelEntry, entries: ModelEntry[]): string {
   const className = `${d.name}Model`;
   const folder = modelFolder(d.app, d.endpoint);
   sf.addImportDeclaration({ moduleSpecifier: 'objection', namedImports: ['Model'] });
-  sf.addImportDeclaration({ moduleSpecifier: '../../../runtime/types.js', namedImports: ['ModelDefinition'], isTypeOnly: true });
+  sf.addImportDeclaration({ moduleSpecifier: '../../../runtime/core/types.js', namedImports: ['ModelDefinition'], isTypeOnly: true });
   const related = [...new Set(Object.values(d.fields).filter((f) => f.type === 'fk' && f.to !== d.name).map((f) => f.to!))].sort();
   for (const name of related) {
     const target = entries.find((e) => e.definition.name === name)!.definition;
@@ -107,7 +107,7 @@ function relativeTo(from: string, to: string): string {
 
 function dataFile(name: string, typeName: string, value: unknown, doc: string): string {
   const sf = sourceFile(`${name}.ts`);
-  sf.addImportDeclaration({ moduleSpecifier: '../../../runtime/types.js', namedImports: [typeName], isTypeOnly: true });
+  sf.addImportDeclaration({ moduleSpecifier: '../../../runtime/core/types.js', namedImports: [typeName], isTypeOnly: true });
   sf.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -119,7 +119,7 @@ function dataFile(name: string, typeName: string, value: unknown, doc: string): 
 
 function registryFile(entries: ModelEntry[]): string {
   const sf = sourceFile('registry.ts');
-  sf.addImportDeclaration({ moduleSpecifier: '../runtime/types.js', namedImports: ['ModelEntry'], isTypeOnly: true });
+  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ModelEntry'], isTypeOnly: true });
   sf.addImportDeclaration({ moduleSpecifier: 'objection', namedImports: ['Model'], isTypeOnly: true });
   for (const { definition: d } of entries) {
     const base = camelName(d.name);
@@ -155,7 +155,7 @@ function registryFile(entries: ModelEntry[]): string {
 
 function choicesFile(sets: ChoiceSet[]): string {
   const sf = sourceFile('choices.ts');
-  sf.addImportDeclaration({ moduleSpecifier: '../runtime/types.js', namedImports: ['ChoiceSet'], isTypeOnly: true });
+  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ChoiceSet'], isTypeOnly: true });
   sf.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,

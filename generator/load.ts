@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { splitPath } from '../runtime/paths.js';
+import { splitPath } from '../runtime/core/paths.js';
 import type { ModelFile, ChoiceSet as ChoiceSetFile } from '../generated/schema-format.js';
 
 export interface LoadedModel {

@@ -3,7 +3,7 @@
  * same on SQLite and PostgreSQL: dates and date-times are ISO text (ordered as text), JSON is text,
  * IP networks carry 16-byte big-endian bounds so containment is a range comparison on an index.
  */
-import type { FieldDefinition, ModelDefinition } from '../runtime/types.js';
+import type { FieldDefinition, ModelDefinition } from '../runtime/core/types.js';
 
 function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string, ModelDefinition>, integerSets: Set<string>): string[] {
   const nullable = (s: string) => `${s}${f.nullable || !f.required ? '.nullable()' : '.notNullable()'};`;

@@ -9,12 +9,12 @@
  * Paths are `/api/<app>/<endpoint>/` (nb_inventory reads `paths["/api/dcim/devices/"].get.parameters`).
  * The output is deterministic: names are sorted and nothing depends on time or environment.
  */
-import type { ChoiceSet, FieldDefinition, FilterDefinition, LookupFamily, ModelDefinition, ModelEntry } from '../runtime/types.js';
+import type { ChoiceSet, FieldDefinition, FilterDefinition, LookupFamily, ModelDefinition, ModelEntry } from '../runtime/core/types.js';
 
 type Schema = Record<string, unknown>;
 type Mode = 'full' | 'brief' | 'nested';
 
-/** The lookups runtime/filters.ts accepts for each family. */
+/** The lookups runtime/data/filters.ts accepts for each family. */
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
   number: ['n', 'lt', 'lte', 'gt', 'gte', 'empty'],

@@ -1,14 +1,14 @@
 /**
- * Turns the checked YAML into the resolved tables of runtime/types.ts: defaults filled in, columns
+ * Turns the checked YAML into the resolved tables of runtime/core/types.ts: defaults filled in, columns
  * named, and the complete filter set of each model (automatic filters plus declared ones).
  */
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
   ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
-} from '../runtime/types.js';
+} from '../runtime/core/types.js';
 import type { LoadedSchema } from './load.js';
-import { splitPath } from '../runtime/paths.js';
+import { splitPath } from '../runtime/core/paths.js';
 import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
 
 type SpecField = ModelFile['fields'][string];

@@ -3,12 +3,13 @@
  * of runtime/accounts.ts (`createsuperuser`, `create-token`, `changepassword`) and `help`. `npm start`
  * runs `start`; `npm run worker` runs `worker`.
  */
-import { ConfigError, loadConfig } from './config.js';
-import { prepareDatabase } from './prepare.js';
+import './compose.js';
+import { ConfigError, loadConfig } from './core/config.js';
+import { prepareDatabase } from './data/prepare.js';
 import { start } from './server.js';
 import { startWorker } from './webhooks/worker.js';
 import { receiverArgs, startReceiver } from './webhooks/receiver.js';
-import { accountCommands, runAccountCommand } from './accounts.js';
+import { accountCommands, runAccountCommand } from './auth/accounts.js';
 
 const USAGE = `usage: npm run cli -- <command>
   start     apply pending migrations and serve the API (npm start)

@@ -6,12 +6,12 @@
 import type { Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { loadConfig, type Config } from './config.js';
-import { prepareDatabase } from './prepare.js';
-import { createApp } from './app.js';
-import { model } from './registry.js';
-import { createObjects } from './write.js';
-import './webhooks/queue.js';
+import { loadConfig, type Config } from './core/config.js';
+import { prepareDatabase } from './data/prepare.js';
+import { createApp } from './http/app.js';
+import { model } from './data/registry.js';
+import { createObjects } from './data/write.js';
+import './compose.js';
 import { startWorker, type WebhookWorker } from './webhooks/worker.js';
 
 export interface Running {

@@ -7,9 +7,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
-import { model } from '../runtime/registry.js';
+import { model } from '../runtime/data/registry.js';
 import { start } from '../runtime/server.js';
-import { THROTTLE_LIMIT, THROTTLE_WINDOW_MS } from '../runtime/throttle.js';
+import { THROTTLE_LIMIT, THROTTLE_WINDOW_MS } from '../runtime/auth/throttle.js';
 import { expectStatus, startApp, type TestApp } from './helpers.js';
 import { createObject, inputFor } from './factory.js';
 

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../runtime/config.js';
-import { modelList } from '../runtime/registry.js';
+import { loadConfig } from '../runtime/core/config.js';
+import { modelList } from '../runtime/data/registry.js';
 import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const HEX40 = /^[0-9a-f]{40}$/;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../runtime/config.js';
+import type { Config } from '../runtime/core/config.js';
 import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

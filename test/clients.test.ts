@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_TOKEN, engine, startApp, type TestApp } from './helpers.js';
-import { modelList } from '../runtime/registry.js';
+import { modelList } from '../runtime/data/registry.js';
 
 const CLIENTS = join(dirname(fileURLToPath(import.meta.url)), 'clients');
 const PYNETBOX_DIR = join(CLIENTS, 'pynetbox');

@@ -5,8 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { choiceSet, model, modelList } from '../runtime/registry.js';
-import type { ModelEntry } from '../runtime/types.js';
+import { choiceSet, model, modelList } from '../runtime/data/registry.js';
+import type { ModelEntry } from '../runtime/core/types.js';
 import { detailPath, expectStatus, startApp, type TestApp } from './helpers.js';
 import { createObject, editableText, inputFor, requiredText, seedRow } from './factory.js';
 

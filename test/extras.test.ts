@@ -8,9 +8,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
-import { countQueries } from '../runtime/db.js';
-import { syncContentTypes } from '../runtime/content-types.js';
-import { modelList } from '../runtime/registry.js';
+import { countQueries } from '../runtime/data/db.js';
+import { syncContentTypes } from '../runtime/data/content-types.js';
+import { modelList } from '../runtime/data/registry.js';
 import { ADMIN_TOKEN, engine, expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 // One service for the whole file, started by the first suite and stopped by the last

@@ -2,8 +2,8 @@
  * Builds valid create data for any model from its schema alone: required scalars get unique values,
  * required relations get a freshly created target. The conformance suite uses it for every model.
  */
-import { choiceSet, model } from '../runtime/registry.js';
-import type { FieldDefinition, ModelEntry } from '../runtime/types.js';
+import { choiceSet, model } from '../runtime/data/registry.js';
+import type { FieldDefinition, ModelEntry } from '../runtime/core/types.js';
 import { expectStatus, type TestApp } from './helpers.js';
 
 let seq = 0;

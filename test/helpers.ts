@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../runtime/config.js';
+import { loadConfig } from '../runtime/core/config.js';
 import { start, type Running } from '../runtime/server.js';
-import { models } from '../runtime/registry.js';
-import type { ModelEntry } from '../runtime/types.js';
+import { models } from '../runtime/data/registry.js';
+import type { ModelEntry } from '../runtime/core/types.js';
 import { checkResponse } from './openapi-check.js';
 
 export const ADMIN_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';

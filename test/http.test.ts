@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { model, modelList } from '../runtime/registry.js';
+import { model, modelList } from '../runtime/data/registry.js';
 import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 import { createObject } from './factory.js';
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildMigrations, tableSpecs } from '../generator/migration.js';
-import { modelList } from '../runtime/registry.js';
-import type { ModelDefinition } from '../runtime/types.js';
+import { modelList } from '../runtime/data/registry.js';
+import type { ModelDefinition } from '../runtime/core/types.js';
 import { choiceSets } from '../generated/choices.js';
 import { expectStatus, startApp, type TestApp } from './helpers.js';
 

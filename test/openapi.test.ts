@@ -12,7 +12,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { loadSchema } from '../generator/load.js';
 import { resolveSchema } from '../generator/resolve.js';
 import { buildOpenApi, LOOKUPS } from '../generator/openapi.js';
-import { modelList } from '../runtime/registry.js';
+import { modelList } from '../runtime/data/registry.js';
 import { checkResponse, loadChecker } from './openapi-check.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 import { createObject } from './factory.js';
-import { model } from '../runtime/registry.js';
-import { backfillNaturalKeys } from '../runtime/natural.js';
+import { model } from '../runtime/data/registry.js';
+import { backfillNaturalKeys } from '../runtime/data/natural.js';
 
 const SITES = '/api/dcim/sites/';
 const STATUSES = ['active', 'planned', 'staging'];

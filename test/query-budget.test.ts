@@ -7,7 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { countQueries } from '../runtime/db.js';
+import { countQueries } from '../runtime/data/db.js';
 import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 // uvu loads test files as CommonJS, so there is no top-level await: the service starts in `before`.

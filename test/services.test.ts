@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectStatus, startApp, type TestApp } from './helpers.js';
 import { createObject } from './factory.js';
-import { model } from '../runtime/registry.js';
+import { model } from '../runtime/data/registry.js';
 
 const test = suite('services');
 let app: TestApp;

@@ -6,8 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHmac, randomBytes } from 'node:crypto';
-import { isPostgres } from '../runtime/db.js';
-import { THROTTLE_LIMIT } from '../runtime/throttle.js';
+import { isPostgres } from '../runtime/data/db.js';
+import { THROTTLE_LIMIT } from '../runtime/auth/throttle.js';
 import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const SITES = '/api/dcim/sites/';

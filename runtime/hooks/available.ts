@@ -5,10 +5,10 @@
  * transaction (SQLite has a single writer), so concurrent requests never hand out the same space.
  */
 import type { Knex } from 'knex';
-import { isPostgres } from '../db.js';
-import { ApiError, errors } from '../errors.js';
-import { fromBigInt, toBigInt, toBytes } from '../ipnet.js';
-import type { ActionContext, ActionResult, Row } from '../registry.js';
+import { isPostgres } from '../data/db.js';
+import { ApiError, errors } from '../core/errors.js';
+import { fromBigInt, toBigInt, toBytes } from '../core/ipnet.js';
+import type { ActionContext, ActionResult, Row } from '../data/registry.js';
 
 const LOCKS = { ips: 100200, prefixes: 100100 };
 

@@ -8,7 +8,7 @@
  * and type, the objects' tags. Matching and merging happen in memory.
  */
 import type { Knex } from 'knex';
-import { model, type HookContext, type ModelHooks, type Row } from '../registry.js';
+import { model, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
 
 /** Criteria lists of a context; each is compared with one attribute of the device or VM. */
 const CRITERIA = [

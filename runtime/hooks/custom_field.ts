@@ -3,9 +3,9 @@
  * validation limits, a type that cannot change), their data_type, and the expression index that
  * makes `cf_<name>` filters fast, created for every table the field applies to.
  */
-import type { ModelHooks } from '../registry.js';
-import { byContentType } from '../registry.js';
-import { indexCustomField } from '../customfields.js';
+import type { ModelHooks } from '../data/registry.js';
+import { byContentType } from '../data/registry.js';
+import { indexCustomField } from '../data/customfields.js';
 
 const DATA_TYPES: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', json: 'object', object: 'object', multiselect: 'array', multiobject: 'array' };
 

@@ -1,5 +1,5 @@
 /** Choice sets of custom fields: extra_choices is a non-empty list of [value, label] pairs. */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 
 export const customFieldChoiceSet: ModelHooks = {
   computed: {

@@ -2,8 +2,8 @@
  * Devices: the rendered configuration context (the matching config contexts merged, then the
  * device's own local_context_data; see config_context.ts) and the has_primary_ip filter.
  */
-import type { ModelHooks } from '../registry.js';
-import { parseBoolean } from '../filters.js';
+import type { ModelHooks } from '../data/registry.js';
+import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 
 export const device: ModelHooks = {

@@ -1,5 +1,5 @@
 /** Groups: how many users belong to each. */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 
 export const group: ModelHooks = {
   computed: {

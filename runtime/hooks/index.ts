@@ -2,7 +2,7 @@
  * Hooks by the name the schema gives them (`hooks: [name]` in a model's YAML). Each file holds the
  * real exceptions of one model; the generic runtime does everything else.
  */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { configContext } from './config_context.js';

@@ -1,8 +1,8 @@
 /**
  * Interfaces: the kind filter (physical, virtual, wireless) and vlan_id (untagged or tagged VLAN).
  */
-import type { ModelHooks } from '../registry.js';
-import { choiceSet } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
+import { choiceSet } from '../data/registry.js';
 
 const VIRTUAL = ['virtual', 'bridge', 'lag'];
 

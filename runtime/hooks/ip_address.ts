@@ -1,5 +1,5 @@
 /** IP addresses: no duplicate host within a VRF (or the global table). */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 
 export const ipAddress: ModelHooks = {

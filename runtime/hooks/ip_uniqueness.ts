@@ -3,7 +3,7 @@
  * does with ENFORCE_GLOBAL_UNIQUE on and VRF.enforce_unique: one query for the whole request.
  */
 import type { Knex } from 'knex';
-import type { Row, WriteItem } from '../registry.js';
+import type { Row, WriteItem } from '../data/registry.js';
 
 interface Options {
   table: string;

@@ -3,9 +3,9 @@
  * (the model keeps its own date-time timestamps), the assigned object may not be cleared, and the
  * assigned_object_type_id filter.
  */
-import type { ModelHooks } from '../registry.js';
-import { model } from '../registry.js';
-import { errors } from '../errors.js';
+import type { ModelHooks } from '../data/registry.js';
+import { model } from '../data/registry.js';
+import { errors } from '../core/errors.js';
 
 export const journalEntry: ModelHooks = {
   prepare(item, { user }) {

@@ -2,9 +2,9 @@
  * Object permissions: object types must exist, actions are strings, and constraints are filter
  * objects (or a list of them) whose keys are filters of every object type the permission names.
  */
-import type { ModelHooks } from '../registry.js';
-import { byContentType } from '../registry.js';
-import { unknownConstraintKeys } from '../permissions.js';
+import type { ModelHooks } from '../data/registry.js';
+import { byContentType } from '../data/registry.js';
+import { unknownConstraintKeys } from '../auth/permissions.js';
 
 export const permission: ModelHooks = {
   prepare(item) {

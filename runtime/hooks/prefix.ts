@@ -4,7 +4,7 @@
  * bounds.
  */
 import type { Knex } from 'knex';
-import type { ModelHooks, Row } from '../registry.js';
+import type { ModelHooks, Row } from '../data/registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { availableIps, availablePrefixes } from './available.js';
 

@@ -2,7 +2,7 @@
  * Services: attached to exactly one device or virtual machine, and ports are whole numbers from 1
  * to 65535.
  */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 
 export const service: ModelHooks = {
   prepare(item) {

@@ -1,5 +1,5 @@
 /** Tags: how many objects carry each tag. */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 
 export const tag: ModelHooks = {
   computed: {

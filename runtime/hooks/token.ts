@@ -3,9 +3,9 @@
  * everyone's. Creating one for somebody else needs superuser rights, and RESTRICT_TOKEN_CREATION
  * withholds creation from non-superusers altogether. allowed_ips must be a list of networks.
  */
-import type { ModelHooks } from '../registry.js';
-import { errors } from '../errors.js';
-import { parseNetwork, networkText } from '../ipnet.js';
+import type { ModelHooks } from '../data/registry.js';
+import { errors } from '../core/errors.js';
+import { parseNetwork, networkText } from '../core/ipnet.js';
 
 export const token: ModelHooks = {
   selfService: true,

@@ -2,9 +2,9 @@
  * Users: only a superuser may grant superuser or staff status; the rest follows object permissions.
  * Changing a password logs the user out of every cookie session.
  */
-import type { ModelHooks } from '../registry.js';
-import { errors } from '../errors.js';
-import { endUserSessions } from '../sessions.js';
+import type { ModelHooks } from '../data/registry.js';
+import { errors } from '../core/errors.js';
+import { endUserSessions } from '../auth/sessions.js';
 
 export const user: ModelHooks = {
   async prepare(item, { user: who, db }) {

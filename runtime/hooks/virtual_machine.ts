@@ -2,7 +2,7 @@
  * Virtual machines: the rendered configuration context and the has_primary_ip filter, shared with
  * devices (see device.ts and config_context.ts). Device-specific write checks are not reused.
  */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 import { device } from './device.js';
 import { configContextOf } from './config_context.js';
 

@@ -2,7 +2,7 @@
  * VLAN groups: utilization (VLANs in the group over the size of its VID range) and the rule that
  * max_vid is not below min_vid.
  */
-import type { ModelHooks } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
 
 export const vlanGroup: ModelHooks = {
   computed: {

@@ -4,8 +4,8 @@
  * conditions must parse as a condition set, and templates must parse (errors in rendering them show
  * up on the delivery instead).
  */
-import type { ModelHooks } from '../registry.js';
-import { byContentType } from '../registry.js';
+import type { ModelHooks } from '../data/registry.js';
+import { byContentType } from '../data/registry.js';
 import { conditionError } from '../webhooks/conditions.js';
 import { templateError } from '../webhooks/template.js';
 

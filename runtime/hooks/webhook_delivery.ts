@@ -2,10 +2,10 @@
  * Webhook deliveries: POST …/webhook-deliveries/<id>/retry/ puts a failed delivery back in the queue
  * (the spec's manual retry). It is refused for a delivery that is queued, succeeded, or being sent.
  */
-import type { ModelHooks } from '../registry.js';
-import { ApiError } from '../errors.js';
-import { renderRows } from '../serialize.js';
-import { isPostgres } from '../db.js';
+import type { ModelHooks } from '../data/registry.js';
+import { ApiError } from '../core/errors.js';
+import { renderRows } from '../data/serialize.js';
+import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from '../webhooks/channel.js';
 
 export const webhookDelivery: ModelHooks = {

@@ -3,7 +3,7 @@
  * headers, signatures), send it, and describe the outcome. Never throws: a template error, a bad
  * header line, a refused connection or a timeout is a failed attempt with its message.
  */
-import type { Row } from '../registry.js';
+import type { Row } from '../data/registry.js';
 import { render } from './template.js';
 import { hookSignature, standardSignature } from './sign.js';
 import { send, TimeoutError, type Agents, type OutboundRequest } from './send.js';

@@ -12,10 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { onChanges, type Change, type ChangeContext } from '../changes.js';
-import { model, type Row } from '../registry.js';
+import { onChanges, type Change, type ChangeContext } from '../data/changes.js';
+import { model, type Row } from '../data/registry.js';
 import { matches } from './conditions.js';
-import { isPostgres } from '../db.js';
+import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from './channel.js';
 
 export type EventName = 'created' | 'updated' | 'deleted';

@@ -23,13 +23,12 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import PQueue from 'p-queue';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
-import { model, type Row } from '../registry.js';
+import type { Config } from '../core/config.js';
+import { model, type Row } from '../data/registry.js';
 import { deliver, type Outcome } from './deliver.js';
 import { Agents } from './send.js';
-import { isPostgres, openDatabase } from '../db.js';
+import { isPostgres, openDatabase } from '../data/db.js';
 import { channelName, queued } from './channel.js';
-import { registerWorkerCount } from '../status.js';
 
 interface PgClient {
   connect(): Promise<void>;
@@ -75,7 +74,6 @@ let running = 0;
 export function runningWorkers(): number {
   return running;
 }
-registerWorkerCount(runningWorkers);
 
 function rowsOf(result: unknown): Row[] {
   return Array.isArray(result) ? result : ((result as { rows?: Row[] }).rows ?? []);

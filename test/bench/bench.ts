@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { createServer } from 'node:http';
 

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
-import { isPostgres } from '../../runtime/db.js';
+import { isPostgres } from '../../runtime/data/db.js';
 
 const TOKEN = 'c'.repeat(40);
 const COUNT = Number(process.env.CF_BENCH_COUNT ?? 100_000);

@@ -2,7 +2,7 @@
 // The Device filter set: every query parameter the list view accepts.
 /* eslint-disable */
 
-import type { FilterSet } from "../../../runtime/types.js";
+import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/devices/. */
 export const deviceFilterSet: FilterSet = {

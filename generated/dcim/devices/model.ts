@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterModel } from "../../virtualization/clusters/model.js";
 import { DeviceRoleModel } from "../device-roles/model.js";
 import { DeviceTypeModel } from "../device-types/model.js";

@@ -2,7 +2,7 @@
 // The Device routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Device. */
 export const deviceRoutes: RouteDefinition = { model: "Device", list: "/api/dcim/devices/", detail: "/api/dcim/devices/:id/", extra: [] };

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";

@@ -2,7 +2,7 @@
 // The Interface routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Interface. */
 export const interfaceRoutes: RouteDefinition = {

@@ -2,7 +2,7 @@
 // The Location routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Location. */
 export const locationRoutes: RouteDefinition = { model: "Location", list: "/api/dcim/locations/", detail: "/api/dcim/locations/:id/", extra: [] };

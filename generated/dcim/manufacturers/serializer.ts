@@ -2,7 +2,7 @@
 // The Manufacturer serializer: full, brief and nested field lists.
 /* eslint-disable */
 
-import type { SerializerDefinition } from "../../../runtime/types.js";
+import type { SerializerDefinition } from "../../../runtime/core/types.js";
 
 /** Fields of the Manufacturer representations, in order. */
 export const manufacturerSerializer: SerializerDefinition = {

@@ -2,7 +2,7 @@
 // The Platform routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Platform. */
 export const platformRoutes: RouteDefinition = { model: "Platform", list: "/api/dcim/platforms/", detail: "/api/dcim/platforms/:id/", extra: [] };

@@ -2,7 +2,7 @@
 // The RackRole filter set: every query parameter the list view accepts.
 /* eslint-disable */
 
-import type { FilterSet } from "../../../runtime/types.js";
+import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/rack-roles/. */
 export const rackRoleFilterSet: FilterSet = {

@@ -2,7 +2,7 @@
 // The Rack routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Rack. */
 export const rackRoutes: RouteDefinition = { model: "Rack", list: "/api/dcim/racks/", detail: "/api/dcim/racks/:id/", extra: [] };

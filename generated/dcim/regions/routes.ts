@@ -2,7 +2,7 @@
 // The Region routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Region. */
 export const regionRoutes: RouteDefinition = { model: "Region", list: "/api/dcim/regions/", detail: "/api/dcim/regions/:id/", extra: [] };

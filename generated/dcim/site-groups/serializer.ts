@@ -2,7 +2,7 @@
 // The SiteGroup serializer: full, brief and nested field lists.
 /* eslint-disable */
 
-import type { SerializerDefinition } from "../../../runtime/types.js";
+import type { SerializerDefinition } from "../../../runtime/core/types.js";
 
 /** Fields of the SiteGroup representations, in order. */
 export const siteGroupSerializer: SerializerDefinition = {

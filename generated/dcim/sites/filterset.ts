@@ -2,7 +2,7 @@
 // The Site filter set: every query parameter the list view accepts.
 /* eslint-disable */
 
-import type { FilterSet } from "../../../runtime/types.js";
+import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/sites/. */
 export const siteFilterSet: FilterSet = {

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { RegionModel } from "../regions/model.js";
 import { SiteGroupModel } from "../site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";

@@ -2,7 +2,7 @@
 // The Site routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Site. */
 export const siteRoutes: RouteDefinition = { model: "Site", list: "/api/dcim/sites/", detail: "/api/dcim/sites/:id/", extra: [] };

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CustomFieldChoiceSetModel } from "../custom-field-choice-sets/model.js";
 
 /** Resolved definition of CustomField: fields, counts and rules the runtime applies. */

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { UserModel } from "../../users/users/model.js";
 
 /** Resolved definition of JournalEntry: fields, counts and rules the runtime applies. */

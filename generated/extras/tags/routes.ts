@@ -2,7 +2,7 @@
 // The Tag routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Tag. */
 export const tagRoutes: RouteDefinition = { model: "Tag", list: "/api/extras/tags/", detail: "/api/extras/tags/:id/", extra: [] };

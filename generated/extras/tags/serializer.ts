@@ -2,7 +2,7 @@
 // The Tag serializer: full, brief and nested field lists.
 /* eslint-disable */
 
-import type { SerializerDefinition } from "../../../runtime/types.js";
+import type { SerializerDefinition } from "../../../runtime/core/types.js";
 
 /** Fields of the Tag representations, in order. */
 export const tagSerializer: SerializerDefinition = {

@@ -2,7 +2,7 @@
 // The Webhook routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Webhook. */
 export const webhookRoutes: RouteDefinition = { model: "Webhook", list: "/api/extras/webhooks/", detail: "/api/extras/webhooks/:id/", extra: [] };

@@ -2,7 +2,7 @@
 // The IPAddress serializer: full, brief and nested field lists.
 /* eslint-disable */
 
-import type { SerializerDefinition } from "../../../runtime/types.js";
+import type { SerializerDefinition } from "../../../runtime/core/types.js";
 
 /** Fields of the IPAddress representations, in order. */
 export const ipAddressSerializer: SerializerDefinition = {

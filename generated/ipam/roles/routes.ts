@@ -2,7 +2,7 @@
 // The Role routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Role. */
 export const roleRoutes: RouteDefinition = { model: "Role", list: "/api/ipam/roles/", detail: "/api/ipam/roles/:id/", extra: [] };

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../../dcim/devices/model.js";
 import { VirtualMachineModel } from "../../virtualization/virtual-machines/model.js";
 

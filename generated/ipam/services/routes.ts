@@ -2,7 +2,7 @@
 // The Service routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Service. */
 export const serviceRoutes: RouteDefinition = { model: "Service", list: "/api/ipam/services/", detail: "/api/ipam/services/:id/", extra: [] };

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { RoleModel } from "../roles/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";

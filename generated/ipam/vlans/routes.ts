@@ -2,7 +2,7 @@
 // The VLAN routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for VLAN. */
 export const vlanRoutes: RouteDefinition = { model: "VLAN", list: "/api/ipam/vlans/", detail: "/api/ipam/vlans/:id/", extra: [] };

@@ -2,7 +2,7 @@
 // The VRF routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for VRF. */
 export const vrfRoutes: RouteDefinition = { model: "VRF", list: "/api/ipam/vrfs/", detail: "/api/ipam/vrfs/:id/", extra: [] };

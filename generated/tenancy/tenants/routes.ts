@@ -2,7 +2,7 @@
 // The Tenant routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Tenant. */
 export const tenantRoutes: RouteDefinition = { model: "Tenant", list: "/api/tenancy/tenants/", detail: "/api/tenancy/tenants/:id/", extra: [] };

@@ -2,7 +2,7 @@
 // The Group routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Group. */
 export const groupRoutes: RouteDefinition = { model: "Group", list: "/api/users/groups/", detail: "/api/users/groups/:id/", extra: [] };

@@ -2,7 +2,7 @@
 // The Token routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Token. */
 export const tokenRoutes: RouteDefinition = { model: "Token", list: "/api/users/tokens/", detail: "/api/users/tokens/:id/", extra: [] };

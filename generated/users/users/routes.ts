@@ -2,7 +2,7 @@
 // The User routes: list, detail and extra paths.
 /* eslint-disable */
 
-import type { RouteDefinition } from "../../../runtime/types.js";
+import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for User. */
 export const userRoutes: RouteDefinition = { model: "User", list: "/api/users/users/", detail: "/api/users/users/:id/", extra: [] };

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 
 /** Resolved definition of ClusterType: fields, counts and rules the runtime applies. */
 export const clusterTypeDefinition: ModelDefinition = {

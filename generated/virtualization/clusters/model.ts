@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterGroupModel } from "../cluster-groups/model.js";
 import { ClusterTypeModel } from "../cluster-types/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";

@@ -2,7 +2,7 @@
 // The Cluster serializer: full, brief and nested field lists.
 /* eslint-disable */
 
-import type { SerializerDefinition } from "../../../runtime/types.js";
+import type { SerializerDefinition } from "../../../runtime/core/types.js";
 
 /** Fields of the Cluster representations, in order. */
 export const clusterSerializer: SerializerDefinition = {

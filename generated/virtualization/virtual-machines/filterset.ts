@@ -2,7 +2,7 @@
 // The VirtualMachine filter set: every query parameter the list view accepts.
 /* eslint-disable */
 
-import type { FilterSet } from "../../../runtime/types.js";
+import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/virtualization/virtual-machines/. */
 export const virtualMachineFilterSet: FilterSet = {

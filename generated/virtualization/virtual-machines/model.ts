@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import { Model } from "objection";
-import type { ModelDefinition } from "../../../runtime/types.js";
+import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterModel } from "../clusters/model.js";
 import { DeviceModel } from "../../dcim/devices/model.js";
 import { DeviceRoleModel } from "../../dcim/device-roles/model.js";

@@ -18,11 +18,11 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { loadConfig } from './config.js';
-import { prepareDatabase } from './prepare.js';
-import { model } from './registry.js';
-import { createObjects, updateObjects, type WriteContext } from './write.js';
-import { ApiError } from './errors.js';
+import { loadConfig } from '../core/config.js';
+import { prepareDatabase } from '../data/prepare.js';
+import { model } from '../data/registry.js';
+import { createObjects, updateObjects, type WriteContext } from '../data/write.js';
+import { ApiError } from '../core/errors.js';
 
 /** Wrong usage (exit 2) or a refusal (exit 1), reported as one line on stderr. */
 class CommandError extends Error {

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { errors } from './errors.js';
-import { hashPassword, verifyPasswordAsync } from './auth.js';
-import { model, type Row } from './registry.js';
+import { errors } from '../core/errors.js';
+import { hashPassword, verifyPasswordAsync } from '../core/secrets.js';
+import { model, type Row } from '../data/registry.js';
 import { beginRequestAttempt } from './throttle.js';
 
 export const INVALID_CREDENTIALS = 'Invalid username/password';

@@ -8,10 +8,10 @@ import knexFactory, { type Knex } from 'knex';
 
 /** A query builder with no connection, used only to see which constraint keys the filters apply. */
 const knexProbe = knexFactory({ client: 'pg' });
-import { applyFilters } from './filters.js';
-import { model, type Action } from './registry.js';
-import type { User } from './auth.js';
-import type { ModelEntry } from './types.js';
+import { applyFilters } from '../data/filters.js';
+import { model, type Action } from '../data/registry.js';
+import type { User } from './authenticate.js';
+import type { ModelEntry } from '../core/types.js';
 
 export interface Grant {
   objectTypes: string[];

@@ -11,13 +11,13 @@
  *   `allowed_ips` may be given too.
  */
 import type { Context } from 'koa';
-import { errors } from './errors.js';
-import { model } from './registry.js';
-import { createObjects } from './write.js';
-import { renderRows } from './serialize.js';
+import { errors } from '../core/errors.js';
+import { model } from '../data/registry.js';
+import { createObjects } from '../data/write.js';
+import { renderRows } from '../data/serialize.js';
 import { checkCredentials, readCredentials } from './credentials.js';
-import type { User } from './auth.js';
-import type { Services, State } from './views.js';
+import type { User } from './authenticate.js';
+import type { Services, State } from '../http/views.js';
 
 const OPTIONAL = ['expires', 'description', 'write_enabled', 'allowed_ips'];
 

@@ -18,11 +18,11 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors } from '../core/errors.js';
 import { checkCredentials, readCredentials } from './credentials.js';
-import { model } from './registry.js';
-import type { Auth } from './auth.js';
-import type { Services } from './views.js';
+import { model } from '../data/registry.js';
+import type { Auth } from './authenticate.js';
+import type { Services } from '../http/views.js';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_COOKIE = 'csrftoken';

@@ -11,8 +11,8 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { ApiError } from './errors.js';
-import { parseNetwork, networkText } from './ipnet.js';
+import { ApiError } from '../core/errors.js';
+import { parseNetwork, networkText } from '../core/ipnet.js';
 
 export const THROTTLE_LIMIT = 5;
 export const THROTTLE_WINDOW_MS = 60_000;

@@ -3,7 +3,7 @@
  * capped, limit=0 meaning MAX_PAGE_SIZE (or everything when there is no maximum), and absolute
  * next/previous links that keep every other parameter.
  */
-import type { Config } from './config.js';
+import type { Config } from '../core/config.js';
 
 export interface Page {
   /** null: no limit */

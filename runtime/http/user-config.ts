@@ -9,8 +9,8 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { errors } from './errors.js';
-import { isPostgres } from './db.js';
+import { errors } from '../core/errors.js';
+import { isPostgres } from '../data/db.js';
 import type { Services, State } from './views.js';
 
 const TABLE = 'users_userconfig';

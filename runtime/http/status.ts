@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runningWorkers } from '../webhooks/worker.js';
 import type { Services } from './views.js';
 
 const require = createRequire(import.meta.url);
@@ -29,14 +30,6 @@ export function packageVersion(name: string): string | null {
   }
 }
 
-type WorkerCount = () => number | Promise<number>;
-let workerCount: WorkerCount = () => 0;
-
-/** The webhook worker registers how to count the running workers; until then the count is 0. */
-export function registerWorkerCount(count: WorkerCount): void {
-  workerCount = count;
-}
-
 export function status(services: Services, versions: { netbox: string; netledger: string }) {
   const postgres = services.db.client.config.client === 'pg';
   const apps: Record<string, string | null> = { netledger: versions.netledger };
@@ -52,7 +45,7 @@ export function status(services: Services, versions: { netbox: string; netledger
       database: postgres ? 'postgresql' : 'sqlite',
       plugins: {},
       'python-version': null,
-      'rq-workers-running': Number(await workerCount()) || 0,
+      'rq-workers-running': runningWorkers(),
     };
   };
 }

@@ -4,18 +4,19 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { errors } from './errors.js';
-import { applyFilters, parseBoolean } from './filters.js';
-import { choiceSet, hooksOf, storedField, type Action, type Row } from './registry.js';
-import { renderRows } from './serialize.js';
-import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from './write.js';
-import type { Auth } from './auth.js';
-import type { Config } from './config.js';
-import type { ModelEntry } from './types.js';
+import { errors } from '../core/errors.js';
+import { applyFilters } from '../data/filters.js';
+import { parseBoolean } from '../core/query-values.js';
+import { choiceSet, hooksOf, storedField, type Action, type Row } from '../data/registry.js';
+import { renderRows } from '../data/serialize.js';
+import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
+import type { Auth } from '../auth/authenticate.js';
+import type { Config } from '../core/config.js';
+import type { ModelEntry } from '../core/types.js';
 import { paginate } from './pagination.js';
-import { inTransaction } from './db.js';
-import { applyConstraints, constraintFor } from './permissions.js';
-import { customFieldsFor } from './customfields.js';
+import { inTransaction } from '../data/db.js';
+import { applyConstraints, constraintFor } from '../auth/permissions.js';
+import { customFieldsFor } from '../data/customfields.js';
 
 export interface State {
   auth: Auth;

@@ -5,10 +5,10 @@
  * permission. After a write, the services' afterCommit runs, as for the generic views.
  */
 import type { Context } from 'koa';
-import { errors } from './errors.js';
-import { hooksOf, model, type Action } from './registry.js';
+import { errors } from '../core/errors.js';
+import { hooksOf, model, type Action } from '../data/registry.js';
 import { authorize, createThrough, scoped, type Services, type State } from './views.js';
-import type { ModelEntry, RouteDefinition } from './types.js';
+import type { ModelEntry, RouteDefinition } from '../core/types.js';
 
 export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][number], services: Services) {
   const { db, config } = services;

@@ -12,9 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { errors } from './errors.js';
+import { errors } from '../core/errors.js';
 
-const document = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const document = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 let yamlText: string | null = null;
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist'));
