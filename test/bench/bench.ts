@@ -1,156 +1,84 @@
 /**
- * `npm run bench`: seeds 1,000 devices with 10 interfaces each and 10,000 IP addresses through the
- * API, then times the bulk creates and the 1,000-row list pages; then webhooks: 2,000 tenants created
- * in bulk requests with one webhook pointing at an in-process receiver, for events per second and the
- * commit-to-receiver latency. SQLite by default; PostgreSQL when DATABASE_URL is set (in a throwaway
- * schema). Prints figures only; no assertions.
+ * `npm run bench`: for SQLite and then PostgreSQL (each in its own process, test/bench/engine.ts),
+ * seeds the dataset through the API (1,000 devices × 10 interfaces, 10,000 IP addresses assigned to
+ * interfaces, 2 tags on every device) and prints the issue-11 table: every figure with NetBox 3.1's
+ * figure and the target, and the 1000-device page against the bare floor (floor.ts) measured in the
+ * same run. Prints figures only; no assertions.
+ *
+ *   npm run bench                         both engines (PostgreSQL at DATABASE_URL or the tests' server)
+ *   npm run bench -- --engines sqlite     one engine
+ *   npm run bench -- --scale              also 100,000 devices and 1,000,000 IP addresses, compared with the small run
+ *   npm run bench -- --webhooks           also webhook delivery rates
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../runtime/core/config.js';
-import { start } from '../../runtime/server.js';
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-const TOKEN = 'b'.repeat(40);
-const DEVICES = 1000;
-const INTERFACES_PER_DEVICE = 10;
-const ADDRESSES = 10_000;
-const BATCH = 1000;
+const args = process.argv.slice(2);
+const enginesArg = args.includes('--engines') ? args[args.indexOf('--engines') + 1] : 'sqlite,postgres';
+const engines = enginesArg.split(',').map((e) => e.trim()).filter((e) => e === 'sqlite' || e === 'postgres');
+const extra = args.filter((a) => a === '--webhooks');
+type Figures = Record<string, number>;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-'));
-const schema = `bench_${randomBytes(4).toString('hex')}`;
-const postgres = !!process.env.DATABASE_URL;
-const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0', ...(postgres ? { DATABASE_SCHEMA: schema } : {}) }));
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, {
-    method,
-    headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
-
-/**
- * Webhooks: events per second and commit-to-receiver latency (p50, p95), against an in-process
- * receiver: `events` tenants created in bulk requests of `batch`, one request after the other.
- */
-async function benchWebhooks(events: number, batch: number): Promise<void> {
-  const worker = running.worker;
-  if (!worker) {
-    console.log('webhooks: not measured (RUN_WORKER=0)');
-    return;
-  }
-  const received = new Map<string, number>();
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      const name = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.name as string;
-      if (!received.has(name)) received.set(name, at);
-      res.end();
+function runEngine(engine: string, scale: boolean): Promise<Figures | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./engine.ts', import.meta.url)), '--engine', engine, ...(scale ? ['--scale'] : []), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      try { resolve(code === 0 ? JSON.parse(line) : null); } catch { resolve(null); }
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  const port = (receiver.address() as { port: number }).port;
-  // The service wakes its worker right after each commit (wake() without arguments): that instant is the commit time.
-  const commits: number[] = [];
-  let recording = false;
-  const wake = worker.wake.bind(worker);
-  worker.wake = (force?: boolean) => {
-    if (recording && force === undefined) commits.push(performance.now());
-    wake(force);
-  };
-  try {
-    const hook = await call('POST', '/api/extras/webhooks/', { name: `bench-${batch}`, content_types: ['tenancy.tenant'], type_create: true, payload_url: `http://127.0.0.1:${port}/` });
-    const batches: string[][] = [];
-    recording = true;
-    const t0 = performance.now();
-    for (let b = 0; b < events / batch; b++) {
-      const names = Array.from({ length: batch }, (_, i) => `bench-${batch}-${b}-${i}`);
-      await call('POST', '/api/tenancy/tenants/', batch === 1 ? { name: names[0], slug: names[0] } : names.map((name) => ({ name, slug: name })));
-      batches.push(names);
-    }
-    recording = false;
-    const written = performance.now() - t0;
-    const deadline = Date.now() + 120_000;
-    while (received.size < events && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await call('DELETE', `/api/extras/webhooks/${hook.id}/`);
-    if (received.size < events || commits.length !== batches.length) {
-      console.log(`webhooks: only ${received.size} of ${events} events arrived (${commits.length} commits seen)`);
-      return;
-    }
-    const latencies = batches.flatMap((names, b) => names.map((n) => received.get(n)! - commits[b])).sort((a, b) => a - b);
-    const last = Math.max(...received.values());
-    const seconds = (last - commits[0]) / 1000;
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    const how = batch === 1 ? 'one per request' : `bulk of ${batch}`;
-    console.log(`${`POST /api/tenancy/tenants/ (${events}, ${how}, 1 webhook)`.padEnd(58)} ${written.toFixed(0).padStart(7)} ms`);
-    console.log(`${`  webhooks: events per second (first commit → last receipt)`.padEnd(58)} ${(events / seconds).toFixed(0).padStart(7)} /s`);
-    console.log(`${`  webhooks: commit → receiver latency p50 / p95`.padEnd(58)} ${`${pct(50).toFixed(1)} / ${pct(95).toFixed(1)}`.padStart(7)} ms`);
-  } finally {
-    worker.wake = wake;
-    receiver.closeAllConnections();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+}
+
+/** label, NetBox 3.1's figure, the target, and how to show one engine's figures */
+const ROWS: [string, string, string, (f: Figures) => string][] = [
+  ['GET 1000 devices, full / the floor', '-', '<= 2x', (f) => `${f.floor_ratio.toFixed(2)}x (${f.devices_1000.toFixed(0)} / ${f.floor_1000.toFixed(0)} ms)`],
+  ['GET 1000 devices, full', '1,017 ms', '<= 34 ms', (f) => `${f.devices_1000.toFixed(0)} ms`],
+  ['GET 1000 devices, brief', '-', '-', (f) => `${f.devices_1000_brief.toFixed(0)} ms`],
+  ['GET 1000 interfaces', '1,036 ms', '<= 35 ms', (f) => `${f.interfaces_1000.toFixed(0)} ms`],
+  ['GET 1000 IP addresses', '2,026 ms', '<= 41 ms', (f) => `${f.ips_1000.toFixed(0)} ms`],
+  ['GET IPs ?parent=10.0.0.0/8&limit=100', '203 ms', '<= 4 ms', (f) => `${f.ips_parent.toFixed(1)} ms`],
+  ['GET IPs ?parent=10.0.1.0/24&limit=100', '-', '-', (f) => `${f.ips_parent_narrow.toFixed(1)} ms`],
+  ['GET IPs ?q=10.0.1.&limit=100', '-', '< 50 ms at scale', (f) => `${f.ips_q.toFixed(1)} ms`],
+  ['device detail, one client', '-', '-', (f) => `${f.device_detail.toFixed(2)} ms`],
+  ['device detail, 8 clients, one process', '35 req/s', '>= 2,000 req/s on 2 cores', (f) => `${f.detail_8_clients.toFixed(0)} req/s (p50 ${f.detail_8_clients_p50.toFixed(1)} ms)`],
+  ['default list pages, 8 clients, one process', '-', '-', (f) => `${f.lists_8_clients.toFixed(0)} req/s`],
+  ['bulk POST 1000 IPs', '9.9 s', '<= 99 ms', (f) => `${f.bulk_post_1000_ips.toFixed(0)} ms`],
+  ['bulk PATCH 1000 IPs', '14.5 s', '<= 145 ms', (f) => `${f.bulk_patch_1000_ips.toFixed(0)} ms`],
+  ['bulk DELETE 1000 IPs', '11.3 s', '<= 113 ms', (f) => `${f.bulk_delete_1000_ips.toFixed(0)} ms`],
+  ['bulk DELETE 100 devices x 10 interfaces', '14.1 s', '<= 141 ms', (f) => `${f.bulk_delete_100_devices.toFixed(0)} ms`],
+  ['seeding through the API', '501 s (21,093)', '<= 5 s', (f) => `${(f.seed / 1000).toFixed(2)} s (${f.seed_objects})`],
+  ['process memory (peak RSS under load)', '-', '< 300 MB', (f) => `${f.rss_mb.toFixed(0)} MB`],
+];
+
+function table(title: string, figures: Map<string, Figures | null>): void {
+  const names = [...figures.keys()];
+  const header = ['work', 'NetBox 3.1', ...names, 'target'];
+  const lines = ROWS.map(([label, netbox, target, show]) => [label, netbox, ...names.map((n) => { const f = figures.get(n); try { return f ? show(f) : 'failed'; } catch { return '-'; } }), target]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const row = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(row(header));
+  console.log(row(widths.map((w) => '-'.repeat(w))));
+  for (const l of lines) console.log(row(l));
+}
+
+const small = new Map<string, Figures | null>();
+for (const engine of engines) small.set(engine === 'sqlite' ? 'SQLite' : 'PostgreSQL', await runEngine(engine, false));
+table('NetLedger bench: 1,000 devices × 10 interfaces, 10,000 IP addresses, tags on every device (medians)', small);
+
+if (args.includes('--scale')) {
+  const big = new Map<string, Figures | null>();
+  for (const engine of engines) big.set(engine === 'sqlite' ? 'SQLite' : 'PostgreSQL', await runEngine(engine, true));
+  table('At scale: 100,000 devices × 1 interface, 1,000,000 IP addresses', big);
+  console.log('\nDefault page of every list, scale / small (target <= 2x):\n');
+  for (const [name, f] of big) {
+    const s = small.get(name);
+    if (!f || !s) continue;
+    const lists = Object.keys(f).filter((k) => k.startsWith('list '));
+    const worst = lists.map((k) => [k.slice(5), f[k] / s[k], f[k]] as const).sort((a, b) => b[1] - a[1]);
+    console.log(`${name}: worst ${worst.slice(0, 5).map(([k, r, ms]) => `${k} ${r.toFixed(1)}x (${ms.toFixed(1)} ms)`).join(', ')}`);
   }
 }
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  const result = await fn();
-  const ms = performance.now() - t0;
-  console.log(`${label.padEnd(58)} ${ms.toFixed(0).padStart(7)} ms`);
-  return result;
-}
-
-async function bulkCreate(path: string, items: unknown[]): Promise<any[]> {
-  const out: any[] = [];
-  for (let i = 0; i < items.length; i += BATCH) out.push(...(await call('POST', path, items.slice(i, i + BATCH))));
-  return out;
-}
-
-console.log(`NetLedger bench on ${postgres ? 'PostgreSQL' : 'SQLite'} (${DEVICES} devices × ${INTERFACES_PER_DEVICE} interfaces, ${ADDRESSES} IP addresses, batches of ${BATCH})`);
-try {
-  const site = await call('POST', '/api/dcim/sites/', { name: 'Bench', slug: 'bench' });
-  const maker = await call('POST', '/api/dcim/manufacturers/', { name: 'Maker', slug: 'maker' });
-  const type = await call('POST', '/api/dcim/device-types/', { manufacturer: maker.id, model: 'Box', slug: 'box' });
-  const role = await call('POST', '/api/dcim/device-roles/', { name: 'Leaf', slug: 'leaf' });
-  const devices = await timed(`POST /api/dcim/devices/ (${DEVICES}, bulk)`, () =>
-    bulkCreate('/api/dcim/devices/', Array.from({ length: DEVICES }, (_, i) => ({ name: `dev${i}`, site: site.id, device_type: type.id, role: role.id }))));
-  const interfaces = await timed(`POST /api/dcim/interfaces/ (${DEVICES * INTERFACES_PER_DEVICE}, bulk)`, () =>
-    bulkCreate('/api/dcim/interfaces/', devices.flatMap((d) => Array.from({ length: INTERFACES_PER_DEVICE }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' })))));
-  await timed(`POST /api/ipam/ip-addresses/ (${ADDRESSES}, bulk)`, () =>
-    bulkCreate('/api/ipam/ip-addresses/', Array.from({ length: ADDRESSES }, (_, i) => ({
-      address: `10.${Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}/16`,
-      assigned_object_type: 'dcim.interface', assigned_object_id: interfaces[i % interfaces.length].id,
-    }))));
-  for (const path of ['/api/dcim/devices/?limit=1000', '/api/dcim/interfaces/?limit=1000', '/api/ipam/ip-addresses/?limit=1000', '/api/dcim/devices/?limit=1000&brief=1']) {
-    await call('GET', path);
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      await call('GET', path);
-      runs.push(performance.now() - t0);
-    }
-    runs.sort((a, b) => a - b);
-    console.log(`${`GET ${path} (median of 5)`.padEnd(58)} ${runs[2].toFixed(0).padStart(7)} ms`);
-  }
-  await timed('PATCH /api/dcim/devices/ (1000, bulk, same change)', () => call('PATCH', '/api/dcim/devices/', devices.map((d) => ({ id: d.id, status: 'planned' }))));
-  await timed('DELETE /api/ipam/ip-addresses/ (1000, bulk)', async () => {
-    const page = await call('GET', '/api/ipam/ip-addresses/?limit=1000&brief=1');
-    return call('DELETE', '/api/ipam/ip-addresses/', page.results.map((r: any) => ({ id: r.id })));
-  });
-  await benchWebhooks(2000, 100);
-  await benchWebhooks(200, 1);
-} finally {
-  // The worker first: it must not be recording while the schema goes.
-  await running.worker?.stop();
-  if (postgres) await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-  await running.close();
-  rmSync(dataDir, { recursive: true, force: true });
-}
+if ([...small.values()].some((f) => !f)) process.exitCode = 1;

@@ -1,0 +1,210 @@
+/**
+ * One engine's bench run (test/bench/bench.ts starts one per engine and prints the table): seeds the
+ * dataset through the API, then measures every row of the table against the floor (floor.ts) in the
+ * same run. Progress goes to stderr; the figures are the last stdout line, as JSON.
+ *
+ *   --engine sqlite|postgres   (postgres: DATABASE_URL, default the tests' server, in a throwaway schema)
+ *   --scale                    100,000 devices and 1,000,000 IP addresses instead (created in bulk)
+ *   --webhooks                 also the webhook delivery figures
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { loadConfig } from '../../runtime/core/config.js';
+import { start } from '../../runtime/server.js';
+import { modelList } from '../../runtime/data/registry.js';
+import { sqliteFloor, postgresFloor, type Floor } from './floor.js';
+import { load } from './load.js';
+
+const args = process.argv.slice(2);
+const engine = args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
+const scale = args.includes('--scale');
+const withWebhooks = args.includes('--webhooks');
+const TOKEN = 'b'.repeat(40);
+const DEVICES = scale ? 100_000 : 1000;
+const INTERFACES_PER_DEVICE = scale ? 1 : 10;
+const ADDRESSES = scale ? 1_000_000 : 10_000;
+const BATCH = scale ? 5000 : 1000;
+const TAGS = 5;
+const RACKS = 20;
+
+const log = (line: string) => process.stderr.write(`[${engine}${scale ? ' scale' : ''}] ${line}\n`);
+const results: Record<string, number | string> = {};
+const record = (key: string, value: number, unit = 'ms') => { results[key] = value; log(`${key.padEnd(52)} ${value.toFixed(unit === 'ms' ? 1 : 2).padStart(9)} ${unit}`); };
+
+const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-'));
+const schema = `bench_${randomBytes(4).toString('hex')}`;
+const databaseUrl = engine === 'postgres' ? process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test' : '';
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0',
+  ...(engine === 'postgres' ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
+};
+const running = await start(loadConfig(env));
+const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
+
+async function call(method: string, path: string, body?: unknown, base = running.url): Promise<any> {
+  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const out = await fn();
+  return [out, performance.now() - t0];
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function medianOf(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push((await timed(fn))[1]);
+  return median(times);
+}
+
+async function bulkCreate(path: string, items: unknown[]): Promise<any[]> {
+  const out: any[] = [];
+  for (let i = 0; i < items.length; i += BATCH) {
+    const page = await call('POST', path, items.slice(i, i + BATCH));
+    // At scale only the ids are kept, so the client's memory does not count against the service's.
+    for (const o of page) out.push(scale ? { id: o.id } : o);
+  }
+  return out;
+}
+
+async function seed(): Promise<number> {
+  let objects = 0;
+  const one = async (path: string, body: unknown) => { objects++; return call('POST', path, body); };
+  const site = await one('/api/dcim/sites/', { name: 'Bench', slug: 'bench' });
+  const maker = await one('/api/dcim/manufacturers/', { name: 'Maker', slug: 'maker' });
+  const type = await one('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Box', slug: 'box' });
+  const role = await one('/api/dcim/device-roles/', { name: 'Leaf', slug: 'leaf' });
+  const tenant = await one('/api/tenancy/tenants/', { name: 'Bench tenant', slug: 'bench-tenant' });
+  const platform = await one('/api/dcim/platforms/', { name: 'Linux', slug: 'linux' });
+  const racks = await bulkCreate('/api/dcim/racks/', Array.from({ length: RACKS }, (_, i) => ({ name: `R${i}`, site: site.id })));
+  const tags = await bulkCreate('/api/extras/tags/', Array.from({ length: TAGS }, (_, i) => ({ name: `tag${i}`, slug: `tag${i}` })));
+  await one('/api/ipam/prefixes/', { prefix: '10.0.0.0/8' });
+  objects += RACKS + TAGS;
+  const devices = await bulkCreate('/api/dcim/devices/', Array.from({ length: DEVICES }, (_, i) => ({
+    name: `dev${i}`, site: site.id, device_type: type.id, role: role.id, tenant: tenant.id, platform: platform.id,
+    rack: racks[i % RACKS].id, tags: [tags[i % TAGS].id, tags[(i + 1) % TAGS].id],
+  })));
+  const interfaces = await bulkCreate('/api/dcim/interfaces/', devices.flatMap((d) => Array.from({ length: INTERFACES_PER_DEVICE }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
+  devices.length = 0;
+  for (let i = 0; i < ADDRESSES; i += BATCH * 10) {
+    await bulkCreate('/api/ipam/ip-addresses/', Array.from({ length: Math.min(BATCH * 10, ADDRESSES - i) }, (_, k) => {
+      const n = i + k;
+      return { address: `10.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}/8`, assigned_object_type: 'dcim.interface', assigned_object_id: interfaces[n % interfaces.length].id };
+    }));
+  }
+  objects += DEVICES + DEVICES * INTERFACES_PER_DEVICE + ADDRESSES;
+  return objects;
+}
+
+async function webhooks(events: number, batch: number): Promise<void> {
+  const worker = running.worker;
+  if (!worker) return;
+  const received = new Map<string, number>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const name = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.name as string;
+      if (!received.has(name)) received.set(name, performance.now());
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const port = (receiver.address() as { port: number }).port;
+  try {
+    const hook = await call('POST', '/api/extras/webhooks/', { name: `bench-${batch}`, content_types: ['tenancy.tenant'], type_create: true, payload_url: `http://127.0.0.1:${port}/` });
+    const t0 = performance.now();
+    for (let b = 0; b < events / batch; b++) {
+      const names = Array.from({ length: batch }, (_, i) => `wh-${batch}-${b}-${i}`);
+      await call('POST', '/api/tenancy/tenants/', names.map((name) => ({ name, slug: name })));
+    }
+    const deadline = Date.now() + 120_000;
+    while (received.size < events && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await call('DELETE', `/api/extras/webhooks/${hook.id}/`);
+    const last = Math.max(...received.values());
+    record(`webhooks: events/s (bulk of ${batch})`, received.size / ((last - t0) / 1000), '/s');
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+}
+
+let floor: Floor | null = null;
+try {
+  log(`seeding ${DEVICES} devices × ${INTERFACES_PER_DEVICE} interfaces, ${ADDRESSES} IP addresses, ${TAGS} tags (2 on every device)`);
+  const [objects, seedMs] = await timed(seed);
+  results.seed_objects = objects;
+  record('seed', seedMs);
+  floor = engine === 'postgres' ? await postgresFloor(databaseUrl, schema) : await sqliteFloor(join(dataDir, 'netledger.sqlite3'));
+
+  // The floor and the API alternate, so both see the same machine load.
+  const page = '/api/dcim/devices/?limit=1000';
+  const app: number[] = [];
+  const bare: number[] = [];
+  await call('GET', page); await call('GET', page, undefined, floor.url);
+  for (let i = 0; i < 9; i++) {
+    app.push((await timed(() => call('GET', page)))[1]);
+    bare.push((await timed(() => call('GET', page, undefined, floor!.url)))[1]);
+  }
+  record('devices_1000', median(app));
+  record('floor_1000', median(bare));
+  results.floor_ratio = median(app) / median(bare);
+  log(`floor ratio ${(median(app) / median(bare)).toFixed(2)}x`);
+  record('interfaces_1000', await medianOf(7, () => call('GET', '/api/dcim/interfaces/?limit=1000')));
+  record('ips_1000', await medianOf(7, () => call('GET', '/api/ipam/ip-addresses/?limit=1000')));
+  record('devices_1000_brief', await medianOf(7, () => call('GET', '/api/dcim/devices/?limit=1000&brief=1')));
+  record('ips_parent', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100')));
+  record('ips_parent_narrow', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.1.0/24&limit=100')));
+  record('ips_q', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?q=10.0.1.&limit=100')));
+  const firstDevice = (await call('GET', '/api/dcim/devices/?limit=1&brief=1')).results[0].id as number;
+  record('device_detail', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/`)));
+  record('device_detail_nocontent', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/?brief=1`)));
+
+  // Every list's default page (the scale run compares these with the small dataset's).
+  for (const entry of modelList) {
+    record(`list ${entry.routes.list}`, await medianOf(3, () => call('GET', entry.routes.list)));
+  }
+
+  const ids = (await call('GET', '/api/dcim/devices/?limit=100&brief=1')).results.map((d: { id: number }) => d.id);
+  const urls = ids.map((id: number) => `${running.url}/api/dcim/devices/${id}/`);
+  // The service's memory under load, sampled (it shares this process with the bench's own small state).
+  let rssPeak = process.memoryUsage().rss;
+  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 100);
+  const detail = await load({ urls, headers: { Authorization: `Token ${TOKEN}`, Accept: 'application/json' }, clients: 8, seconds: 5 });
+  record('detail_8_clients', detail.perSecond, 'req/s');
+  record('detail_8_clients_p50', detail.p50);
+  if (detail.errors) log(`${detail.errors} errors under load`);
+  const listLoad = await load({ urls: [`${running.url}/api/ipam/ip-addresses/`, `${running.url}/api/dcim/devices/`, `${running.url}/api/dcim/interfaces/`], headers: { Authorization: `Token ${TOKEN}`, Accept: 'application/json' }, clients: 8, seconds: 3 });
+  record('lists_8_clients', listLoad.perSecond, 'req/s');
+  clearInterval(sampler);
+  results.rss_mb = rssPeak / 1048576;
+  log(`rss ${(results.rss_mb as number).toFixed(0)} MB`);
+
+  // Bulk writes: 1000 new IP addresses created, changed and deleted; 100 devices deleted with their interfaces.
+  const [created, postMs] = await timed(() => call('POST', '/api/ipam/ip-addresses/', Array.from({ length: 1000 }, (_, i) => ({ address: `192.168.${Math.floor(i / 256)}.${i % 256}/16`, status: 'active' }))));
+  record('bulk_post_1000_ips', postMs);
+  record('bulk_patch_1000_ips', (await timed(() => call('PATCH', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id, description: 'changed', status: 'reserved' })))))[1]);
+  record('bulk_delete_1000_ips', (await timed(() => call('DELETE', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id })))))[1]);
+  const doomed = (await call('GET', `/api/dcim/devices/?limit=100&offset=${DEVICES - 100}&brief=1`)).results;
+  record('bulk_delete_100_devices', (await timed(() => call('DELETE', '/api/dcim/devices/', doomed.map((r: { id: number }) => ({ id: r.id })))))[1]);
+  if (withWebhooks) await webhooks(2000, 100);
+} finally {
+  await floor?.close();
+  await running.worker?.stop();
+  if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+  await running.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify(results)}\n`);
