@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { loadConfig } from '../../runtime/core/config.js';
-import { start } from '../../runtime/server.js';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { modelList } from '../../runtime/data/registry.js';
-import { sqliteFloor, postgresFloor, type Floor } from './floor.js';
 import { load } from './load.js';
 
 const args = process.argv.slice(2);
@@ -41,7 +40,15 @@ const env: Record<string, string> = {
   ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0',
   ...(engine === 'postgres' ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
 };
-const running = await start(loadConfig(env));
+
+/** A forked helper process (the service, the floor) and a way to ask it something. */
+function helper(file: string, flag: string): { child: ChildProcess; ask<T>(message: unknown): Promise<T> } {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [flag], { execArgv: ['--import', 'tsx'] });
+  return { child, ask: (message) => new Promise((resolve) => { child.once('message', (m) => resolve(m as never)); child.send(message as never); }) };
+}
+const service = helper('./serve.ts', '--serve');
+const running = await service.ask<{ url: string }>({ cmd: 'start', env });
+const rss = async () => (await service.ask<{ rss: number }>({ cmd: 'rss' })).rss;
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
 
 async function call(method: string, path: string, body?: unknown, base = running.url): Promise<any> {
@@ -109,8 +116,6 @@ async function seed(): Promise<number> {
 }
 
 async function webhooks(events: number, batch: number): Promise<void> {
-  const worker = running.worker;
-  if (!worker) return;
   const received = new Map<string, number>();
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -141,13 +146,14 @@ async function webhooks(events: number, batch: number): Promise<void> {
   }
 }
 
-let floor: Floor | null = null;
+let floor: { url: string } | null = null;
+const floorProcess = helper('./floor.ts', '--floor-process');
 try {
   log(`seeding ${DEVICES} devices × ${INTERFACES_PER_DEVICE} interfaces, ${ADDRESSES} IP addresses, ${TAGS} tags (2 on every device)`);
   const [objects, seedMs] = await timed(seed);
   results.seed_objects = objects;
   record('seed', seedMs);
-  floor = engine === 'postgres' ? await postgresFloor(databaseUrl, schema) : await sqliteFloor(join(dataDir, 'netledger.sqlite3'));
+  floor = await floorProcess.ask<{ url: string }>({ engine, file: join(dataDir, 'netledger.sqlite3'), url: databaseUrl, schema });
 
   // The floor and the API alternate, so both see the same machine load.
   const page = '/api/dcim/devices/?limit=1000';
@@ -179,9 +185,9 @@ try {
 
   const ids = (await call('GET', '/api/dcim/devices/?limit=100&brief=1')).results.map((d: { id: number }) => d.id);
   const urls = ids.map((id: number) => `${running.url}/api/dcim/devices/${id}/`);
-  // The service's memory under load, sampled (it shares this process with the bench's own small state).
-  let rssPeak = process.memoryUsage().rss;
-  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 100);
+  // The service's memory under load, sampled from its process.
+  let rssPeak = await rss();
+  const sampler = setInterval(async () => { rssPeak = Math.max(rssPeak, await rss()); }, 200);
   const detail = await load({ urls, headers: { Authorization: `Token ${TOKEN}`, Accept: 'application/json' }, clients: 8, seconds: 5 });
   record('detail_8_clients', detail.perSecond, 'req/s');
   record('detail_8_clients_p50', detail.p50);
@@ -201,10 +207,8 @@ try {
   record('bulk_delete_100_devices', (await timed(() => call('DELETE', '/api/dcim/devices/', doomed.map((r: { id: number }) => ({ id: r.id })))))[1]);
   if (withWebhooks) await webhooks(2000, 100);
 } finally {
-  await floor?.close();
-  await running.worker?.stop();
-  if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-  await running.close();
+  floorProcess.child.send('stop');
+  await service.ask({ cmd: 'stop', dropSchema: engine === 'postgres' ? schema : undefined });
   rmSync(dataDir, { recursive: true, force: true });
 }
 process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -110,3 +110,12 @@ export async function postgresFloor(connectionString: string, schema: string): P
   const url = await listen(server);
   return { url, close: async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); await pool.end(); } };
 }
+
+/** Forked by the bench: `{ engine, file }` or `{ engine, url, schema }` in, `{ url }` out. */
+if (process.argv.includes('--floor-process')) {
+  process.once('message', async (m: { engine: string; file?: string; url?: string; schema?: string }) => {
+    const floor = m.engine === 'postgres' ? await postgresFloor(m.url!, m.schema!) : await sqliteFloor(m.file!);
+    process.send!({ url: floor.url });
+    process.once('message', async () => { await floor.close(); process.disconnect(); });
+  });
+}

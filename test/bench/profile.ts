@@ -1,0 +1,84 @@
+/**
+ * `npm run bench:profile -- [--engine postgres] [path ...]`: seeds the bench's device set (1,000
+ * devices with tags, tenant, platform and rack) through the API, then profiles only the requests
+ * (the V8 CPU profiler, as `node --cpu-prof` but without the seeding) and prints where the time goes:
+ * self time by function and by file. The raw profile is written to ./bench-profile.cpuprofile (open
+ * it in Chrome DevTools or speedscope).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
+import { loadConfig } from '../../runtime/core/config.js';
+import { start } from '../../runtime/server.js';
+
+const args = process.argv.slice(2);
+const engine = args.includes('--engine') && args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
+const paths = args.filter((a) => a.startsWith('/'));
+const targets = paths.length ? paths : ['/api/dcim/devices/?limit=1000'];
+const ROUNDS = Number(process.env.ROUNDS ?? 40);
+const TOKEN = 'c'.repeat(40);
+const dataDir = mkdtempSync(join(tmpdir(), 'netledger-profile-'));
+const schema = `profile_${randomBytes(4).toString('hex')}`;
+const running = await start(loadConfig({
+  ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0', RUN_WORKER: '0',
+  ...(engine === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
+}));
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(running.url + path, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+
+try {
+  const site = await call('POST', '/api/dcim/sites/', { name: 'P', slug: 'p' });
+  const maker = await call('POST', '/api/dcim/manufacturers/', { name: 'M', slug: 'm' });
+  const type = await call('POST', '/api/dcim/device-types/', { manufacturer: maker.id, model: 'T', slug: 't' });
+  const role = await call('POST', '/api/dcim/device-roles/', { name: 'R', slug: 'r' });
+  const tenant = await call('POST', '/api/tenancy/tenants/', { name: 'Te', slug: 'te' });
+  const platform = await call('POST', '/api/dcim/platforms/', { name: 'Pl', slug: 'pl' });
+  const rack = await call('POST', '/api/dcim/racks/', { name: 'Ra', site: site.id });
+  const tags = await call('POST', '/api/extras/tags/', [{ name: 'a', slug: 'a' }, { name: 'b', slug: 'b' }]);
+  const devices = await call('POST', '/api/dcim/devices/', Array.from({ length: 1000 }, (_, i) => ({ name: `d${i}`, site: site.id, device_type: type.id, role: role.id, tenant: tenant.id, platform: platform.id, rack: rack.id, tags: tags.map((t: { id: number }) => t.id) })));
+  await call('POST', '/api/dcim/interfaces/', devices.slice(0, 100).map((d: { id: number }) => ({ device: d.id, name: 'eth0', type: '1000base-t' })));
+  const resolved = targets.map((t) => t.replace('{device}', String(devices[0].id)));
+  for (const path of resolved) await call('GET', path);
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  const t0 = performance.now();
+  for (let i = 0; i < ROUNDS; i++) for (const path of resolved) await call('GET', path);
+  const elapsed = performance.now() - t0;
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync('bench-profile.cpuprofile', JSON.stringify(profile));
+  // Self time per function and per file, from the samples.
+  const nodes = new Map<number, ProfileNode>((profile.nodes as ProfileNode[]).map((n) => [n.id, n]));
+  const hits = new Map<number, number>();
+  for (const s of profile.samples as number[]) hits.set(s, (hits.get(s) ?? 0) + 1);
+  const total = (profile.samples as number[]).length;
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  for (const [id, n] of hits) {
+    const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
+    const file = url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '') || '(native)';
+    const fn = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
+    const group = file.includes('node_modules/') ? `node_modules/${file.split('node_modules/')[1].split('/')[0]}` : file;
+    byFile.set(group, (byFile.get(group) ?? 0) + n);
+  }
+  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
+  console.log(`${engine}: ${ROUNDS} × ${resolved.join(', ')}: ${(elapsed / ROUNDS).toFixed(1)} ms per round`);
+  console.log(`\nself time by file:\n${top(byFile, 15)}\n\nself time by function:\n${top(byFunction, 30)}`);
+  session.disconnect();
+} finally {
+  if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+  await running.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
