@@ -4,9 +4,9 @@
  * fields, counts and computed fields take one query each for the whole page.
  */
 import type { Knex } from 'knex';
-import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
-import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { splitPath } from '../core/paths.js';
+import { hooksOf, model, storedField, type Row } from './registry.js';
+import type { ModelEntry } from '../core/types.js';
+import { compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -66,39 +66,6 @@ class RowCache {
   }
 }
 
-/** Relations to load whenever a row of a model is loaded: its nested fks and what displays need. */
-const follow = new Map<string, [string, string][]>();
-function followOf(entry: ModelEntry): [string, string][] {
-  if (!follow.size) computeFollow();
-  return follow.get(entry.definition.name) ?? [];
-}
-
-function computeFollow(): void {
-  const add = (name: string, field: FieldDefinition) => {
-    const list = follow.get(name) ?? [];
-    if (field.type === 'fk' && !list.some(([, c]) => c === field.columns[0])) list.push([field.to!, field.columns[0]]);
-    follow.set(name, list);
-  };
-  for (const entry of modelList) {
-    const d = entry.definition;
-    follow.set(d.name, follow.get(d.name) ?? []);
-    for (const name of entry.serializer.nested) {
-      const f = d.fields[name];
-      if (f) add(d.name, storedField(entry, f));
-    }
-    for (const template of d.display) {
-      for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
-        let current = entry;
-        for (const part of splitPath(path).slice(0, -1)) {
-          const f = current.definition.fields[part];
-          add(current.definition.name, f);
-          current = model(f.to!);
-        }
-      }
-    }
-  }
-}
-
 function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
   for (const name of fields) {
     const f = entry.definition.fields[name];
@@ -109,47 +76,33 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
   }
 }
 
-function isBlank(v: unknown): boolean {
-  return v === null || v === undefined || v === '';
-}
-
-function scalar(field: FieldDefinition, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  switch (field.type) {
-    case 'integer': case 'decimal': return Number(value);
-    case 'boolean': return value === true || value === 1 || value === '1' || value === 't';
-    case 'json': return typeof value === 'string' ? JSON.parse(value) : value;
-    default: return value;
-  }
-}
-
-export class Renderer {
+export class Renderer implements RenderState {
   readonly cache: RowCache;
+  readonly baseUrl: string;
   private extras = new Map<string, Map<number, unknown>>();
-  private tags = new Map<number, Row[]>();
-  private m2m = new Map<string, Map<number, number[]>>();
-  private customFields: CustomFieldDef[] = [];
+  private tagMap = new Map<number, Row[]>();
+  private m2mMap = new Map<string, Map<number, number[]>>();
+  private customFieldDefs: CustomFieldDef[] = [];
+  /** nested forms already built for this response, by model and id (the same site on every device) */
+  private nestedMemo = new Map<string, Map<number, Record<string, unknown> | null>>();
+  private readonly fieldNames: string[];
+  private readonly puts: Put[];
 
-  constructor(private entry: ModelEntry, private options: RenderOptions) {
+  constructor(readonly entry: ModelEntry, private options: RenderOptions) {
     this.cache = new RowCache(options.db);
-  }
-
-  private get fields(): string[] {
-    const s = this.entry.serializer;
-    const list = this.options.brief ? s.brief : s.full;
-    const exclude = this.options.exclude ?? [];
-    return list.filter((f) => !exclude.includes(f));
-  }
-
-  url(entry: ModelEntry, id: unknown): string {
-    return `${this.options.baseUrl}/api/${entry.definition.app}/${entry.definition.endpoint}/${id}/`;
+    this.baseUrl = options.baseUrl;
+    const s = entry.serializer;
+    const exclude = options.exclude ?? [];
+    this.fieldNames = (options.brief ? s.brief : s.full).filter((f) => !exclude.includes(f));
+    const compiled = compiledOf(entry).fields[options.brief ? 'brief' : 'full'];
+    this.puts = this.fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p);
   }
 
   /** Loads everything the page's representations need. */
   async load(rows: Row[]): Promise<void> {
     const { db } = this.options;
     const d = this.entry.definition;
-    const fields = this.fields;
+    const fields = this.fieldNames;
     this.cache.add(d.name, rows);
     const ids = rows.map((r) => Number(r.id));
     for (const name of fields) {
@@ -158,28 +111,41 @@ export class Renderer {
       const f = storedField(this.entry, raw);
       if (f.type === 'fk') for (const row of rows) this.cache.need(f.to!, row[f.columns[0]]);
       if (f.type === 'm2m' && ids.length) {
-        const links = await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids).orderBy('to_id');
         const map = new Map<number, number[]>();
-        for (const l of links) {
-          map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
-          this.cache.need(f.to!, l.to_id);
+        for (let i = 0; i < ids.length; i += CHUNK) {
+          const links = await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids.slice(i, i + CHUNK)).orderBy('to_id');
+          for (const l of links) {
+            const from = Number(l.from_id);
+            let list = map.get(from);
+            if (!list) map.set(from, (list = []));
+            list.push(Number(l.to_id));
+            this.cache.need(f.to!, l.to_id);
+          }
         }
-        this.m2m.set(name, map);
+        this.m2mMap.set(name, map);
       }
     }
-    for (const row of rows) for (const [target, column] of followOf(this.entry)) this.cache.need(target, row[column]);
+    const follow = followOf(this.entry);
+    for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
     for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
-      this.customFields = await customFieldsFor(db, this.entry);
-      customFieldTargets(this.customFields, rows, (target, id) => this.cache.need(target, id));
+      this.customFieldDefs = await customFieldsFor(db, this.entry);
+      customFieldTargets(this.customFieldDefs, rows, (target, id) => this.cache.need(target, id));
     }
     if (fields.includes('tags') && ids.length) {
       const tagTable = model('Tag').definition.table;
-      const tagged = await db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids).orderBy('t.name');
-      for (const t of tagged) this.tags.set(Number(t._object_id), [...(this.tags.get(Number(t._object_id)) ?? []), t]);
-      // The joined rows are Tag rows: nested tags render from them like any nested object.
-      this.cache.add('Tag', tagged);
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const tagged = await db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
+          .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name');
+        for (const t of tagged) {
+          const id = Number(t._object_id);
+          let list = this.tagMap.get(id);
+          if (!list) this.tagMap.set(id, (list = []));
+          list.push(t);
+        }
+        // The joined rows are Tag rows: nested tags render from them like any nested object.
+        this.cache.add('Tag', tagged);
+      }
     }
     for (const name of fields) {
       const count = d.counts[name];
@@ -198,107 +164,52 @@ export class Renderer {
 
   render(row: Row): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const name of this.fields) this.put(out, this.entry, row, name, this.options.brief ? 'brief' : 'full');
+    for (const put of this.puts) put(out, row, this);
     return out;
+  }
+
+  row(name: string, id: unknown): Row | undefined {
+    return this.cache.get(name, id);
+  }
+
+  nested(name: string, id: unknown): Record<string, unknown> | null {
+    if (id === null || id === undefined) return null;
+    const n = Number(id);
+    let memo = this.nestedMemo.get(name);
+    if (!memo) this.nestedMemo.set(name, (memo = new Map()));
+    if (memo.has(n)) return memo.get(n)!;
+    const row = this.cache.get(name, n);
+    let out: Record<string, unknown> | null = null;
+    if (row) {
+      out = {};
+      for (const put of compiledOf(model(name)).nested) put(out, row, this);
+    }
+    memo.set(n, out);
+    return out;
+  }
+
+  tags(id: number): Row[] {
+    return this.tagMap.get(id) ?? [];
+  }
+
+  m2m(field: string, id: number): number[] {
+    return this.m2mMap.get(field)?.get(id) ?? [];
+  }
+
+  extra(field: string, id: number): unknown {
+    return this.extras.get(field)?.get(id);
+  }
+
+  customFields(entry: ModelEntry, raw: unknown): Record<string, unknown> {
+    return renderCustomFields(entry === this.entry ? this.customFieldDefs : [], raw as string | null, (m, id) => this.nested(m, id));
+  }
+
+  revealed(id: number, field: string): unknown {
+    return this.options.reveal?.get(id)?.[field];
   }
 
   display(entry: ModelEntry, row: Row): string {
-    for (const template of entry.definition.display) {
-      let complete = true;
-      const text = template.replace(/\{([^}]+)\}/g, (_, path: string) => {
-        const value = this.pathValue(entry, row, splitPath(path));
-        if (isBlank(value)) complete = false;
-        return String(value ?? '');
-      });
-      if (complete) return text;
-    }
-    return String(row.id);
-  }
-
-  private pathValue(entry: ModelEntry, row: Row | undefined, parts: string[]): unknown {
-    if (!row) return null;
-    const [head, ...rest] = parts;
-    if (head === 'id') return row.id;
-    const f = entry.definition.fields[head];
-    if (!f) return row[head];
-    if (!rest.length) {
-      if (f.type === 'token_key') return row[f.columns[1]];
-      if (f.type === 'choice' || f.type === 'fk') return row[f.columns[0]];
-      return f.columns.length ? row[f.columns[0]] : null;
-    }
-    const target = model(f.to!);
-    return this.pathValue(target, this.cache.get(target.definition.name, row[f.columns[0]]), rest);
-  }
-
-  nested(entry: ModelEntry, id: unknown): Record<string, unknown> | null {
-    const row = this.cache.get(entry.definition.name, id);
-    if (!row) return null;
-    const out: Record<string, unknown> = {};
-    for (const name of entry.serializer.nested) this.put(out, entry, row, name, 'nested');
-    return out;
-  }
-
-  private put(out: Record<string, unknown>, entry: ModelEntry, row: Row, name: string, mode: 'full' | 'brief' | 'nested'): void {
-    const d = entry.definition;
-    switch (name) {
-      case 'id': out.id = Number(row.id); return;
-      case 'url': out.url = this.url(entry, row.id); return;
-      case 'display': out.display = this.display(entry, row); return;
-      case 'tags': out.tags = (this.tags.get(Number(row.id)) ?? []).map((t) => this.nested(model('Tag'), t.id)); return;
-      case 'custom_fields': out.custom_fields = renderCustomFields(entry === this.entry ? this.customFields : [], row.custom_field_data, (m, id) => this.nested(model(m), id)); return;
-      case 'created': out.created = d.timestamps ? (row.created ? String(row.created).slice(0, 10) : null) : row.created ?? null; return;
-      case 'last_updated': out.last_updated = row.last_updated ?? null; return;
-    }
-    if (d.counts[name]) { out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown>)?.get(Number(row.id)) ?? 0 : undefined; if (out[name] === undefined) delete out[name]; return; }
-    const raw = d.fields[name];
-    if (!raw) {
-      // a column of a generic relation named on its own (e.g. changed_object_type in a brief form)
-      const v = row[name];
-      out[name] = v === null || v === undefined ? null : name.endsWith('_id') ? Number(v) : v;
-      return;
-    }
-    const f = storedField(entry, raw);
-    switch (f.type) {
-      case 'fk': out[name] = f.to ? this.nested(model(f.to), row[f.columns[0]]) : null; return;
-      case 'm2m': out[name] = (this.m2m.get(name)?.get(Number(row.id)) ?? []).map((id) => this.nested(model(f.to!), id)); return;
-      case 'generic_fk': {
-        const type = row[`${name}_type`] ?? null;
-        const target = type ? f.types![type] : undefined;
-        out[`${name}_type`] = type;
-        out[`${name}_id`] = row[`${name}_id`] === null || row[`${name}_id`] === undefined ? null : Number(row[`${name}_id`]);
-        out[name] = target ? this.nested(model(target), row[`${name}_id`]) : null;
-        return;
-      }
-      case 'choice': {
-        const value = row[f.columns[0]];
-        if (isBlank(value)) { out[name] = null; return; }
-        const set = choiceSet(f.choices!);
-        const typed = set.integer ? Number(value) : value;
-        if (mode !== 'full') { out[name] = typed; return; }
-        out[name] = { value: typed, label: set.choices.find((c) => c.value === typed)?.label ?? '' };
-        return;
-      }
-      case 'token_key': {
-        const revealed = this.options.reveal?.get(Number(row.id))?.[name];
-        out[name] = revealed ?? row[f.columns[1]];
-        return;
-      }
-      case 'computed': {
-        if (f.source === 'display') out[name] = this.display(entry, row);
-        else if (f.source === 'tree_depth') out[name] = Number(row._depth ?? 0);
-        else if (f.source === 'value') out[name] = f.value ?? null;
-        else if (f.source?.startsWith('coalesce:')) {
-          // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
-          const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
-          out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
-        }
-        else out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null : null;
-        return;
-      }
-      case 'ip_prefix': case 'ip_address': out[name] = row[name]; return;
-      case 'password': return;
-      default: out[name] = scalar(f, row[f.columns[0]]);
-    }
+    return compiledOf(entry).display(row, this);
   }
 }
 

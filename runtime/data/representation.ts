@@ -1,0 +1,236 @@
+/**
+ * Each model's representations compiled once, from the registry: for every field of the full,
+ * brief and nested forms a small function that copies one value out of a row, with everything that
+ * does not depend on the row (the target model, the choice labels, the display templates split into
+ * literal text and column reads, the URL prefix) worked out at compile time. Rendering a page then
+ * does only per-row work: no regex, no path splitting and no registry lookups per value.
+ */
+import { choiceSet, model, modelList, storedField, type Row } from './registry.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { splitPath } from '../core/paths.js';
+
+export type Mode = 'full' | 'brief' | 'nested';
+
+/** What a field function reads besides the row: the page's loaded relations and extras. */
+export interface RenderState {
+  /** the model whose rows are the response's top-level objects */
+  readonly entry: ModelEntry;
+  readonly baseUrl: string;
+  row(model: string, id: unknown): Row | undefined;
+  nested(model: string, id: unknown): Record<string, unknown> | null;
+  tags(id: number): Row[];
+  m2m(field: string, id: number): number[];
+  extra(field: string, id: number): unknown;
+  customFields(entry: ModelEntry, raw: unknown): Record<string, unknown>;
+  revealed(id: number, field: string): unknown;
+}
+
+export type Put = (out: Record<string, unknown>, row: Row, state: RenderState) => void;
+
+/** A compiled display path: read a column, following fks through the loaded rows. */
+type Read = (row: Row, state: RenderState) => unknown;
+
+function isBlank(v: unknown): boolean {
+  return v === null || v === undefined || v === '';
+}
+
+const toNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function compilePath(entry: ModelEntry, parts: string[]): Read {
+  const [head, ...rest] = parts;
+  if (head === 'id') return (row) => row.id;
+  const f = entry.definition.fields[head];
+  if (!f) return (row) => row[head];
+  if (!rest.length) {
+    const column = f.type === 'token_key' ? f.columns[1] : f.columns[0];
+    if (!column) return () => null;
+    return (row) => row[column];
+  }
+  const target = f.to!;
+  const column = f.columns[0];
+  const next = compilePath(model(target), rest);
+  return (row, state) => {
+    const related = state.row(target, row[column]);
+    return related ? next(related, state) : null;
+  };
+}
+
+/** Display templates ("{name} ({asset_tag})") as literal parts and compiled reads; the first complete one wins. */
+export function compileDisplay(entry: ModelEntry): (row: Row, state: RenderState) => string {
+  const templates = entry.definition.display.map((template) => {
+    const parts: (string | Read)[] = [];
+    let last = 0;
+    for (const m of template.matchAll(/\{([^}]+)\}/g)) {
+      if (m.index! > last) parts.push(template.slice(last, m.index));
+      parts.push(compilePath(entry, splitPath(m[1])));
+      last = m.index! + m[0].length;
+    }
+    if (last < template.length) parts.push(template.slice(last));
+    return parts;
+  });
+  return (row, state) => {
+    outer: for (const parts of templates) {
+      let text = '';
+      for (const part of parts) {
+        if (typeof part === 'string') { text += part; continue; }
+        const value = part(row, state);
+        if (isBlank(value)) continue outer;
+        text += String(value);
+      }
+      return text;
+    }
+    return String(row.id);
+  };
+}
+
+function scalar(field: FieldDefinition): (value: unknown) => unknown {
+  switch (field.type) {
+    case 'integer': case 'decimal': return (v) => (v === null || v === undefined ? null : Number(v));
+    case 'boolean': return (v) => (v === null || v === undefined ? null : v === true || v === 1 || v === '1' || v === 't');
+    case 'json': return (v) => (v === null || v === undefined ? null : typeof v === 'string' ? JSON.parse(v) : v);
+    default: return (v) => (v === undefined ? null : v);
+  }
+}
+
+function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row: Row, state: RenderState) => string): Put | null {
+  const d = entry.definition;
+  const prefix = `/api/${d.app}/${d.endpoint}/`;
+  switch (name) {
+    case 'id': return (out, row) => { out.id = Number(row.id); };
+    case 'url': return (out, row, s) => { out.url = `${s.baseUrl}${prefix}${row.id}/`; };
+    case 'display': return (out, row, s) => { out.display = display(row, s); };
+    case 'tags': return (out, row, s) => { out.tags = s.tags(Number(row.id)).map((t) => s.nested('Tag', t.id)); };
+    case 'custom_fields': return (out, row, s) => { out.custom_fields = s.customFields(entry, row.custom_field_data); };
+    case 'created': return d.timestamps
+      ? (out, row) => { out.created = row.created ? String(row.created).slice(0, 10) : null; }
+      : (out, row) => { out.created = row.created ?? null; };
+    case 'last_updated': return (out, row) => { out.last_updated = row.last_updated ?? null; };
+  }
+  if (d.counts[name]) {
+    // Counts are loaded for the page's own rows only.
+    return (out, row, s) => { if (s.entry === entry) out[name] = s.extra(name, Number(row.id)) ?? 0; };
+  }
+  const raw = d.fields[name];
+  if (!raw) {
+    // a column of a generic relation named on its own (e.g. changed_object_type in a brief form)
+    const numeric = name.endsWith('_id');
+    return (out, row) => { const v = row[name]; out[name] = v === null || v === undefined ? null : numeric ? Number(v) : v; };
+  }
+  const f = storedField(entry, raw);
+  const column = f.columns[0];
+  switch (f.type) {
+    case 'fk': {
+      if (!f.to) return (out) => { out[name] = null; };
+      const target = f.to;
+      return (out, row, s) => { out[name] = s.nested(target, row[column]); };
+    }
+    case 'm2m': {
+      const target = f.to!;
+      return (out, row, s) => { out[name] = s.m2m(name, Number(row.id)).map((id) => s.nested(target, id)); };
+    }
+    case 'generic_fk': {
+      const typeKey = `${name}_type`;
+      const idKey = `${name}_id`;
+      const types = f.types!;
+      return (out, row, s) => {
+        const type = row[typeKey] ?? null;
+        const target = type ? types[type] : undefined;
+        out[typeKey] = type;
+        out[idKey] = toNumber(row[idKey]);
+        out[name] = target ? s.nested(target, row[idKey]) : null;
+      };
+    }
+    case 'choice': {
+      const set = choiceSet(f.choices!);
+      const labels = new Map<unknown, string>(set.choices.map((c) => [c.value, c.label]));
+      const typed = set.integer ? (v: unknown) => Number(v) : (v: unknown) => v;
+      if (mode !== 'full') return (out, row) => { const v = row[column]; out[name] = isBlank(v) ? null : typed(v); };
+      return (out, row) => {
+        const v = row[column];
+        if (isBlank(v)) { out[name] = null; return; }
+        const value = typed(v);
+        out[name] = { value, label: labels.get(value) ?? '' };
+      };
+    }
+    case 'token_key': {
+      const masked = f.columns[1];
+      return (out, row, s) => { out[name] = s.revealed(Number(row.id), name) ?? row[masked]; };
+    }
+    case 'computed': {
+      if (f.source === 'display') return (out, row, s) => { out[name] = display(row, s); };
+      if (f.source === 'tree_depth') return (out, row) => { out[name] = Number(row._depth ?? 0); };
+      if (f.source === 'value') { const value = f.value ?? null; return (out) => { out[name] = value; }; }
+      if (f.source?.startsWith('coalesce:')) {
+        // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
+        const options = f.source.slice(9).split(',').map((n) => d.fields[n]).map((x) => [x.columns[0], x.to!] as const);
+        return (out, row, s) => {
+          const first = options.find(([c]) => row[c] !== null && row[c] !== undefined);
+          out[name] = first ? s.nested(first[1], row[first[0]]) : null;
+        };
+      }
+      return (out, row, s) => { out[name] = s.entry === entry ? s.extra(name, Number(row.id)) ?? null : null; };
+    }
+    case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
+    case 'password': return null;
+    default: {
+      const convert = scalar(f);
+      return (out, row) => { out[name] = convert(row[column]); };
+    }
+  }
+}
+
+export interface Compiled {
+  display: (row: Row, state: RenderState) => string;
+  /** field name → its function, per form */
+  fields: Record<Mode, Map<string, Put | null>>;
+  /** the nested form's functions, in order */
+  nested: Put[];
+}
+
+const compiled = new Map<string, Compiled>();
+
+/** The model's compiled representations, built on first use and kept for the process's life. */
+export function compiledOf(entry: ModelEntry): Compiled {
+  let c = compiled.get(entry.definition.name);
+  if (c) return c;
+  const display = compileDisplay(entry);
+  const s = entry.serializer;
+  const build = (mode: Mode, names: string[]) => new Map(names.map((n) => [n, compileField(entry, n, mode, display)] as const));
+  const fields = { full: build('full', s.full), brief: build('brief', s.brief), nested: build('nested', s.nested) };
+  c = { display, fields, nested: [...fields.nested.values()].filter((p): p is Put => !!p) };
+  compiled.set(entry.definition.name, c);
+  return c;
+}
+
+/** Relations to load whenever a row of a model is loaded: its nested fks and what its displays read. */
+const follow = new Map<string, [string, string][]>();
+export function followOf(entry: ModelEntry): [string, string][] {
+  if (!follow.size) computeFollow();
+  return follow.get(entry.definition.name) ?? [];
+}
+
+function computeFollow(): void {
+  const add = (name: string, field: FieldDefinition) => {
+    const list = follow.get(name) ?? [];
+    if (field.type === 'fk' && !list.some(([, c]) => c === field.columns[0])) list.push([field.to!, field.columns[0]]);
+    follow.set(name, list);
+  };
+  for (const entry of modelList) {
+    const d = entry.definition;
+    follow.set(d.name, follow.get(d.name) ?? []);
+    for (const name of entry.serializer.nested) {
+      const f = d.fields[name];
+      if (f) add(d.name, storedField(entry, f));
+    }
+    for (const template of d.display) {
+      for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
+        let current = entry;
+        for (const part of splitPath(path).slice(0, -1)) {
+          const f = current.definition.fields[part];
+          add(current.definition.name, f);
+          current = model(f.to!);
+        }
+      }
+    }
+  }
+}
