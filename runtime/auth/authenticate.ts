@@ -8,6 +8,13 @@ import { errors } from '../core/errors.js';
 import { model } from '../data/registry.js';
 import { parseNetwork } from '../core/ipnet.js';
 import type { Grant } from './permissions.js';
+import { processCache, watchModels } from '../data/cache.js';
+
+watchModels(['Token', 'User']);
+/** Token rows with their user, by key digest (emptied whenever a token or user changes, in any process). */
+const tokenRows = processCache<string, Record<string, any> | undefined>();
+/** When this process last wrote a token's last_used, by token id (the cached row keeps the value it was loaded with). */
+const lastUsedWritten = new Map<number, number>();
 
 export interface User {
   id: number;
@@ -52,14 +59,17 @@ export async function authenticate(db: Knex, header: string | undefined, now: Da
   const digest = keyDigest(key);
   const tokens = model('Token').definition.table;
   const users = model('User').definition.table;
-  const row = await db(`${tokens} as t`).join(`${users} as u`, 'u.id', 't.user_id')
+  const row = await tokenRows.get(db, digest, () => db(`${tokens} as t`).join(`${users} as u`, 'u.id', 't.user_id')
     .select('t.id', 't.key_digest', 't.expires', 't.last_used', 't.allowed_ips', 't.write_enabled', 'u.id as user_id', 'u.username', 'u.is_superuser', 'u.is_active')
-    .where('t.key_digest', digest).first();
+    .where('t.key_digest', digest).first());
   // The lookup is by digest; compare again in constant time so the check itself leaks nothing.
   if (!row || !timingSafeEqual(Buffer.from(row.key_digest, 'hex'), Buffer.from(digest, 'hex'))) throw errors.forbidden('Invalid token');
   // last_used is written at most once a minute, so reads stay reads.
-  if (!row.last_used || now.getTime() - Date.parse(row.last_used) > 60_000) {
+  const lastUsed = Math.max(row.last_used ? Date.parse(row.last_used) : 0, lastUsedWritten.get(Number(row.id)) ?? 0);
+  if (now.getTime() - lastUsed > 60_000) {
     await db(tokens).where('id', row.id).update({ last_used: now.toISOString() });
+    if (lastUsedWritten.size >= 10_000) lastUsedWritten.clear();
+    lastUsedWritten.set(Number(row.id), now.getTime());
   }
   if (row.expires && Date.parse(row.expires) <= now.getTime()) throw errors.forbidden('Token expired');
   const allowed: string[] = row.allowed_ips ? JSON.parse(row.allowed_ips) : [];

@@ -12,6 +12,11 @@ import { applyFilters } from '../data/filters.js';
 import { model, type Action } from '../data/registry.js';
 import type { User } from './authenticate.js';
 import type { ModelEntry } from '../core/types.js';
+import { processCache, watchModels } from '../data/cache.js';
+
+watchModels(['ObjectPermission', 'User', 'Group']);
+/** Each user's grants (emptied whenever a permission, user or group changes, in any process). */
+const grantsByUser = processCache<number, Grant[]>();
 
 export interface Grant {
   objectTypes: string[];
@@ -21,7 +26,11 @@ export interface Grant {
 }
 
 /** The enabled permissions of a user, directly or through groups (one query). */
-export async function loadGrants(db: Knex, user: User): Promise<Grant[]> {
+export function loadGrants(db: Knex, user: User): Promise<Grant[]> {
+  return grantsByUser.get(db, user.id, () => queryGrants(db, user));
+}
+
+async function queryGrants(db: Knex, user: User): Promise<Grant[]> {
   const perms = model('ObjectPermission').definition.table;
   const userGroups = `${model('User').definition.table}_groups`;
   const rows = await db(perms).where('enabled', true).where((w) => {

@@ -11,6 +11,7 @@ import { parseBoolean } from '../core/query-values.js';
 import { byContentType, model, type Row } from './registry.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { ModelEntry } from '../core/types.js';
+import { processCache, watchModels } from './cache.js';
 
 export interface CustomFieldDef {
   id: number;
@@ -30,9 +31,17 @@ export interface CustomFieldDef {
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
 
-/** Every custom field that applies to a model, ordered by weight and name (two queries at most). */
+watchModels(['CustomField', 'CustomFieldChoiceSet']);
+/** Definitions by model (emptied whenever a custom field or choice set changes, in any process). */
+const definitions = processCache<string, CustomFieldDef[]>();
+
+/** Every custom field that applies to a model, ordered by weight and name (two queries at most; none when cached). */
 export async function customFieldsFor(db: Knex, entry: ModelEntry): Promise<CustomFieldDef[]> {
   if (!entry.definition.customFields) return [];
+  return definitions.get(db, entry.definition.name, () => loadCustomFields(db, entry));
+}
+
+async function loadCustomFields(db: Knex, entry: ModelEntry): Promise<CustomFieldDef[]> {
   const ct = entry.definition.contentType;
   const rows: Row[] = (await db(model('CustomField').definition.table).orderBy('weight').orderBy('name'))
     .filter((r: Row) => (JSON.parse(r.content_types || '[]') as string[]).includes(ct));

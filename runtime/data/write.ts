@@ -15,6 +15,7 @@ import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
+import { bumpCacheVersion } from './cache.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
 export interface WriteContext extends ChangeContext {
@@ -438,6 +439,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
   await afterWrite(entry, ids, ctx);
   const data = await recordWrites(ctx, entry, 'create', ids, null);
@@ -483,6 +485,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   }
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
+  await bumpCacheVersion(db, [entry.definition.name]);
   const changed = items.map((i) => i.id!);
   await afterWrite(entry, changed, ctx);
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
@@ -559,6 +562,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
   for (let i = 0; i < wanted.length; i += CHUNK) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK)).delete();
+  await bumpCacheVersion(db, closure.keys(), true);
   await recordDeletes(ctx, doomed);
   return wanted;
 }

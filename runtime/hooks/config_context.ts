@@ -9,6 +9,11 @@
  */
 import type { Knex } from 'knex';
 import { model, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
+import { processCache, watchModels } from '../data/cache.js';
+
+watchModels(['ConfigContext']);
+/** The active contexts with their criteria (emptied whenever a context, or what its criteria name, changes). */
+const active = processCache<'active', Context[]>();
 
 /** Criteria lists of a context; each is compared with one attribute of the device or VM. */
 const CRITERIA = [
@@ -66,8 +71,12 @@ interface Context {
   criteria: Map<Criterion, Set<number>>;
 }
 
-/** Active contexts in merge order (weight, then name), each with its criteria. Two queries. */
-async function activeContexts(db: Knex): Promise<Context[]> {
+/** Active contexts in merge order (weight, then name), each with its criteria. Two queries; none when cached. */
+function activeContexts(db: Knex): Promise<Context[]> {
+  return active.get(db, 'active', () => loadActiveContexts(db));
+}
+
+async function loadActiveContexts(db: Knex): Promise<Context[]> {
   const entry = model('ConfigContext');
   const d = entry.definition;
   const rows: Row[] = await db(d.table).select('id', 'data').where('is_active', true).orderBy([{ column: 'weight' }, { column: 'name' }, { column: 'id' }]);

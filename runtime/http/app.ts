@@ -10,6 +10,7 @@ import { ApiError, errors, fromDatabaseError } from '../core/errors.js';
 import { authenticate } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
 import { modelList } from '../data/registry.js';
+import { syncCaches } from '../data/cache.js';
 import { views, type Services, type State } from './views.js';
 import { tokenProvision } from '../auth/provision.js';
 import { sessionAuth, sessionRoutes } from '../auth/sessions.js';
@@ -104,6 +105,8 @@ export function createApp(services: Services): Koa {
   app.use(sessionRoutes(services));
   app.use(readBody);
   app.use(async (ctx, next) => {
+    // Caches of tokens, permissions, custom fields and config contexts: dropped if any process changed them.
+    await syncCaches(db);
     let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
     // No token: a session cookie may authenticate instead (writes need its CSRF token).
     if (!auth.user) auth = (await sessionAuth(ctx, services)) ?? auth;
