@@ -14,6 +14,25 @@ export function isPostgres(db: Knex): boolean {
   return db.client.config.client === 'pg';
 }
 
+interface SqliteConnection { pragma(s: string): unknown; prepare(sql: string): unknown }
+
+/**
+ * knex prepares every statement anew; the same few hundred SQL texts recur on every request, so the
+ * connection keeps its prepared statements by text (a full cache starts again).
+ */
+function reusePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const statements = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= 2000) statements.clear();
+      statements.set(sql, (statement = prepare(sql)));
+    }
+    return statement;
+  };
+}
+
 export function openDatabase(config: Config): Knex {
   if (config.databaseUrl) {
     return knexFactory({
@@ -31,7 +50,8 @@ export function openDatabase(config: Config): Knex {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
+        reusePreparedStatements(conn);
         // Foreign keys are off by default in SQLite; WAL lets readers run beside the single writer.
         conn.pragma('foreign_keys = ON');
         conn.pragma('journal_mode = WAL');

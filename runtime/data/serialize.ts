@@ -46,19 +46,22 @@ class RowCache {
     return id === null || id === undefined ? undefined : this.rows.get(name)?.get(Number(id));
   }
 
-  /** Loads everything pending; newly loaded rows ask for their own nested relations. */
+  /** Loads everything pending, one query per model and level (the models of a level at once); newly loaded rows ask for their own nested relations. */
   async resolve(): Promise<void> {
     while (this.pending.size) {
       const batch = [...this.pending];
       this.pending.clear();
-      for (const [name, ids] of batch) {
+      const levels = await Promise.all(batch.map(async ([name, ids]) => {
         const entry = model(name);
         const list = [...ids];
         const loaded: Row[] = [];
         for (let i = 0; i < list.length; i += CHUNK) {
           loaded.push(...(await this.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK))));
         }
-        this.add(name, loaded);
+        return [entry, loaded] as const;
+      }));
+      for (const [entry, loaded] of levels) {
+        this.add(entry.definition.name, loaded);
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
         for (const row of loaded) needGeneric(this, entry, row, entry.serializer.nested);
       }
@@ -98,68 +101,77 @@ export class Renderer implements RenderState {
     this.puts = this.fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p);
   }
 
-  /** Loads everything the page's representations need. */
+  /** Loads everything the page's representations need: the independent loads at once, then the nested rows level by level. */
   async load(rows: Row[]): Promise<void> {
     const { db } = this.options;
     const d = this.entry.definition;
     const fields = this.fieldNames;
     this.cache.add(d.name, rows);
     const ids = rows.map((r) => Number(r.id));
+    const tasks: Promise<void>[] = [];
     for (const name of fields) {
       const raw = d.fields[name];
       if (!raw) continue;
       const f = storedField(this.entry, raw);
       if (f.type === 'fk') for (const row of rows) this.cache.need(f.to!, row[f.columns[0]]);
-      if (f.type === 'm2m' && ids.length) {
-        const map = new Map<number, number[]>();
-        for (let i = 0; i < ids.length; i += CHUNK) {
-          const links = await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids.slice(i, i + CHUNK)).orderBy('to_id');
-          for (const l of links) {
-            const from = Number(l.from_id);
-            let list = map.get(from);
-            if (!list) map.set(from, (list = []));
-            list.push(Number(l.to_id));
-            this.cache.need(f.to!, l.to_id);
-          }
-        }
-        this.m2mMap.set(name, map);
-      }
+      if (f.type === 'm2m' && ids.length) tasks.push(this.loadLinks(name, f.through!, f.to!, ids));
     }
     const follow = followOf(this.entry);
     for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
     for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
-      this.customFieldDefs = await customFieldsFor(db, this.entry);
-      customFieldTargets(this.customFieldDefs, rows, (target, id) => this.cache.need(target, id));
+      tasks.push(customFieldsFor(db, this.entry).then((defs) => {
+        this.customFieldDefs = defs;
+        customFieldTargets(defs, rows, (target, id) => this.cache.need(target, id));
+      }));
     }
-    if (fields.includes('tags') && ids.length) {
-      const tagTable = model('Tag').definition.table;
-      for (let i = 0; i < ids.length; i += CHUNK) {
-        const tagged = await db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-          .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name');
-        for (const t of tagged) {
-          const id = Number(t._object_id);
-          let list = this.tagMap.get(id);
-          if (!list) this.tagMap.set(id, (list = []));
-          list.push(t);
-        }
-        // The joined rows are Tag rows: nested tags render from them like any nested object.
-        this.cache.add('Tag', tagged);
-      }
-    }
+    if (fields.includes('tags') && ids.length) tasks.push(this.loadTags(ids));
     for (const name of fields) {
       const count = d.counts[name];
-      if (count && ids.length) this.extras.set(name, await countFor(db, this.entry, count.model, count.field, count.cumulative, ids));
+      if (count && ids.length) tasks.push(countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
     }
     const hooks = hooksOf(this.entry);
     for (const name of fields) {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        this.extras.set(name, await fn(rows, { db }));
+        tasks.push(fn(rows, { db }).then((m) => { this.extras.set(name, m); }));
       }
     }
+    await Promise.all(tasks);
     await this.cache.resolve();
+  }
+
+  private async loadLinks(name: string, through: string, target: string, ids: number[]): Promise<void> {
+    const map = new Map<number, number[]>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const links = await this.options.db(through).select('from_id', 'to_id').whereIn('from_id', ids.slice(i, i + CHUNK)).orderBy('to_id');
+      for (const l of links) {
+        const from = Number(l.from_id);
+        let list = map.get(from);
+        if (!list) map.set(from, (list = []));
+        list.push(Number(l.to_id));
+        this.cache.need(target, l.to_id);
+      }
+    }
+    this.m2mMap.set(name, map);
+  }
+
+  private async loadTags(ids: number[]): Promise<void> {
+    const d = this.entry.definition;
+    const tagTable = model('Tag').definition.table;
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const tagged = await this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
+        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name');
+      for (const t of tagged) {
+        const id = Number(t._object_id);
+        let list = this.tagMap.get(id);
+        if (!list) this.tagMap.set(id, (list = []));
+        list.push(t);
+      }
+      // The joined rows are Tag rows: nested tags render from them like any nested object.
+      this.cache.add('Tag', tagged);
+    }
   }
 
   render(row: Row): Record<string, unknown> {
