@@ -1,0 +1,14 @@
+/** What every step of a write shares: the request's context, and the chunk size of set-wise statements. */
+import type { Knex } from 'knex';
+import type { User } from '../auth/authenticate.js';
+import type { ChangeContext } from './changes.js';
+
+/** Everything a write needs to know about its request; `db` is the request's transaction. */
+export interface WriteContext extends ChangeContext {
+  db: Knex;
+  user: User | null;
+  now: string;
+}
+
+/** Rows per set-wise statement: far below every database's bound-parameter limit. */
+export const CHUNK = 500;

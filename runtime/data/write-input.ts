@@ -1,0 +1,155 @@
+/**
+ * One element of a write, from what the client sent to the columns it will store: defaults, aliases,
+ * scalar checks, network fields, secrets, custom fields and natural sort keys; relations are left as
+ * references, resolved for the whole request at once (write-relations.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { ErrorCollector } from '../core/errors.js';
+import { parseNetwork, networkText } from '../core/ipnet.js';
+import type { Row, WriteItem } from './registry.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { hashPassword, keyDigest } from '../core/secrets.js';
+import { applyCustomFields, type CustomFieldDef } from './customfields.js';
+import { naturalKey } from './natural.js';
+import { scalarValue } from './write-values.js';
+
+/** A relation named by an element, to resolve with the others of its target model. */
+export interface Ref {
+  item: number;
+  field: string;
+  target: string;
+  value: unknown;
+  /** column to set, or m2m/tags list to fill */
+  apply: (id: number) => void;
+}
+
+/** Everything one element will write once validation passes. */
+export interface Prepared extends WriteItem {
+  tags?: number[];
+  m2m: Record<string, number[]>;
+  customFields?: Record<string, unknown>;
+}
+
+export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[]): Prepared {
+  const d = entry.definition;
+  const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
+  const { values, errors: errs } = item;
+  // An alias writes its target (device_role → role) unless the target itself is given.
+  const given = (f: FieldDefinition): [boolean, unknown] => {
+    if (f.name in input) return [true, input[f.name]];
+    const alias = Object.values(d.fields).find((a) => a.type === 'alias' && a.of === f.name && a.name in input);
+    return alias ? [true, input[alias.name]] : [false, undefined];
+  };
+  for (const f of Object.values(d.fields)) {
+    if (f.type === 'alias' || f.type === 'computed') continue;
+    if (f.readOnly) {
+      if (mode === 'create' && f.type === 'datetime') values[f.columns[0]] = now;
+      continue;
+    }
+    const [has, value] = given(f);
+    if (!has) {
+      if (f.type === 'generic_fk' && (`${f.name}_type` in input || `${f.name}_id` in input)) {
+        // handled below
+      } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
+      else if (mode === 'put' || f.required) {
+        if (f.type !== 'token_key') { errs.add(f.name, 'This field is required.'); continue; }
+      }
+    }
+    switch (f.type) {
+      case 'fk': {
+        if (!has) { values[f.columns[0]] = null; break; }
+        if (value === null) { if (f.nullable) values[f.columns[0]] = null; else errs.add(f.name, 'This field may not be null.'); break; }
+        refs.push({ item: index, field: f.name, target: f.to!, value, apply: (id) => { values[f.columns[0]] = id; } });
+        break;
+      }
+      case 'm2m': {
+        if (!has) break;
+        if (!Array.isArray(value)) { errs.add(f.name, `Expected a list of items but got type "${typeof value}".`); break; }
+        item.m2m[f.name] = [];
+        for (const v of value) refs.push({ item: index, field: f.name, target: f.to!, value: v, apply: (id) => { item.m2m[f.name].push(id); } });
+        break;
+      }
+      case 'generic_fk': {
+        const typeKey = `${f.name}_type`;
+        const idKey = `${f.name}_id`;
+        if (!(typeKey in input) && !(idKey in input)) {
+          if (mode === 'create') { values[typeKey] = null; values[idKey] = null; }
+          break;
+        }
+        // An explicit null clears; a missing half keeps the stored value on PATCH.
+        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeKey] : null;
+        const id = idKey in input ? input[idKey] : mode === 'patch' ? existing?.[idKey] : null;
+        if (type === null && id === null) { values[typeKey] = null; values[idKey] = null; break; }
+        if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
+        if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
+        const target = f.types![String(type)];
+        if (!target) { errs.add(typeKey, `"${String(type)}" is not a valid choice.`); break; }
+        const numeric = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
+        if (typeof numeric !== 'number' || !Number.isInteger(numeric)) { errs.add(idKey, 'A valid integer is required.'); break; }
+        values[typeKey] = type;
+        refs.push({ item: index, field: idKey, target, value: numeric, apply: (rid) => { values[idKey] = rid; } });
+        break;
+      }
+      case 'ip_prefix': case 'ip_address': {
+        if (typeof value !== 'string') { errs.add(f.name, 'Enter a valid IPv4 or IPv6 address with optional mask.'); break; }
+        const n = parseNetwork(value);
+        if (!n) { errs.add(f.name, `'${value}' is not a valid ${f.type === 'ip_prefix' ? 'prefix' : 'IP address'}.`); break; }
+        if (n.length === 0) { errs.add(f.name, `Cannot create ${f.type === 'ip_prefix' ? 'prefix' : 'IP address'} with /0 mask.`); break; }
+        if (f.type === 'ip_prefix' && n.hostBitsSet) { errs.add(f.name, `${value} is not a valid prefix. Did you mean ${networkText(n)}?`); break; }
+        values[f.columns[0]] = f.type === 'ip_prefix' ? networkText(n) : n.text;
+        if (f.type === 'ip_address') values[`${f.name}_host`] = n.host;
+        values[`${f.name}_first`] = n.first;
+        values[`${f.name}_last`] = n.last;
+        values[`${f.name}_length`] = n.length;
+        values.family = n.family;
+        break;
+      }
+      case 'password': {
+        const v = scalarValue(f, value, errs);
+        if (typeof v === 'string') values[f.columns[0]] = hashPassword(v);
+        break;
+      }
+      case 'token_key': {
+        let key: string;
+        if (has && value !== null && value !== '') {
+          if (typeof value !== 'string' || !/^[0-9a-fA-F]{40}$/.test(value)) { errs.add(f.name, 'Ensure this field has exactly 40 hexadecimal characters.'); break; }
+          key = value.toLowerCase();
+        } else if (mode === 'create') key = randomBytes(20).toString('hex');
+        else break;
+        values[f.columns[0]] = keyDigest(key);
+        values[f.columns[1]] = '*'.repeat(34) + key.slice(-6);
+        item.reveal[f.name] = key;
+        break;
+      }
+      default: {
+        if (!has) {
+          if (f.default !== undefined) values[f.columns[0]] = f.type === 'json' ? JSON.stringify(f.default) : f.default;
+          else values[f.columns[0]] = f.nullable ? null : f.type === 'boolean' ? false : f.type === 'choice' || f.type === 'string' || f.type === 'text' ? '' : null;
+          break;
+        }
+        const v = scalarValue(f, value, errs);
+        if (v !== undefined) values[f.columns[0]] = v;
+      }
+    }
+  }
+  if (d.tags && 'tags' in input) {
+    const tags = input.tags;
+    if (!Array.isArray(tags)) errs.add('tags', `Expected a list of items but got type "${typeof tags}".`);
+    else {
+      item.tags = [];
+      for (const t of tags) refs.push({ item: index, field: 'tags', target: 'Tag', value: t, apply: (id) => { if (!item.tags!.includes(id)) item.tags!.push(id); } });
+    }
+  }
+  if (d.customFields) {
+    const stored = existing?.custom_field_data ? JSON.parse(existing.custom_field_data) : null;
+    const ref = (target: string, value: unknown, apply: (id: number) => void) => refs.push({ item: index, field: 'custom_fields', target, value, apply });
+    item.customFields = applyCustomFields(customFields, stored, input.custom_fields, mode === 'create', errs, ref) ?? undefined;
+  }
+  // Naturally ordered names keep their sort key beside them.
+  for (const f of Object.values(d.fields)) if (f.natural && f.columns[0] in values) values[f.columns[1]] = naturalKey(values[f.columns[0]] as string | null);
+  if (d.timestamps) {
+    if (mode === 'create') values.created = now;
+    values.last_updated = now;
+  }
+  return item;
+}
