@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { model, storedField, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
+import { insertRows } from './insert.js';
 import type { User } from '../auth/authenticate.js';
 import type { ModelEntry } from '../core/types.js';
 
@@ -52,12 +53,19 @@ function plain(entry: ModelEntry, name: string, row: Row): unknown {
   }
 }
 
+/** The stored rows of objects (one query per 5,000 ids); a snapshot and a representation share them. */
+async function loadRows(db: Knex, entry: ModelEntry, ids: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let i = 0; i < ids.length; i += 5000) rows.push(...(await db(entry.definition.table).whereIn('id', ids.slice(i, i + 5000))));
+  return rows;
+}
+
 /** Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field. */
-export async function snapshots(db: Knex, entry: ModelEntry, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
   const d = entry.definition;
   const out = new Map<number, Record<string, unknown>>();
   if (!ids.length) return out;
-  const rows: Row[] = await db(d.table).whereIn('id', ids);
+  const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const tags = new Map<number, string[]>();
   if (d.tags) {
     const tagged = await db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
@@ -93,9 +101,9 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[]): Pro
 }
 
 /** The API representations of objects, keyed by id (one render for a whole batch). */
-export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string): Promise<Map<number, Record<string, unknown>>> {
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
   if (!ids.length) return new Map();
-  const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
+  const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const rendered = await renderRows(entry, rows, { db, baseUrl });
   return new Map(rendered.map((r) => [Number(r.id), r]));
 }
@@ -110,7 +118,8 @@ export interface Doomed {
 
 export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: number[]): Promise<Doomed | null> {
   if (!entry.definition.changelog || !ids.length) return null;
-  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids), data: await representations(ctx.db, entry, ids, ctx.baseUrl) };
+  const rows = await loadRows(ctx.db, entry, ids);
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows) };
 }
 
 function withoutLastUpdated(snap: Record<string, unknown> | null): string {
@@ -131,8 +140,9 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
 export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Map<number, Record<string, unknown>> | null> {
   if (!entry.definition.changelog || !ids.length) return null;
   const unique = [...new Set(ids)];
-  const post = await snapshots(ctx.db, entry, unique);
-  const data = await representations(ctx.db, entry, unique, ctx.baseUrl);
+  const rows = await loadRows(ctx.db, entry, unique);
+  const post = await snapshots(ctx.db, entry, unique, rows);
+  const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
   const changes = unique.map((id) => ({
     entry, action, id,
     prechange: prechange?.get(id) ?? null,
@@ -183,5 +193,5 @@ onChanges(async (changes, ctx) => {
       prechange_data: c.prechange ? JSON.stringify(c.prechange) : null,
       postchange_data: c.postchange ? JSON.stringify(c.postchange) : null,
     }));
-  for (let i = 0; i < rows.length; i += 500) await ctx.db(log).insert(rows.slice(i, i + 500));
+  await insertRows(ctx.db, log, rows);
 });

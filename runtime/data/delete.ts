@@ -79,7 +79,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
-  for (let i = 0; i < wanted.length; i += CHUNK) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK)).delete();
+  for (let i = 0; i < wanted.length; i += CHUNK * 10) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK * 10)).delete();
   await bumpCacheVersion(db, closure.keys(), true);
   await recordDeletes(ctx, doomed);
   return wanted;

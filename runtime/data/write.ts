@@ -11,7 +11,8 @@ import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { customFieldsFor } from './customfields.js';
 import { recordWrites, snapshots } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
-import { CHUNK, type WriteContext } from './write-context.js';
+import { insertRows } from './insert.js';
+import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
 import { checkUnique, raise } from './write-checks.js';
@@ -24,15 +25,13 @@ async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[]):
   const withTags = items.filter((i) => i.tags);
   if (withTags.length) {
     await db('extras_taggeditem').where('content_type', d.contentType).whereIn('object_id', withTags.map((i) => i.id!)).delete();
-    const rows = withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, content_type: d.contentType, object_id: i.id! })));
-    for (let i = 0; i < rows.length; i += CHUNK) await db('extras_taggeditem').insert(rows.slice(i, i + CHUNK));
+    await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, content_type: d.contentType, object_id: i.id! }))));
   }
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const touched = items.filter((i) => i.m2m[f.name]);
     if (!touched.length) continue;
     await db(f.through!).whereIn('from_id', touched.map((i) => i.id!)).delete();
-    const rows = touched.flatMap((i) => [...new Set(i.m2m[f.name])].map((to) => ({ from_id: i.id!, to_id: to })));
-    for (let i = 0; i < rows.length; i += CHUNK) await db(f.through!).insert(rows.slice(i, i + CHUNK));
+    await insertRows(db, f.through!, touched.flatMap((i) => [...new Set(i.m2m[f.name])].map((to) => ({ from_id: i.id!, to_id: to }))));
   }
 }
 
@@ -82,11 +81,8 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await checkUnique(db, entry, items);
   raise(items, bulk);
   const table = entry.definition.table;
-  for (let i = 0; i < items.length; i += CHUNK) {
-    const chunk = items.slice(i, i + CHUNK);
-    const ids = await db(table).insert(chunk.map((item) => item.values)).returning('id');
-    ids.forEach((r: { id: number } | number, j: number) => { chunk[j].id = Number(typeof r === 'object' ? r.id : r); });
-  }
+  const inserted = await insertRows(db, table, items.map((item) => item.values), true);
+  inserted.forEach((id, j) => { items[j].id = id; });
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
   await bumpCacheVersion(db, [entry.definition.name]);
@@ -121,7 +117,8 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
   raise(items, bulk);
-  const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!)) : null;
+  // The rows read above are the objects as they were: their snapshots need no second read.
+  const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;
   // Elements that change the same columns to the same values share one UPDATE.
   const groups = new Map<string, { values: Row; ids: number[] }>();
   for (const item of items) {
