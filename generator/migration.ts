@@ -103,6 +103,8 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
         lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${parts.join(', ')})`);
       } else lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${index}' });`);
     }
+    const ordering = orderingIndex(d);
+    if (ordering) lines.push(ordering);
     const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
       table: f.through!,
       lines: [
@@ -115,6 +117,30 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }));
     return [{ table: d.table, lines }, ...joins];
   });
+}
+
+/**
+ * An index on exactly what the default order of a list sorts by (runtime/http/views.ts, applyOrdering:
+ * nulls first through a CASE, natural names by their key, networks by family and bounds, then id), so
+ * the default page of a large table reads the first rows of an index instead of sorting the table.
+ */
+function orderingIndex(d: ModelDefinition): string | null {
+  const parts: string[] = [];
+  for (const raw of d.tree ? ['_sort'] : d.ordering) {
+    const desc = raw.startsWith('-') ? ' DESC' : '';
+    const name = raw.replace(/^-/, '');
+    if (name === 'id') continue;
+    if (name === '_sort' || name === 'created' || name === 'last_updated') { parts.push(`${name}${desc}`); continue; }
+    const field = d.fields[name]?.type === 'alias' ? d.fields[d.fields[name].of!] : d.fields[name];
+    if (!field || !field.columns.length || ['password', 'token_key', 'json'].includes(field.type)) continue;
+    if (field.type === 'ip_prefix' || field.type === 'ip_address') {
+      parts.push(`family${desc}`, `${name}_first${desc}`, `${name}_length${desc}`, ...(field.type === 'ip_address' ? [`${name}_host${desc}`] : []));
+      continue;
+    }
+    const column = field.natural ? field.columns[1] : field.columns[0];
+    parts.push(`(case when ${column} is null then 0 else 1 end)${desc}`, `${column}${desc}`);
+  }
+  return parts.length ? `raw:CREATE INDEX ${d.table}_ordering_idx ON ${d.table} (${[...parts, 'id'].join(', ')})` : null;
 }
 
 /** What the generated migrations have built so far: table → definition lines. */
