@@ -45,7 +45,17 @@ export async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]
     const taken = new Map<string, number>();
     for (let i = 0; i < relevant.length; i += 200) {
       const q = db(d.table).select('id', ...columns).where((w) => {
-        for (const item of relevant.slice(i, i + 200)) w.orWhere((x) => { for (const c of columns) { const v = finalRow(item)[c]; if (v === null || v === undefined) x.whereNull(c); else x.where(c, v); } });
+        // Written as the unique index is (a null that counts as a value is indexed as 0), so each term is one index lookup.
+        for (const item of relevant.slice(i, i + 200)) {
+          w.orWhere((x) => {
+            for (const c of columns) {
+              const v = finalRow(item)[c];
+              if (nullable.has(c)) x.whereRaw('COALESCE(??, 0) = ?', [c, (v ?? 0) as number]);
+              else if (v === null || v === undefined) x.whereNull(c);
+              else x.where(c, v);
+            }
+          });
+        }
       });
       for (const r of await q) taken.set(key(r), Number(r.id));
     }

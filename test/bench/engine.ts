@@ -82,6 +82,7 @@ async function bulkCreate(path: string, items: unknown[]): Promise<any[]> {
     const page = await call('POST', path, items.slice(i, i + BATCH));
     // At scale only the ids are kept, so the client's memory does not count against the service's.
     for (const o of page) out.push(scale ? { id: o.id } : o);
+    if (scale && (i / BATCH) % 20 === 19) log(`  ${path}: ${i + BATCH} of ${items.length}`);
   }
   return out;
 }
