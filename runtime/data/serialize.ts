@@ -51,7 +51,7 @@ class RowCache {
     while (this.pending.size) {
       const batch = [...this.pending];
       this.pending.clear();
-      const levels = await Promise.all(batch.map(async ([name, ids]) => {
+      const levels = await together(this.db, batch.map(([name, ids]) => async () => {
         const entry = model(name);
         const list = [...ids];
         const loaded: Row[] = [];
@@ -67,6 +67,17 @@ class RowCache {
       }
     }
   }
+}
+
+/**
+ * Runs independent loads at once on a pool; one after the other inside a transaction, whose single
+ * connection takes one statement at a time.
+ */
+async function together<T>(db: Knex, tasks: (() => Promise<T>)[]): Promise<T[]> {
+  if (!db.isTransaction) return Promise.all(tasks.map((t) => t()));
+  const out: T[] = [];
+  for (const t of tasks) out.push(await t());
+  return out;
 }
 
 function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
@@ -108,37 +119,37 @@ export class Renderer implements RenderState {
     const fields = this.fieldNames;
     this.cache.add(d.name, rows);
     const ids = rows.map((r) => Number(r.id));
-    const tasks: Promise<void>[] = [];
+    const tasks: (() => Promise<void>)[] = [];
     for (const name of fields) {
       const raw = d.fields[name];
       if (!raw) continue;
       const f = storedField(this.entry, raw);
       if (f.type === 'fk') for (const row of rows) this.cache.need(f.to!, row[f.columns[0]]);
-      if (f.type === 'm2m' && ids.length) tasks.push(this.loadLinks(name, f.through!, f.to!, ids));
+      if (f.type === 'm2m' && ids.length) tasks.push(() => this.loadLinks(name, f.through!, f.to!, ids));
     }
     const follow = followOf(this.entry);
     for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
     for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
-      tasks.push(customFieldsFor(db, this.entry).then((defs) => {
+      tasks.push(() => customFieldsFor(db, this.entry).then((defs) => {
         this.customFieldDefs = defs;
         customFieldTargets(defs, rows, (target, id) => this.cache.need(target, id));
       }));
     }
-    if (fields.includes('tags') && ids.length) tasks.push(this.loadTags(ids));
+    if (fields.includes('tags') && ids.length) tasks.push(() => this.loadTags(ids));
     for (const name of fields) {
       const count = d.counts[name];
-      if (count && ids.length) tasks.push(countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
+      if (count && ids.length) tasks.push(() => countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
     }
     const hooks = hooksOf(this.entry);
     for (const name of fields) {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        tasks.push(fn(rows, { db }).then((m) => { this.extras.set(name, m); }));
+        tasks.push(() => fn(rows, { db }).then((m) => { this.extras.set(name, m); }));
       }
     }
-    await Promise.all(tasks);
+    await together(db, tasks);
     await this.cache.resolve();
   }
 
