@@ -44,11 +44,20 @@ const env: Record<string, string> = {
 /** A forked helper process (the service, the floor) and a way to ask it something. */
 function helper(file: string, flag: string): { child: ChildProcess; ask<T>(message: unknown): Promise<T> } {
   const child = fork(fileURLToPath(new URL(file, import.meta.url)), [flag], { execArgv: ['--import', 'tsx'] });
-  return { child, ask: (message) => new Promise((resolve) => { child.once('message', (m) => resolve(m as never)); child.send(message as never); }) };
+  // One question at a time, so each answer reaches the one who asked (the memory sampler asks too).
+  let queue: Promise<unknown> = Promise.resolve();
+  const ask = <T>(message: unknown) => {
+    const answer = queue.then(() => new Promise<T>((resolve) => { child.once('message', (m) => resolve(m as T)); child.send(message as never); }));
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+  return { child, ask };
 }
 let service = helper('./serve.ts', '--serve');
 let running = await service.ask<{ url: string }>({ cmd: 'start', env });
 const rss = async () => (await service.ask<{ rss: number }>({ cmd: 'rss' })).rss;
+/** The service's CPU milliseconds so far (robust to a busy machine, unlike wall time). */
+const cpu = async () => (await service.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu;
 /** A fresh service process on the seeded data: what it measures is serving, not the seeding's heap. */
 async function restartService(): Promise<void> {
   await service.ask({ cmd: 'stop' });
@@ -75,11 +84,23 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-async function medianOf(runs: number, fn: () => Promise<unknown>): Promise<number> {
+/** Median wall time of `runs` calls after a warm-up; the service's mean CPU time per call is recorded as `<key>_cpu`. */
+async function medianOf(runs: number, fn: () => Promise<unknown>, key?: string): Promise<number> {
   await fn();
   const times: number[] = [];
+  const c0 = await cpu();
   for (let i = 0; i < runs; i++) times.push((await timed(fn))[1]);
+  if (key) results[`${key}_cpu`] = ((await cpu()) - c0) / runs;
   return median(times);
+}
+
+/** One call timed: wall time recorded under `key`, the service's CPU time under `<key>_cpu`. */
+async function once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const c0 = await cpu();
+  const [out, ms] = await timed(fn);
+  results[`${key}_cpu`] = (await cpu()) - c0;
+  record(key, ms);
+  return out;
 }
 
 async function bulkCreate(path: string, items: unknown[]): Promise<any[]> {
@@ -157,9 +178,8 @@ let floor: { url: string } | null = null;
 const floorProcess = helper('./floor.ts', '--floor-process');
 try {
   log(`seeding ${DEVICES} devices × ${INTERFACES_PER_DEVICE} interfaces, ${ADDRESSES} IP addresses, ${TAGS} tags (2 on every device)`);
-  const [objects, seedMs] = await timed(seed);
+  const objects = await once('seed', seed);
   results.seed_objects = objects;
-  record('seed', seedMs);
   await restartService();
   floor = await floorProcess.ask<{ url: string }>({ engine, file: join(dataDir, 'netledger.sqlite3'), url: databaseUrl, schema });
 
@@ -167,24 +187,34 @@ try {
   const page = '/api/dcim/devices/?limit=1000';
   const app: number[] = [];
   const bare: number[] = [];
+  let appCpu = 0;
+  let floorCpu = 0;
+  const floorCpuNow = async () => (await floorProcess.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu;
   await call('GET', page); await call('GET', page, undefined, floor.url);
   for (let i = 0; i < 9; i++) {
+    let c0 = await cpu();
     app.push((await timed(() => call('GET', page)))[1]);
+    appCpu += (await cpu()) - c0;
+    c0 = await floorCpuNow();
     bare.push((await timed(() => call('GET', page, undefined, floor!.url)))[1]);
+    floorCpu += (await floorCpuNow()) - c0;
   }
   record('devices_1000', median(app));
   record('floor_1000', median(bare));
+  results.devices_1000_cpu = appCpu / 9;
+  results.floor_1000_cpu = floorCpu / 9;
   results.floor_ratio = median(app) / median(bare);
-  log(`floor ratio ${(median(app) / median(bare)).toFixed(2)}x`);
-  record('interfaces_1000', await medianOf(7, () => call('GET', '/api/dcim/interfaces/?limit=1000')));
-  record('ips_1000', await medianOf(7, () => call('GET', '/api/ipam/ip-addresses/?limit=1000')));
-  record('devices_1000_brief', await medianOf(7, () => call('GET', '/api/dcim/devices/?limit=1000&brief=1')));
-  record('ips_parent', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100')));
-  record('ips_parent_narrow', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.1.0/24&limit=100')));
-  record('ips_q', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?q=10.0.1.&limit=100')));
+  results.floor_ratio_cpu = appCpu / floorCpu;
+  log(`floor ratio ${(median(app) / median(bare)).toFixed(2)}x wall, ${(appCpu / floorCpu).toFixed(2)}x CPU`);
+  record('interfaces_1000', await medianOf(7, () => call('GET', '/api/dcim/interfaces/?limit=1000'), 'interfaces_1000'));
+  record('ips_1000', await medianOf(7, () => call('GET', '/api/ipam/ip-addresses/?limit=1000'), 'ips_1000'));
+  record('devices_1000_brief', await medianOf(7, () => call('GET', '/api/dcim/devices/?limit=1000&brief=1'), 'devices_1000_brief'));
+  record('ips_parent', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100'), 'ips_parent'));
+  record('ips_parent_narrow', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.1.0/24&limit=100'), 'ips_parent_narrow'));
+  record('ips_q', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?q=10.0.1.&limit=100'), 'ips_q'));
   const firstDevice = (await call('GET', '/api/dcim/devices/?limit=1&brief=1')).results[0].id as number;
-  record('device_detail', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/`)));
-  record('device_detail_nocontent', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/?brief=1`)));
+  record('device_detail', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/`), 'device_detail'));
+  record('device_detail_nocontent', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/?brief=1`), 'device_detail_nocontent'));
 
   // Every list's default page (the scale run compares these with the small dataset's).
   for (const entry of modelList) {
@@ -207,12 +237,11 @@ try {
   log(`rss ${(results.rss_mb as number).toFixed(0)} MB`);
 
   // Bulk writes: 1000 new IP addresses created, changed and deleted; 100 devices deleted with their interfaces.
-  const [created, postMs] = await timed(() => call('POST', '/api/ipam/ip-addresses/', Array.from({ length: 1000 }, (_, i) => ({ address: `192.168.${Math.floor(i / 256)}.${i % 256}/16`, status: 'active' }))));
-  record('bulk_post_1000_ips', postMs);
-  record('bulk_patch_1000_ips', (await timed(() => call('PATCH', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id, description: 'changed', status: 'reserved' })))))[1]);
-  record('bulk_delete_1000_ips', (await timed(() => call('DELETE', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id })))))[1]);
+  const created = await once('bulk_post_1000_ips', () => call('POST', '/api/ipam/ip-addresses/', Array.from({ length: 1000 }, (_, i) => ({ address: `192.168.${Math.floor(i / 256)}.${i % 256}/16`, status: 'active' }))));
+  await once('bulk_patch_1000_ips', () => call('PATCH', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id, description: 'changed', status: 'reserved' }))));
+  await once('bulk_delete_1000_ips', () => call('DELETE', '/api/ipam/ip-addresses/', created.map((r: { id: number }) => ({ id: r.id }))));
   const doomed = (await call('GET', `/api/dcim/devices/?limit=100&offset=${DEVICES - 100}&brief=1`)).results;
-  record('bulk_delete_100_devices', (await timed(() => call('DELETE', '/api/dcim/devices/', doomed.map((r: { id: number }) => ({ id: r.id })))))[1]);
+  await once('bulk_delete_100_devices', () => call('DELETE', '/api/dcim/devices/', doomed.map((r: { id: number }) => ({ id: r.id }))));
   if (withWebhooks) await webhooks(2000, 100);
 } finally {
   floorProcess.child.send('stop');

@@ -116,6 +116,10 @@ if (process.argv.includes('--floor-process')) {
   process.once('message', async (m: { engine: string; file?: string; url?: string; schema?: string }) => {
     const floor = m.engine === 'postgres' ? await postgresFloor(m.url!, m.schema!) : await sqliteFloor(m.file!);
     process.send!({ url: floor.url });
-    process.once('message', async () => { await floor.close(); process.disconnect(); });
+    process.on('message', async (next: { cmd?: string }) => {
+      if (next.cmd === 'cpu') { const { user, system } = process.cpuUsage(); process.send!({ cpu: (user + system) / 1000 }); return; }
+      await floor.close();
+      process.disconnect();
+    });
   });
 }
