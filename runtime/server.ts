@@ -3,12 +3,13 @@
  * empty database, start the webhook worker (RUN_WORKER=1), and listen. Also used by the tests, which
  * start it on a free port.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { prepareDatabase } from './data/prepare.js';
 import { createApp } from './http/app.js';
+import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
@@ -47,10 +48,9 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
   const admin = await ensureAdmin(db, config);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
-  server.keepAliveTimeout = 5000;
+  const server = createServer(serverOptions(config.limits), app.callback());
+  server.on('clientError', onClientError(config.limits));
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

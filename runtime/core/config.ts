@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LimitError, loadLimits, type Limits } from './limits.js';
 
 export interface Config {
   port: number;
@@ -38,6 +39,10 @@ export interface Config {
   webhookPruneAfter: number;
   /** `start` also runs a webhook worker */
   runWorker: boolean;
+  /** an unknown query parameter on a list is a 400 (0: ignored, as NetBox does) */
+  strictFilters: boolean;
+  /** sizes, counts and timeouts of requests (core/limits.ts) */
+  limits: Limits;
 }
 
 export class ConfigError extends Error {}
@@ -113,8 +118,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),
     runWorker: flag(env, 'RUN_WORKER', true),
+    strictFilters: flag(env, 'STRICT_FILTERS', true),
+    limits: limits(env),
     production,
   };
+}
+
+function limits(env: NodeJS.ProcessEnv): Limits {
+  try {
+    return loadLimits(env);
+  } catch (error) {
+    throw error instanceof LimitError ? new ConfigError(error.message) : error;
+  }
 }
 
 /** SECRET_KEY is required in production; the embedded default keeps a generated one in DATA_DIR. */

@@ -85,7 +85,9 @@ export type FilterDefinition =
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
   | { kind: 'q' }
-  | { kind: 'method'; method: string };
+  | { kind: 'method'; method: string }
+  /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
+  | { kind: 'ignored'; reason: string };
 
 export interface ModelDefinition {
   name: string;

@@ -1,0 +1,189 @@
+/**
+ * Request bodies: JSON, read after authentication and refused while they arrive. The bytes are
+ * counted as they come, chunked or not, so an oversized body is a 413 as soon as it passes the limit
+ * (at once when Content-Length announces it), and its nesting depth is tracked on the raw bytes, so a
+ * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
+ * allowance (enough for a login or token provisioning); all bodies being read at once share one
+ * memory budget, so many concurrent uploads cannot add up to more than it.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Context, Next } from 'koa';
+import { ApiError, errors } from '../core/errors.js';
+import type { Limits } from '../core/limits.js';
+import type { State } from './views.js';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** bytes of request bodies being read right now, in this process */
+let buffered = 0;
+/** refusals caused by the shared budget rather than by this body: worth a retry */
+const retryLater = new WeakSet<ApiError>();
+
+export function tooLarge(limit: number): ApiError {
+  return new ApiError(413, { detail: `Request body too large: at most ${limit} bytes are accepted.` });
+}
+
+/** `application/json;` (as pynetbox sends it), charset variants and `+json` types are JSON. */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/** Does the request announce a body (a length above 0, or chunked transfer)? */
+export function announcesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** Tracks the nesting depth of JSON as its bytes arrive (strings and escapes understood). */
+class DepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private offset = 0;
+  constructor(private readonly max: number) {}
+
+  /** the byte offset at which the depth first exceeds the maximum, or -1 */
+  scan(chunk: Buffer): number {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x5b || c === 0x7b) {
+        if (++this.depth > this.max) return this.offset + i;
+      } else if (c === 0x5d || c === 0x7d) this.depth--;
+    }
+    this.offset += chunk.length;
+    return -1;
+  }
+}
+
+/**
+ * Reads the body up to `limit` bytes. Past the limit (or the shared budget) it stops listening and
+ * rejects; the rest of the body is left to the guard, which discards it and closes the connection.
+ */
+function readLimited(req: IncomingMessage, limit: number, limits: Limits): Promise<Buffer> {
+  const scanner = new DepthScanner(limits.maxJsonDepth);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error: ApiError | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      buffered -= size;
+      if (error) {
+        chunks.length = 0;
+        reject(error);
+      } else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return done(tooLarge(limit));
+      if (buffered + chunk.length > limits.bodyMemory) {
+        const busy = new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
+        retryLater.add(busy);
+        return done(busy);
+      }
+      const deep = scanner.scan(chunk);
+      if (deep >= 0) return done(errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`));
+      size += chunk.length;
+      buffered += chunk.length;
+      chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    const onError = (error: Error) => done(errors.badRequest(`The request body could not be read: ${error.message}.`));
+    const onAborted = () => done(errors.badRequest('The request body ended early.'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Why a parsed value cannot be stored faithfully: a number beyond the exactly representable integers
+ * (or not finite), or a string with a NUL character (PostgreSQL text cannot hold one). Null when fine.
+ */
+function unstorable(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return 'Enter a finite number.';
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) return `Ensure this value is between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`;
+    } else if (typeof v === 'string') {
+      if (v.includes('\0')) return 'Null characters are not allowed.';
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === 'object') {
+      for (const [key, item] of Object.entries(v)) {
+        if (key.includes('\0')) return 'Null characters are not allowed.';
+        stack.push(item);
+      }
+    }
+  }
+  return null;
+}
+
+/** Field errors for values no column can hold, in NetBox's shape (a list for a bulk body). */
+function checkStorable(body: unknown): void {
+  const objectErrors = (item: unknown): Record<string, string[]> | null => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      const reason = unstorable(item);
+      return reason ? { non_field_errors: [reason] } : null;
+    }
+    for (const [key, value] of Object.entries(item)) {
+      const reason = key.includes('\0') ? 'Null characters are not allowed.' : unstorable(value);
+      if (reason) return { [key.replace(/\0/g, '\\u0000')]: [reason] };
+    }
+    return null;
+  };
+  if (Array.isArray(body)) {
+    const each = body.map(objectErrors);
+    if (each.some(Boolean)) throw errors.validation(each.map((e) => e ?? {}));
+    return;
+  }
+  const found = objectErrors(body);
+  if (found) throw errors.validation(found);
+}
+
+/**
+ * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one). Runs after
+ * authentication: a request with no user may send only `anonymousBodySize` bytes.
+ */
+export function jsonBody(limits: Limits) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const state = ctx.state as State;
+    state.hasBody = false;
+    if (WRITES.has(ctx.method) && announcesBody(ctx.req)) {
+      const limit = state.auth?.user ? limits.maxBodySize : limits.anonymousBodySize;
+      const announced = Number(ctx.get('Content-Length') || 0);
+      if (announced > limit) throw tooLarge(limit);
+      const raw = await readLimited(ctx.req, limit, limits).catch((error: ApiError) => {
+        if (retryLater.has(error)) ctx.set('Retry-After', '1');
+        throw error;
+      });
+      let text: string;
+      try {
+        text = utf8.decode(raw);
+      } catch {
+        throw errors.badJson('the body is not valid UTF-8.');
+      }
+      if (text.trim()) {
+        if (!isJson(ctx.get('Content-Type'))) throw errors.unsupportedMediaType(ctx.get('Content-Type'));
+        try {
+          state.body = JSON.parse(text);
+        } catch (error) {
+          throw errors.badJson((error as Error).message);
+        }
+        checkStorable(state.body);
+        state.hasBody = true;
+      }
+    }
+    await next();
+  };
+}
