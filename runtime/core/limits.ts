@@ -69,7 +69,7 @@ export function loadLimits(env: NodeJS.ProcessEnv): Limits {
   return {
     maxBodySize,
     anonymousBodySize: Math.min(64 * 1024, maxBodySize),
-    bodyMemory: size(env, 'BODY_MEMORY_LIMIT', Math.max(24 * MiB, maxBodySize), maxBodySize, 64 * 1024 * MiB),
+    bodyMemory: size(env, 'BODY_MEMORY_LIMIT', Math.max(16 * MiB, maxBodySize), maxBodySize, 64 * 1024 * MiB),
     maxJsonDepth: count(env, 'MAX_JSON_DEPTH', 64, 2, 10_000),
     maxUrlLength: count(env, 'MAX_URL_LENGTH', 8192, 256, 1_000_000),
     maxHeaderSize: size(env, 'MAX_HEADER_SIZE', 16 * 1024, 1024, 16 * MiB),

@@ -11,7 +11,7 @@ import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
 import type { Config } from '../core/config.js';
 import type { Limits } from '../core/limits.js';
-import { announcesBody } from './body.js';
+import { announcesBody, type BodyProgress } from './body.js';
 
 /** Parameters that take one value: giving one twice is ambiguous, so it is refused. */
 export const SINGLE_VALUED = ['limit', 'offset', 'brief', 'ordering', 'format', 'q'];
@@ -59,14 +59,28 @@ function checkQuery(querystring: string, limits: Limits): void {
   if (Object.keys(problems).length) throw errors.validation(problems);
 }
 
+/** Bytes of a refused body that are still read and discarded, so that its client can finish sending. */
+const DISCARD_AT_MOST = 2 * 1024 * 1024;
+
 /**
- * Once the answer is sent, keeps reading (and discarding) what the client still sends for
- * `lingerTimeout`, then closes. node:http would destroy the socket right after the answer, and a
- * client still uploading would see a reset (and, with it, often lose the answer).
+ * Ends a connection whose request was answered before its body was read. node:http would destroy
+ * the socket right after the answer, and a client still uploading would see a reset (often losing
+ * the answer with it). Instead the connection lingers for `lingerTimeout`: a body whose announced
+ * rest is small is read and discarded (clients that read only after sending, as Python's requests
+ * does, then get the answer); anything larger, or of unknown length, is simply not read any more,
+ * which costs nothing, and the client is held back by TCP until the connection closes.
  */
 function lingerAndClose(ctx: Context, lingerMs: number): void {
-  const socket = ctx.req.socket as Socket & { destroySoon?: () => void };
+  const req = ctx.req;
+  const socket = req.socket as Socket & { destroySoon?: () => void };
   ctx.set('Connection', 'close');
+  const announced = Number(req.headers['content-length'] ?? NaN);
+  const rest = announced - ((ctx.state as BodyProgress).bodyBytesRead ?? 0);
+  if (!(rest <= DISCARD_AT_MOST)) {
+    // read(0) marks the body as consumed, so node:http does not resume it to discard it.
+    req.read(0);
+    req.pause();
+  }
   socket.destroySoon = function lingeringClose(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), lingerMs);
