@@ -136,6 +136,13 @@ export function onClientError(limits: Limits) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (answered.has(socket)) return;
     answered.add(socket);
+    // Bytes after a request that is still being answered (a body the client did not announce):
+    // the answer in progress goes out first, then the connection closes.
+    const inProgress = (socket as Socket & { _httpMessage?: { shouldKeepAlive: boolean } })._httpMessage;
+    if (inProgress) {
+      inProgress.shouldKeepAlive = false;
+      return;
+    }
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
