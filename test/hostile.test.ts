@@ -7,6 +7,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { ConfigError, loadConfig } from '../runtime/core/config.js';
 import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const starting = startApp();
@@ -169,7 +171,60 @@ test('anonymous requests may send only a small body; an announced oversized body
   assert.is(announced.headers.connection, 'close');
 });
 
+test('an HTTP/1.0 request without Host falls back to the server address', async () => {
+  const u = new URL(app.url);
+  const text = await rawSocket(u, `GET /api/ HTTP/1.0\r\n\r\n`);
+  assert.match(text, /^HTTP\/1\.1 200/);
+  assert.ok(text.includes(`"dcim":"http://${u.host}/api/dcim/"`), text.slice(-300));
+});
+
+test('limits are configuration: bad values stop the start, naming the variable', () => {
+  for (const [name, value] of [['MAX_BODY_SIZE', 'lots'], ['MAX_BODY_SIZE', '10G'], ['MAX_JSON_DEPTH', '1'], ['REQUEST_TIMEOUT', '-1'], ['STRICT_FILTERS', 'maybe']]) {
+    assert.throws(() => loadConfig({ DATA_DIR: '/tmp/netledger-config-check', SECRET_KEY: 'x'.repeat(40), [name]: value }), (e: Error) => e instanceof ConfigError && e.message.startsWith(`${name}:`), `${name}=${value}`);
+  }
+  const limits = loadConfig({ DATA_DIR: '/tmp/netledger-config-check', SECRET_KEY: 'x'.repeat(40), MAX_BODY_SIZE: '512K' }).limits;
+  assert.is(limits.maxBodySize, 512 * 1024);
+});
+
 test.run();
+
+/** Sends raw bytes and returns everything the server answers until it closes (or `waitMs` passes). */
+function rawSocket(u: URL, text: string, waitMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname);
+    let received = '';
+    const timer = setTimeout(() => { socket.destroy(); resolve(`${received}[still open after ${waitMs} ms]`); }, waitMs);
+    socket.on('data', (c) => { received += c; });
+    socket.on('close', () => { clearTimeout(timer); resolve(received); });
+    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    socket.write(text);
+  });
+}
+
+const slow = suite('slow clients');
+const slowStarting = startApp({ HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2', KEEPALIVE_TIMEOUT: '1' });
+let slowApp: TestApp;
+slow.before(async () => { slowApp = await slowStarting; });
+slow.after(() => slowApp.stop());
+
+slow('headers sent too slowly are answered 408 and the connection closed', async () => {
+  const text = await rawSocket(new URL(slowApp.url), 'GET /api/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.ok(text.includes('"detail":"Request'), text);
+});
+
+slow('a body that stops arriving is answered 408 and the connection closed', async () => {
+  const text = await rawSocket(new URL(slowApp.url), `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `);
+  assert.match(text, /^HTTP\/1\.1 408 /);
+});
+
+slow('an idle keep-alive connection is closed', async () => {
+  const text = await rawSocket(new URL(slowApp.url), 'GET /api/ HTTP/1.1\r\nHost: x\r\n\r\n', 8000);
+  assert.match(text, /^HTTP\/1\.1 200/);
+  assert.not.ok(text.endsWith('[still open after 8000 ms]'), 'closed by the server');
+});
+
+slow.run();
 
 const lax = suite('STRICT_FILTERS=0');
 const laxStarting = startApp({ STRICT_FILTERS: '0' });

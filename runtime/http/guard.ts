@@ -5,7 +5,7 @@
  * ends when its request was answered before its body was read: the rest of the body is read and
  * discarded for a moment, so a client still sending gets the answer instead of a reset, then closed.
  */
-import type { ServerOptions } from 'node:http';
+import type { ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
@@ -136,19 +136,21 @@ export function onClientError(limits: Limits) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    // Bytes after a request that is still being answered (a body the client did not announce):
-    // the answer in progress goes out first, then the connection closes.
-    const inProgress = (socket as Socket & { _httpMessage?: { shouldKeepAlive: boolean } })._httpMessage;
+    const [status, reason] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Malformed request'];
+    const body = JSON.stringify({ detail: `${reason}${error.code === 'HPE_HEADER_OVERFLOW' ? `: at most ${limits.maxHeaderSize} bytes are accepted` : ''}.` });
+    const inProgress = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
     if (inProgress) {
+      // A request is being answered. Its body stopped arriving: answer 408 now (the handler still
+      // waiting for the body finds the connection closed). Bytes after it that are no request (a body
+      // the client did not announce): the answer in progress goes out first, then the connection closes.
       inProgress.shouldKeepAlive = false;
+      if (status === 408 && !inProgress.headersSent) inProgress.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
       return;
     }
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const [status, reason] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Malformed request'];
-    const body = JSON.stringify({ detail: `${reason}${error.code === 'HPE_HEADER_OVERFLOW' ? `: at most ${limits.maxHeaderSize} bytes are accepted` : ''}.` });
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     socket.on('data', () => {});
     socket.resume();
