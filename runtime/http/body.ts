@@ -81,7 +81,7 @@ interface Body {
 
 /**
  * Reads the body up to `limit` bytes. Past the limit (or the shared budget) it stops listening and
- * rejects; the rest of the body is left to the guard, which discards it and closes the connection.
+ * rejects; what happens to the rest of the body is the guard's business (runtime/http/guard.ts).
  */
 function readLimited(req: IncomingMessage, limit: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
   const scanner = new DepthScanner(limits.maxJsonDepth);
