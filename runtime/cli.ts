@@ -3,11 +3,18 @@
  * of runtime/accounts.ts (`createsuperuser`, `create-token`, `changepassword`) and `help`. `npm start`
  * runs `start`; `npm run worker` runs `worker`.
  */
+import './core/node-version.js';
 import './compose.js';
-import { ConfigError, loadConfig } from './core/config.js';
+import cluster from 'node:cluster';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, type Config } from './core/config.js';
+import { log } from './core/log.js';
 import { prepareDatabase } from './data/prepare.js';
-import { start } from './server.js';
+import { ensureAdmin, start, type Running } from './server.js';
 import { startWorker } from './webhooks/worker.js';
+import { failStartup, startupProblem } from './startup.js';
+import { SERVING, STARTUP_FAILED, superviseCluster } from './cluster.js';
 import { receiverArgs, startReceiver } from './webhooks/receiver.js';
 import { accountCommands, runAccountCommand } from './auth/accounts.js';
 
@@ -24,45 +31,18 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'help'] = argv;
   try {
     switch (command) {
-      case 'start': {
-        const running = await start(loadConfig());
-        console.log(`NetLedger listening on ${running.url}/api/ (${running.config.databaseUrl ? 'PostgreSQL' : `SQLite in ${running.config.dataDir}`})`);
-        if (running.admin) {
-          console.log(`First start: created superuser '${running.admin.username}'.`);
-          console.log(`  password:  ${running.admin.password}`);
-          console.log(`  API token: ${running.admin.token}`);
-          console.log('These are shown once; keep them somewhere safe.');
-        }
-        const stop = async (signal: string) => {
-          console.log(`${signal}: shutting down`);
-          await running.close();
-          process.exit(0);
-        };
-        process.once('SIGTERM', () => void stop('SIGTERM'));
-        process.once('SIGINT', () => void stop('SIGINT'));
+      case 'start':
+        await serve();
         return -1;
-      }
       case 'migrate': {
         const { db, applied } = await prepareDatabase(loadConfig());
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no pending migrations');
+        log.info(applied.length ? `applied: ${applied.join(', ')}` : 'no pending migrations');
         await db.destroy();
         return 0;
       }
-      case 'worker': {
-        const config = loadConfig();
-        const { db } = await prepareDatabase(config);
-        const worker = await startWorker(config, db);
-        console.log(`NetLedger webhook worker ${worker.owner} running (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}, concurrency ${config.webhookConcurrency})`);
-        const stop = async (signal: string) => {
-          console.log(`${signal}: stopping the worker`);
-          await worker.stop();
-          await db.destroy();
-          process.exit(0);
-        };
-        process.once('SIGTERM', () => void stop('SIGTERM'));
-        process.once('SIGINT', () => void stop('SIGINT'));
+      case 'worker':
+        await runWorker();
         return -1;
-      }
       case 'webhook-receiver': {
         let options;
         try { options = receiverArgs(argv.slice(1)); } catch (error) { console.error((error as Error).message); return 2; }
@@ -85,7 +65,100 @@ async function main(argv: string[]): Promise<number> {
       console.error(`configuration error: ${error.message}`);
       return 2;
     }
-    throw error;
+    // A database that cannot be reached, a DATA_DIR that cannot be written: one line, as for start.
+    failStartup(error, safeConfig());
+  }
+}
+
+function safeConfig(): Config | null {
+  try { return loadConfig(); } catch { return null; }
+}
+
+function engine(config: Config): string {
+  return config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
+}
+
+/**
+ * First start: the generated admin credentials. On a terminal they are shown; otherwise (a service
+ * manager, a container) they go to a file only the service's user can read, never into the log.
+ */
+function announceAdmin(admin: NonNullable<Running['admin']>, config: Config): void {
+  const text = `username:  ${admin.username}\npassword:  ${admin.password}\nAPI token: ${admin.token}\n`;
+  if (config.logFormat === 'text' && process.stdout.isTTY) {
+    process.stdout.write(`First start: created superuser '${admin.username}'.\n${text.replace(/^/gm, '  ')}These are shown once; keep them somewhere safe.\n`);
+    return;
+  }
+  const file = join(config.dataDir, 'first-start-credentials.txt');
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    log.warn({ file }, `First start: created superuser '${admin.username}'; its password and API token are in ${file} (readable by this user only): keep them elsewhere and delete the file`);
+  } catch (error) {
+    log.warn(`First start: created superuser '${admin.username}', but could not write its credentials to ${file} (${(error as NodeJS.ErrnoException).code}); set a new password with npm run cli -- changepassword ${admin.username}`);
+  }
+}
+
+/** Stops on SIGTERM/SIGINT: `close` runs once, then the process exits 0. */
+function onSignals(what: string, close: () => Promise<void>): void {
+  const stop = async (signal: string) => {
+    log.info(`${signal}: ${what}`);
+    await close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/** `npm start`: one process serving, or (WEB_CONCURRENCY > 1) a supervised cluster of them. */
+async function serve(): Promise<void> {
+  let config: Config | null = null;
+  try {
+    config = loadConfig();
+    if (cluster.isWorker) return await serveAsClusterWorker(config);
+    if (config.webConcurrency > 1) {
+      const { db } = await prepareDatabase(config);
+      const admin = await ensureAdmin(db, config).finally(() => db.destroy());
+      await superviseCluster(config);
+      log.info({ processes: config.webConcurrency }, `NetLedger listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/api/ (${engine(config)}, ${config.webConcurrency} processes)`);
+      if (admin) announceAdmin(admin, config);
+      return;
+    }
+    const running = await start(config);
+    log.info(`NetLedger listening on ${running.url}/api/ (${engine(config)})`);
+    if (running.admin) announceAdmin(running.admin, config);
+    onSignals('shutting down', () => running.close());
+  } catch (error) {
+    failStartup(error, config);
+  }
+}
+
+/** One API process of the cluster: its start-up failure goes to the primary, which reports it once. */
+async function serveAsClusterWorker(config: Config): Promise<void> {
+  try {
+    const running = await start(config, { prepared: true });
+    onSignals('shutting down', () => running.close());
+    process.send!({ type: SERVING });
+  } catch (error) {
+    const line = startupProblem(error, config);
+    if (!line) failStartup(error, config);
+    process.send!({ type: STARTUP_FAILED, line, code: 2 }, () => process.exit(2));
+  }
+}
+
+/** `npm run worker`: webhook delivery only. */
+async function runWorker(): Promise<void> {
+  let config: Config | null = null;
+  try {
+    config = loadConfig();
+    const { db } = await prepareDatabase(config);
+    const worker = await startWorker(config, db);
+    log.info(`NetLedger webhook worker ${worker.owner} running (${engine(config)}, concurrency ${config.webhookConcurrency})`);
+    onSignals('stopping the worker', async () => {
+      await worker.stop();
+      await db.destroy();
+    });
+  } catch (error) {
+    failStartup(error, config);
   }
 }
 
