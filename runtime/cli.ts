@@ -118,8 +118,8 @@ async function serve(): Promise<void> {
     if (config.webConcurrency > 1) {
       const { db } = await prepareDatabase(config);
       const admin = await ensureAdmin(db, config).finally(() => db.destroy());
-      await superviseCluster(config);
-      log.info({ processes: config.webConcurrency }, `NetLedger listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/api/ (${engine(config)}, ${config.webConcurrency} processes)`);
+      const url = await superviseCluster(config);
+      log.info({ processes: config.webConcurrency }, `NetLedger listening on ${url}/api/ (${engine(config)}, ${config.webConcurrency} processes)`);
       if (admin) announceAdmin(admin, config);
       return;
     }
@@ -137,7 +137,7 @@ async function serveAsClusterWorker(config: Config): Promise<void> {
   try {
     const running = await start(config, { prepared: true });
     onSignals('shutting down', () => running.close());
-    process.send!({ type: SERVING });
+    process.send!({ type: SERVING, url: running.url });
   } catch (error) {
     const line = startupProblem(error, config);
     if (!line) failStartup(error, config);

@@ -25,10 +25,10 @@ export const SERVING = 'netledger:serving';
 
 const RESTART_DELAY_MS = 1000;
 
-interface Message { type?: string; id?: string; line?: string; code?: number }
+interface Message { type?: string; id?: string; line?: string; code?: number; url?: string }
 
-/** Forks `config.webConcurrency` API processes and supervises them; resolves once all serve. */
-export function superviseCluster(config: Config): Promise<void> {
+/** Forks `config.webConcurrency` API processes and supervises them; resolves with the URL once all serve. */
+export function superviseCluster(config: Config): Promise<string> {
   const aggregator = new client.AggregatorRegistry();
   const slots = new Map<number, Worker>();
   const slotOf = new Map<Worker, number>();
@@ -68,7 +68,7 @@ export function superviseCluster(config: Config): Promise<void> {
           serving.add(worker);
           if (!ready && serving.size === config.webConcurrency) {
             ready = true;
-            resolve();
+            resolve(message.url ?? '');
           }
           break;
         case STARTUP_FAILED:
