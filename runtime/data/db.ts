@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
+import { log } from '../core/log.js';
 
 const require = createRequire(import.meta.url);
 type Ctor = new (...args: any[]) => any;
@@ -32,6 +33,17 @@ class SqliteClient extends BetterSqliteClient {
   }
 }
 
+/**
+ * knex's own messages (e.g. "Acquire connection error" with a stack) go to the debug level: the
+ * failures themselves reach the caller as errors, and start-up reports them as one line.
+ */
+const knexLog = {
+  warn: (message: unknown) => log.debug({ knex: 'warn' }, String(message)),
+  error: (message: unknown) => log.debug({ knex: 'error' }, String(message)),
+  deprecate: (method: string, alternative: string) => log.debug({ knex: 'deprecate' }, `${method} is deprecated; use ${alternative}`),
+  debug: (message: unknown) => log.debug({ knex: 'debug' }, String(message)),
+};
+
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const SQLITE_BUSY_TIMEOUT_MS = 30_000;
 
@@ -47,6 +59,7 @@ export function openDatabase(config: Config): Knex {
       client: 'pg',
       connection: config.databaseUrl,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
+      log: knexLog,
       pool: { min: 0, max: 10 },
     });
   }
@@ -55,6 +68,7 @@ export function openDatabase(config: Config): Knex {
     client: SqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename: join(config.dataDir, 'netledger.sqlite3') },
     useNullAsDefault: true,
+    log: knexLog,
     pool: {
       min: 1,
       max: 1,
