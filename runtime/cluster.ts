@@ -1,7 +1,7 @@
 /**
- * `npm start` with WEB_CONCURRENCY > 1: the primary process prepares the database once (migrations,
- * the first admin), then forks that many API processes sharing the port (node:cluster) and
- * supervises them:
+ * `npm start` with WEB_CONCURRENCY > 1: the primary process forks that many API processes sharing
+ * the port (node:cluster) and supervises them. It loads no application code itself; the process in
+ * slot 0 prepares the database once (migrations, the first admin) and the others open it when told.
  *
  * - a process that dies is replaced (after a second, so a crash loop does not spin);
  * - a process that cannot start (port in use, host unknown) stops the whole service with its one line;
@@ -16,12 +16,17 @@ import client from 'prom-client';
 import type { Config } from './core/config.js';
 import { createLogger, log } from './core/log.js';
 import { CLUSTER_METRICS_REPLY, CLUSTER_METRICS_REQUEST } from './core/metrics.js';
-import { WAKE_WORKER } from './server.js';
 
 /** Worker → primary: it could not start; the line says why. */
 export const STARTUP_FAILED = 'netledger:startup-failed';
 /** Worker → primary: it is serving. */
 export const SERVING = 'netledger:serving';
+/** Slot 0 → primary → every other worker: the database is migrated; open it. */
+export const DATABASE_READY = 'netledger:database-ready';
+/** A worker → primary: is the database ready yet? (a message sent before it listened would be lost) */
+export const ASK_DATABASE_READY = 'netledger:database-ready?';
+/** A worker → primary → slot 0: wake the webhook worker, deliveries were queued. */
+export const WAKE_WORKER = 'netledger:wake-webhook-worker';
 
 const RESTART_DELAY_MS = 1000;
 
@@ -35,6 +40,7 @@ export function superviseCluster(config: Config): Promise<string> {
   const serving = new Set<Worker>();
   let stopping = false;
   let ready = false;
+  let databaseReady = false;
 
   return new Promise((resolve) => {
     const fork = (slot: number) => {
@@ -75,6 +81,13 @@ export function superviseCluster(config: Config): Promise<string> {
           // One line for the whole service, however many processes hit the same wall.
           if (!stopping) createLogger(config.logFormat, 2).fatal(`cannot start: ${message.line}`);
           stopAll(message.code ?? 1);
+          break;
+        case DATABASE_READY:
+          databaseReady = true;
+          for (const [slot, w] of slots) if (slot !== 0 && w.isConnected()) w.send({ type: DATABASE_READY });
+          break;
+        case ASK_DATABASE_READY:
+          if (databaseReady) worker.send({ type: DATABASE_READY });
           break;
         case WAKE_WORKER:
           slots.get(0)?.send({ type: WAKE_WORKER });

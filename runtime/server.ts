@@ -16,9 +16,8 @@ import cluster from 'node:cluster';
 import { startWorker, type WebhookWorker } from './webhooks/worker.js';
 import { queued } from './webhooks/channel.js';
 import { trackPool, untrackPool } from './core/metrics.js';
+import { WAKE_WORKER } from './cluster.js';
 
-/** IPC: a cluster worker asks the primary to wake the one process that runs the webhook worker. */
-export const WAKE_WORKER = 'netledger:wake-webhook-worker';
 
 let seenGeneration = -1;
 
@@ -62,12 +61,11 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
 }
 
 /**
- * `prepared`: the database is already migrated and set up (a cluster worker, whose primary did it
+ * `prepared`: the database is already migrated and set up (a cluster worker: slot 0 did it
  * once for all), so only the connection is opened.
  */
 export async function start(config: Config = loadConfig(), options: { prepared?: boolean } = {}): Promise<Running> {
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
-  const admin = options.prepared ? null : await ensureAdmin(db, config);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker });
@@ -83,6 +81,8 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     await db.destroy();
     throw error;
   }
+  // Only once listening: a start that fails (port in use) must not use up the first start.
+  const admin = options.prepared ? null : await ensureAdmin(db, config);
   if (worker && cluster.isWorker) {
     // Another process of the cluster queued deliveries (see wakePeerWorker).
     process.on('message', (message: { type?: string }) => { if (message?.type === WAKE_WORKER) worker.wake(true); });
