@@ -164,6 +164,14 @@ test('serves compiled JavaScript without tsx, in two processes that share the wo
     assert.is(rx.received.length, 40, 'no event was sent twice');
     assert.equal(rx.received.map((r) => r.body.data.name).sort(), [...names].sort());
     assert.is(new Set(rx.received.map((r) => r.headers['webhook-id'])).size, 40);
+    // Each attempt is one log line (through the same logger) and counted once in the summed metrics.
+    const attempts = logLines(service).filter((e) => e.webhook === 'prod');
+    assert.is(attempts.length, 40);
+    assert.ok(attempts.every((e) => e.outcome === 'success' && e.statusCode === 200 && !JSON.stringify(e).includes(rx.url)), JSON.stringify(attempts[0]));
+    const after = await call(url, 'GET', '/metrics', { token: null });
+    assert.match(after.text, /^netledger_webhook_attempts_total\{outcome="success"\} 40$/m);
+    assert.match(after.text, /^netledger_webhook_deliveries\{state="succeeded"\} 40$/m);
+    assert.match(after.text, /^netledger_webhook_queue_depth 0$/m);
 
     // Available IPs allocated concurrently from both processes: all different.
     const prefix = await call(url, 'POST', '/api/ipam/prefixes/', { body: { prefix: '10.77.0.0/27' } });
