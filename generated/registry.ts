@@ -100,6 +100,10 @@ import { roleDefinition, RoleModel } from "./ipam/roles/model.js";
 import { roleSerializer } from "./ipam/roles/serializer.js";
 import { roleFilterSet } from "./ipam/roles/filterset.js";
 import { roleRoutes } from "./ipam/roles/routes.js";
+import { routeTargetDefinition, RouteTargetModel } from "./ipam/route-targets/model.js";
+import { routeTargetSerializer } from "./ipam/route-targets/serializer.js";
+import { routeTargetFilterSet } from "./ipam/route-targets/filterset.js";
+import { routeTargetRoutes } from "./ipam/route-targets/routes.js";
 import { serviceDefinition, ServiceModel } from "./ipam/services/model.js";
 import { serviceSerializer } from "./ipam/services/serializer.js";
 import { serviceFilterSet } from "./ipam/services/filterset.js";
@@ -161,7 +165,7 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'RouteTarget' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -189,6 +193,7 @@ export const models: Record<ModelName, ModelEntry> = {
   IPAddress: { definition: ipAddressDefinition, serializer: ipAddressSerializer, filters: ipAddressFilterSet, routes: ipAddressRoutes },
   Prefix: { definition: prefixDefinition, serializer: prefixSerializer, filters: prefixFilterSet, routes: prefixRoutes },
   Role: { definition: roleDefinition, serializer: roleSerializer, filters: roleFilterSet, routes: roleRoutes },
+  RouteTarget: { definition: routeTargetDefinition, serializer: routeTargetSerializer, filters: routeTargetFilterSet, routes: routeTargetRoutes },
   Service: { definition: serviceDefinition, serializer: serviceSerializer, filters: serviceFilterSet, routes: serviceRoutes },
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
@@ -231,6 +236,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   IPAddress: IPAddressModel,
   Prefix: PrefixModel,
   Role: RoleModel,
+  RouteTarget: RouteTargetModel,
   Service: ServiceModel,
   VLANGroup: VLANGroupModel,
   VLAN: VLANModel,

@@ -63,6 +63,7 @@ export const journalEntryDefinition: ModelDefinition = {
         "ipam.ipaddress": "IPAddress",
         "ipam.prefix": "Prefix",
         "ipam.role": "Role",
+        "ipam.routetarget": "RouteTarget",
         "ipam.service": "Service",
         "ipam.vlan": "VLAN",
         "ipam.vlangroup": "VLANGroup",

@@ -104,6 +104,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "ipam.ipaddress": "IPAddress",
         "ipam.prefix": "Prefix",
         "ipam.role": "Role",
+        "ipam.routetarget": "RouteTarget",
         "ipam.service": "Service",
         "ipam.vlan": "VLAN",
         "ipam.vlangroup": "VLANGroup",
