@@ -33,6 +33,8 @@ export interface WriteItem {
 }
 
 export interface ModelHooks {
+  /** the object's display text, when no template of the schema can say it (a range's shortened end) */
+  display?: (row: Row) => string;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: HookContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */

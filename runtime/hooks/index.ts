@@ -3,18 +3,23 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { aggregate } from './aggregate.js';
+import { asn } from './asn.js';
+import { asnRange } from './asn_range.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { device } from './device.js';
+import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
+import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { prefix } from './prefix.js';
-import { service } from './service.js';
+import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
@@ -24,18 +29,24 @@ import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  aggregate,
+  asn,
+  asn_range: asnRange,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
   content_type: contentType,
   device,
+  fhrp_group: fhrpGroup,
   group,
   interface: interfaceHooks,
   permission,
   ip_address: ipAddress,
+  ip_range: ipRange,
   journal_entry: journalEntry,
   prefix,
   service,
+  service_template: serviceTemplate,
   tag,
   token,
   user,

@@ -8,9 +8,15 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const routeTargetFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  exporting_vrf: { kind: "reverse", model: "VRF", field: "export_targets", by: "rd" },
+  exporting_vrf_id: { kind: "reverse", model: "VRF", field: "export_targets" },
   id: { kind: "field", field: "id", family: "number" },
+  importing_vrf: { kind: "reverse", model: "VRF", field: "import_targets", by: "rd" },
+  importing_vrf_id: { kind: "reverse", model: "VRF", field: "import_targets" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
@@ -43,4 +49,5 @@ export const routeTargetFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -201,6 +201,12 @@ export const vmInterfaceDefinition: ModelDefinition = {
     },
   },
   counts: {
+    count_fhrp_groups: {
+      name: "count_fhrp_groups",
+      model: "FHRPGroupAssignment",
+      field: "interface",
+      cumulative: false,
+    },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
 };
