@@ -8,6 +8,7 @@ import { asn } from './asn.js';
 import { asnRange } from './asn_range.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
+import { cluster } from './cluster.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { device } from './device.js';
@@ -24,7 +25,9 @@ import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualMachine } from './virtual_machine.js';
+import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
+import { vmInterface } from './vm_interface.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 
@@ -32,6 +35,7 @@ export const hooks: Record<string, ModelHooks> = {
   aggregate,
   asn,
   asn_range: asnRange,
+  cluster,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
@@ -51,7 +55,9 @@ export const hooks: Record<string, ModelHooks> = {
   token,
   user,
   virtual_machine: virtualMachine,
+  vlan,
   vlan_group: vlanGroup,
+  vm_interface: vmInterface,
   webhook,
   webhook_delivery: webhookDelivery,
 };

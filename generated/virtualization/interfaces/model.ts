@@ -28,7 +28,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   ordering: ["virtual_machine", "name"],
   brief: ["id", "url", "display", "virtual_machine", "name"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["vm_interface"],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "virtual_machine",
