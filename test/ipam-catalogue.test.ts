@@ -85,6 +85,13 @@ test('IP ranges: size, display, rules, filters, available IPs', async () => {
   expectStatus(tooMany, 409);
 });
 
+test('prefix available-ips skips the addresses of IP ranges inside the prefix', async () => {
+  const prefix = await app.post('/api/ipam/prefixes/', { prefix: '198.51.100.0/28' });
+  await app.post('/api/ipam/ip-ranges/', { start_address: '198.51.100.2/28', end_address: '198.51.100.12/28' });
+  const free = await app.get(`/api/ipam/prefixes/${prefix.id}/available-ips/`);
+  assert.equal(free.map((a: any) => a.address), ['198.51.100.1/28', '198.51.100.13/28', '198.51.100.14/28']);
+});
+
 test('ASNs and ASN ranges: asdot display, available ASNs, counts, site ASNs', async () => {
   const rir = await createObject(app, model('RIR'));
   const small = await app.post('/api/ipam/asns/', { asn: 64512, rir: rir.id });
