@@ -179,6 +179,9 @@ test('service templates and services: ports, ?port=, ?ipaddress_id=', async () =
   const device = await createObject(app, model('Device'));
   const ip = await app.post('/api/ipam/ip-addresses/', { address: '198.18.0.1/24' });
   const svc = await app.post('/api/ipam/services/', { device: device.id, name: 'https', protocol: 'tcp', ports: [443], ipaddresses: [ip.id] });
+  const web = await app.post('/api/ipam/services/', { device: device.id, name: 'web', protocol: 'tcp', ports: [443, 81, 80, 82] });
+  assert.is(web.display, 'web (TCP/80-82, 443)');
+  assert.is(t.display, 'web', 'a template shows its name');
   assert.equal(ids(await app.get(`/api/ipam/services/?ipaddress_id=${ip.id}`)), [svc.id]);
   assert.equal(ids(await app.get('/api/ipam/services/?ipaddress=198.18.0.1/24&port=443')), [svc.id]);
 });
