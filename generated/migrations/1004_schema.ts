@@ -75,6 +75,32 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['from_id', 'to_id'], { indexName: 'dcim_site_asns_key' });
     t.index(['to_id'], 'dcim_site_asns_to_idx');
   });
+  await knex.schema.createTable('ipam_routetarget', (t) => {
+    t.increments('id').primary();
+    t.string('name', 21).notNullable();
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'ipam_routetarget_tenant_id_idx');
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'ipam_routetarget_name_key' });
+  });
+  await knex.schema.createTable('ipam_vrf_import_targets', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_import_targets_key' });
+    t.index(['to_id'], 'ipam_vrf_import_targets_to_idx');
+  });
+  await knex.schema.createTable('ipam_vrf_export_targets', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_export_targets_key' });
+    t.index(['to_id'], 'ipam_vrf_export_targets_to_idx');
+  });
   await knex.schema.createTable('ipam_fhrpgroup', (t) => {
     t.increments('id').primary();
     t.string('name', 100).nullable();
@@ -151,6 +177,9 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('ipam_iprange');
   await knex.schema.dropTableIfExists('ipam_fhrpgroupassignment');
   await knex.schema.dropTableIfExists('ipam_fhrpgroup');
+  await knex.schema.dropTableIfExists('ipam_vrf_export_targets');
+  await knex.schema.dropTableIfExists('ipam_vrf_import_targets');
+  await knex.schema.dropTableIfExists('ipam_routetarget');
   await knex.schema.dropTableIfExists('dcim_site_asns');
   await knex.schema.dropTableIfExists('ipam_asnrange');
   await knex.schema.dropTableIfExists('ipam_asn');
