@@ -17,10 +17,11 @@ const dist = join(root, 'dist');
 const stamp = join(dist, '.build-stamp');
 const SOURCES = ['runtime', 'generated', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
+/** The latest change under `path`; a folder's own time counts, so a deleted or renamed file does too. */
 function newest(path) {
   const info = statSync(path);
   if (!info.isDirectory()) return info.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
+  return Math.max(info.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
 if (process.argv.includes('--if-stale') && existsSync(stamp)) {
