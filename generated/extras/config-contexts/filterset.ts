@@ -19,6 +19,7 @@ export const configContextFilterSet: FilterSet = {
     reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_types: {
     kind: "ignored",
@@ -31,6 +32,7 @@ export const configContextFilterSet: FilterSet = {
     kind: "ignored",
     reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   platforms: {
     kind: "ignored",
@@ -67,5 +69,6 @@ export const configContextFilterSet: FilterSet = {
     kind: "ignored",
     reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },
 };
