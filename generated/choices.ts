@@ -76,6 +76,27 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "hidden", label: "Hidden" },
     ],
   },
+  "custom-link-button-class": {
+    name: "custom-link-button-class",
+    integer: false,
+    choices: [
+      { value: "outline-dark", label: "Default" },
+      { value: "blue", label: "Blue" },
+      { value: "indigo", label: "Indigo" },
+      { value: "purple", label: "Purple" },
+      { value: "pink", label: "Pink" },
+      { value: "red", label: "Red" },
+      { value: "orange", label: "Orange" },
+      { value: "yellow", label: "Yellow" },
+      { value: "green", label: "Green" },
+      { value: "teal", label: "Teal" },
+      { value: "cyan", label: "Cyan" },
+      { value: "gray", label: "Gray" },
+      { value: "black", label: "Black" },
+      { value: "white", label: "White" },
+      { value: "ghost-dark", label: "Link" },
+    ],
+  },
   "device-face": {
     name: "device-face",
     integer: false,
@@ -92,6 +113,29 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "failed", label: "Failed" },
       { value: "inventory", label: "Inventory" },
       { value: "decommissioning", label: "Decommissioning" },
+    ],
+  },
+  "event-rule-action-type": {
+    name: "event-rule-action-type",
+    integer: false,
+    choices: [{ value: "webhook", label: "Webhook" }, { value: "script", label: "Script" }],
+  },
+  "fhrp-group-auth-type": {
+    name: "fhrp-group-auth-type",
+    integer: false,
+    choices: [{ value: "plaintext", label: "Plaintext" }, { value: "md5", label: "MD5" }],
+  },
+  "fhrp-group-protocol": {
+    name: "fhrp-group-protocol",
+    integer: false,
+    choices: [
+      { value: "vrrp2", label: "VRRPv2", group: "Standard" },
+      { value: "vrrp3", label: "VRRPv3", group: "Standard" },
+      { value: "carp", label: "CARP", group: "Standard" },
+      { value: "clusterxl", label: "ClusterXL", group: "CheckPoint" },
+      { value: "hsrp", label: "HSRP", group: "Cisco" },
+      { value: "glbp", label: "GLBP", group: "Cisco" },
+      { value: "other", label: "Other" },
     ],
   },
   "interface-duplex": {
@@ -288,6 +332,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "ip-family",
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
+  },
+  "ip-range-status": {
+    name: "ip-range-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "reserved", label: "Reserved" },
+      { value: "deprecated", label: "Deprecated" },
+    ],
   },
   "journal-entry-kind": {
     name: "journal-entry-kind",

@@ -179,10 +179,16 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters.last_updated = { kind: 'field', field: 'last_updated', family: 'number' };
   }
   if (d.search.length) filters.q = { kind: 'q' };
+  if (d.changelog) {
+    filters.created_by_request = { kind: 'request', actions: ['create'] };
+    filters.updated_by_request = { kind: 'request', actions: ['update'] };
+    filters.modified_by_request = { kind: 'request', actions: ['create', 'update'] };
+  }
 
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;
-    if (f.method) filter = { kind: 'method', method: f.method };
+    if (f.ignore) filter = { kind: 'ignored', reason: f.ignore };
+    else if (f.method) filter = { kind: 'method', method: f.method };
     else if (f.field) {
       const target = d.fields[f.field];
       const family: LookupFamily = target ? familyOf(target.type) ?? 'exact' : 'number';

@@ -30,9 +30,13 @@ export interface WriteItem {
   errors: ErrorCollector;
   /** values to show once in the response (e.g. a new token key), by field */
   reveal: Record<string, unknown>;
+  /** many-to-many fields given in the request: field → target ids (an empty list clears) */
+  m2m?: Record<string, number[]>;
 }
 
 export interface ModelHooks {
+  /** the object's display text, when no template of the schema can say it (a range's shortened end) */
+  display?: (row: Row) => string;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: HookContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
@@ -49,6 +53,8 @@ export interface ModelHooks {
   authorize?: (action: Action, user: User, config: Config) => boolean;
   /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
   selfService?: boolean;
+  /** brings rows an upgrade left incomplete up to date, once per process start, after migrations */
+  startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 }
@@ -91,7 +97,10 @@ export function choiceSet(name: string): ChoiceSet {
   return choiceSets[name];
 }
 
-/** The hooks by the name the schema gives them; the composition root registers them at start-up. */
+/**
+ * Hooks by the name the schema gives them. The composition root (runtime/compose.ts) registers
+ * runtime/hooks/ here, so this ground-floor module never imports the layers above it.
+ */
 const hookModules: Record<string, ModelHooks> = {};
 
 export function registerHooks(hooks: Record<string, ModelHooks>): void {
@@ -101,7 +110,7 @@ export function registerHooks(hooks: Record<string, ModelHooks>): void {
 export function hooksOf(entry: ModelEntry): ModelHooks[] {
   return entry.definition.hooks.map((name) => {
     const hook = hookModules[name];
-    if (!hook) throw new Error(`${entry.definition.source}: hook '${name}' is not registered in runtime/hooks/index.ts`);
+    if (!hook) throw new Error(`${entry.definition.source}: hook '${name}' is not registered (runtime/hooks/index.ts, registered by runtime/compose.ts)`);
     return hook;
   });
 }

@@ -5,7 +5,8 @@
  * literal text and column reads, the URL prefix) worked out at compile time. Rendering a page then
  * does only per-row work: no regex, no path splitting and no registry lookups per value.
  */
-import { choiceSet, model, modelList, storedField, type Row } from './registry.js';
+import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
+import { reverseSource } from './reverse.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
 
@@ -57,6 +58,9 @@ function compilePath(entry: ModelEntry, parts: string[]): Read {
 
 /** Display templates ("{name} ({asset_tag})") as literal parts and compiled reads; the first complete one wins. */
 export function compileDisplay(entry: ModelEntry): (row: Row, state: RenderState) => string {
+  // A hook computes the display when no template can say it (a range's shortened end).
+  const own = hooksOf(entry).find((h) => h.display)?.display;
+  if (own) return (row) => own(row);
   const templates = entry.definition.display.map((template) => {
     const parts: (string | Read)[] = [];
     let last = 0;
@@ -160,6 +164,13 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       if (f.source === 'display') return (out, row, s) => { out[name] = display(row, s); };
       if (f.source === 'tree_depth') return (out, row) => { out[name] = Number(row._depth ?? 0); };
       if (f.source === 'value') { const value = f.value ?? null; return (out) => { out[name] = value; }; }
+      if (f.source?.startsWith('reverse:')) {
+        const target = reverseSource(f.source).model;
+        return (out, row, s) => {
+          const ids = s.entry === entry ? (s.extra(name, Number(row.id)) as number[] | undefined) ?? [] : [];
+          out[name] = ids.map((id) => s.nested(target, id));
+        };
+      }
       if (f.source?.startsWith('coalesce:')) {
         // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
         const options = f.source.slice(9).split(',').map((n) => d.fields[n]).map((x) => [x.columns[0], x.to!] as const);

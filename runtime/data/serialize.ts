@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { compiledOf, followOf, type Put, type RenderState } from './representation.js';
+import { reverseIds, reverseSource } from './reverse.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -148,6 +149,12 @@ export class Renderer implements RenderState {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
         tasks.push(() => fn(rows, { db }).then((m) => { this.extras.set(name, m); }));
       }
+      if (source?.startsWith('reverse:') && rows.length) {
+        tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
+          for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
+          this.extras.set(name, links);
+        }));
+      }
     }
     await together(db, tasks);
     await this.cache.resolve();
@@ -195,8 +202,10 @@ export class Renderer implements RenderState {
     return this.cache.get(name, id);
   }
 
-  nested(name: string, id: unknown): Record<string, unknown> | null {
+  /** The nested form of one loaded object, by model (name or entry) and id; built once per response. */
+  nested(target: string | ModelEntry, id: unknown): Record<string, unknown> | null {
     if (id === null || id === undefined) return null;
+    const name = typeof target === 'string' ? target : target.definition.name;
     const n = Number(id);
     let memo = this.nestedMemo.get(name);
     if (!memo) this.nestedMemo.set(name, (memo = new Map()));
@@ -247,7 +256,8 @@ async function countFor(db: Knex, entry: ModelEntry, countedModel: string, field
     q = db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
       .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('o.id as n');
   } else {
-    q = db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
+    q = f.type === 'm2m' ? db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n')
+      : db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
     if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
   }
   const map = new Map<number, number>();
