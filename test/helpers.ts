@@ -63,7 +63,17 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
         payload = JSON.stringify(body);
         headers['Content-Type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body: payload, redirect: options.redirect ?? 'manual' });
+      const send = () => fetch(url + path, { method, headers, body: payload, redirect: options.redirect ?? 'manual' });
+      let res: Response;
+      try {
+        res = await send();
+      } catch (error) {
+        // A keep-alive connection the server closed while the test held the event loop (parsing a
+        // large document, say) fails on reuse; a read is safe to send again on a fresh connection.
+        const code = (error as { cause?: { code?: string } }).cause?.code;
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(method) || !['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code ?? '')) throw error;
+        res = await send();
+      }
       const text = await res.text();
       let parsed: unknown = text;
       try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
