@@ -314,6 +314,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           for (const name of entry.definition.search) {
             const field = entry.definition.fields[name];
             const column = field?.columns[0] ?? name;
+            // A number field matches the whole number only (an ASN, a VLAN ID).
+            if (field?.type === 'integer') { if (/^\d+$/.test(text)) w.orWhere(column, Number(text)); else w.orWhereRaw('1 = 0'); continue; }
             w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
             // A network searches prefixes containing or equal to it too.
             if (network && field?.type === 'ip_prefix') {
