@@ -247,17 +247,25 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ip': applyIp(qb, entry, filter, lookup, values, param); break;
       case 'reverse': {
         const other = model(filter.model);
-        const column = other.definition.fields[filter.field].columns[0];
-        if (filter.boolean) {
+        const via = other.definition.fields[filter.field];
+        const generic = via.type === 'generic_fk';
+        const column = generic ? `${via.name}_id` : via.columns[0];
+        // ids of this model that rows of the other one point at (a generic relation: of this content type)
+        const pointing = () => {
           const sub = db(other.definition.table).select(column).whereNotNull(column);
-          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
-          else qb.whereNotIn('id', sub);
-        } else {
-          const by = fieldTarget(other, filter.by!);
-          const sub = db(other.definition.table).select(column).whereIn(by.column, values);
-          if (lookup === 'n') qb.whereNotIn('id', sub);
-          else qb.whereIn('id', sub);
+          if (generic) sub.where(`${via.name}_type`, entry.definition.contentType);
+          return sub;
+        };
+        if (filter.boolean) {
+          if (parseBoolean(param, values[0])) qb.whereIn('id', pointing());
+          else qb.whereNotIn('id', pointing());
+          break;
         }
+        const sub = pointing();
+        if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
+        else sub.whereIn(fieldTarget(other, filter.by!).column, values);
+        if (lookup === 'n') qb.whereNotIn('id', sub);
+        else qb.whereIn('id', sub);
         break;
       }
       case 'tag': {

@@ -3,6 +3,8 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { circuit } from './circuit.js';
+import { circuitTermination } from './circuit_termination.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { configContext } from './config_context.js';
@@ -13,6 +15,7 @@ import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { journalEntry } from './journal_entry.js';
+import { l2vpnTermination } from './l2vpn_termination.js';
 import { prefix } from './prefix.js';
 import { service } from './service.js';
 import { tag } from './tag.js';
@@ -24,6 +27,8 @@ import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  circuit,
+  circuit_termination: circuitTermination,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
@@ -34,6 +39,7 @@ export const hooks: Record<string, ModelHooks> = {
   permission,
   ip_address: ipAddress,
   journal_entry: journalEntry,
+  l2vpn_termination: l2vpnTermination,
   prefix,
   service,
   tag,

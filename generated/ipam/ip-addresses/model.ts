@@ -126,6 +126,7 @@ export const ipAddressDefinition: ModelDefinition = {
       columns: ["assigned_object_type", "assigned_object_id"],
       types: { "dcim.interface": "Interface", "virtualization.vminterface": "VMInterface" },
       onDelete: "set_null",
+      typeKey: "assigned_object_type",
     },
     nat_inside: {
       name: "nat_inside",

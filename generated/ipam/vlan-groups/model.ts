@@ -74,6 +74,7 @@ export const vlanGroupDefinition: ModelDefinition = {
         "dcim.rack": "Rack",
       },
       onDelete: "set_null",
+      typeKey: "scope_type",
     },
     min_vid: {
       name: "min_vid",
