@@ -121,6 +121,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "decommissioning", label: "Decommissioning" },
     ],
   },
+  "fhrp-group-auth-type": {
+    name: "fhrp-group-auth-type",
+    integer: false,
+    choices: [{ value: "plaintext", label: "Plaintext" }, { value: "md5", label: "MD5" }],
+  },
+  "fhrp-group-protocol": {
+    name: "fhrp-group-protocol",
+    integer: false,
+    choices: [
+      { value: "vrrp2", label: "VRRPv2", group: "Standard" },
+      { value: "vrrp3", label: "VRRPv3", group: "Standard" },
+      { value: "carp", label: "CARP", group: "Standard" },
+      { value: "clusterxl", label: "ClusterXL", group: "CheckPoint" },
+      { value: "hsrp", label: "HSRP", group: "Cisco" },
+      { value: "glbp", label: "GLBP", group: "Cisco" },
+      { value: "other", label: "Other" },
+    ],
+  },
   "interface-duplex": {
     name: "interface-duplex",
     integer: false,
@@ -315,6 +333,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "ip-family",
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
+  },
+  "ip-range-status": {
+    name: "ip-range-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "reserved", label: "Reserved" },
+      { value: "deprecated", label: "Deprecated" },
+    ],
   },
   "journal-entry-kind": {
     name: "journal-entry-kind",

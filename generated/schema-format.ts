@@ -210,7 +210,7 @@ export interface Field {
    */
   of?: string;
   /**
-   * computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the first row of that model pointing here through that fk or generic fk, nested), or a constant given in value
+   * computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the rows of that model pointing here, as a list), 'reverse_one:<Model>.<field>' (the first such row, or null; with `where` and `form`), or a constant given in value
    */
   source?: string;
   /**
@@ -247,13 +247,13 @@ export interface Field {
     };
   };
   /**
-   * computed reverse: only rows of the other model with these column values (e.g. term_side: A)
+   * computed reverse_one: only rows of the other model with these column values (e.g. term_side: A)
    */
   where?: {
     [k: string]: string | number | boolean;
   };
   /**
-   * computed reverse: the fields the related row shows (default its nested form)
+   * computed reverse_one: the fields the related row shows (default its nested form)
    */
   form?: string[];
   /**

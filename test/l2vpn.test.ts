@@ -83,7 +83,7 @@ test('rule: an object terminates one L2VPN (single and bulk)', async () => {
 
 test('rule: a point-to-point L2VPN has at most two terminations (single and bulk)', async () => {
   const p2p = await app.post('/api/vpn/l2vpns/', { name: slug('Wire'), slug: slug('wire'), type: 'vpws' });
-  const vlans = [];
+  const vlans: any[] = [];
   for (let i = 0; i < 4; i++) vlans.push(await app.post('/api/ipam/vlans/', { vid: 300 + i, name: slug('p2p') }));
   const term = (i: number) => ({ l2vpn: p2p.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlans[i].id });
   const bulk = await app.api('POST', TERMS, [term(0), term(1), term(2)]);

@@ -46,7 +46,7 @@ export interface FieldDefinition {
   typeKey?: string;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
   source?: string;
   value?: unknown;
   /** computed reverse: only rows with these column values; the fields shown (default the nested form) */
@@ -77,7 +77,7 @@ export interface CountDefinition {
 
 export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';
 
-/** One step of a relation path: the fk (or generic fk of one content type) followed from the previous model. */
+/** One step of a relation path: the fk, m2m (or generic fk of one content type) followed from the previous model. */
 export interface PathStep {
   field: string;
   model: string;
@@ -90,12 +90,14 @@ export type FilterDefinition =
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
   /**
-   * objects that rows of another model point at through `field` (an fk or a generic fk), matched by
-   * `by` on those rows, or through `path` from them (tree targets including descendants)
+   * objects that rows of another model point at through `field` (an fk, a generic fk or an m2m),
+   * matched by `by` on those rows, or through `path` from them (tree targets including descendants)
    */
   | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
+  /** objects the change log shows a request (a UUID) created, updated, or either */
+  | { kind: 'request'; actions: ('create' | 'update')[] }
   | { kind: 'q' }
   | { kind: 'method'; method: string };
 

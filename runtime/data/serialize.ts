@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
+import { reverseIds, reverseSource } from './reverse.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -115,6 +116,13 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
   }
 }
 
+/** A model's display function, when one of its hooks computes the display (not a template). */
+const displayHooks = new Map<string, ((row: Row) => string) | null>();
+function displayHook(entry: ModelEntry): ((row: Row) => string) | null {
+  if (!displayHooks.has(entry.definition.name)) displayHooks.set(entry.definition.name, hooksOf(entry).find((h) => h.display)?.display ?? null);
+  return displayHooks.get(entry.definition.name)!;
+}
+
 function isBlank(v: unknown): boolean {
   return v === null || v === undefined || v === '';
 }
@@ -193,7 +201,7 @@ export class Renderer {
     }
     for (const name of fields) {
       const f = d.fields[name];
-      if (f?.type === 'computed' && f.source?.startsWith('reverse:') && ids.length) this.extras.set(name, await this.loadReverse(f, ids));
+      if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) this.extras.set(name, await this.loadReverseOne(f, ids));
     }
     const hooks = hooksOf(this.entry);
     for (const name of fields) {
@@ -202,16 +210,21 @@ export class Renderer {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
         this.extras.set(name, await fn(rows, { db }));
       }
+      if (source?.startsWith('reverse:') && rows.length) {
+        const links = await reverseIds(db, this.entry, source, ids);
+        for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
+        this.extras.set(name, links);
+      }
     }
     await this.cache.resolve();
   }
 
   /**
-   * A computed `reverse:<Model>.<field>`: per object, the first row (lowest id) of that model pointing
-   * at it, limited by `where`; the row and what its form shows are queued for loading.
+   * A computed `reverse_one:<Model>.<field>`: per object, the first row (lowest id) of that model
+   * pointing at it, limited by `where`; the row and what its form shows are queued for loading.
    */
-  private async loadReverse(f: FieldDefinition, ids: number[]): Promise<Map<number, number>> {
-    const [name, fieldName] = f.source!.slice(8).split('.');
+  private async loadReverseOne(f: FieldDefinition, ids: number[]): Promise<Map<number, number>> {
+    const [name, fieldName] = f.source!.slice(12).split('.');
     const other = model(name);
     const via = other.definition.fields[fieldName];
     const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
@@ -239,6 +252,8 @@ export class Renderer {
   }
 
   display(entry: ModelEntry, row: Row): string {
+    const own = displayHook(entry);
+    if (own) return own(row);
     for (const template of entry.definition.display) {
       let complete = true;
       const text = template.replace(/\{([^}]+)\}/g, (_, path: string) => {
@@ -329,12 +344,16 @@ export class Renderer {
         if (f.source === 'display') out[name] = this.display(entry, row);
         else if (f.source === 'tree_depth') out[name] = Number(row._depth ?? 0);
         else if (f.source === 'value') out[name] = f.value ?? null;
+        else if (f.source?.startsWith('reverse:')) {
+          const ids = entry === this.entry ? (this.extras.get(name) as Map<number, number[]> | undefined)?.get(Number(row.id)) ?? [] : [];
+          out[name] = ids.map((id) => this.nested(model(reverseSource(f.source!).model), id));
+        }
         else if (f.source?.startsWith('coalesce:')) {
           // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
           const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
           out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
-        } else if (f.source?.startsWith('reverse:')) {
-          const other = model(f.source.slice(8).split('.')[0]);
+        } else if (f.source?.startsWith('reverse_one:')) {
+          const other = model(f.source.slice(12).split('.')[0]);
           const id = entry === this.entry ? (this.extras.get(name) as Map<number, number> | undefined)?.get(Number(row.id)) : undefined;
           out[name] = id === undefined ? null : this.nested(other, id, f.form);
         }
@@ -359,7 +378,8 @@ async function countFor(db: Knex, entry: ModelEntry, countedModel: string, field
     q = db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
       .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('o.id as n');
   } else {
-    q = db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
+    q = f.type === 'm2m' ? db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n')
+      : db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
     if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
   }
   const map = new Map<number, number>();

@@ -21,10 +21,12 @@ export const circuitTerminationFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   port_speed: { kind: "field", field: "port_speed", family: "number" },
   pp_info: { kind: "field", field: "pp_info", family: "string" },
   provider_network: {
@@ -59,6 +61,7 @@ export const circuitTerminationFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   term_side: { kind: "field", field: "term_side", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   upstream_speed: { kind: "field", field: "upstream_speed", family: "number" },
   xconnect_id: { kind: "field", field: "xconnect_id", family: "string" },
 };

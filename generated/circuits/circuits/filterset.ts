@@ -34,10 +34,12 @@ export const circuitFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   install_date: { kind: "field", field: "install_date", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   provider: {
     kind: "path",
     path: [{ field: "provider", model: "Provider" }],
@@ -169,4 +171,5 @@ export const circuitFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -178,7 +178,7 @@ export const circuitDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "reverse:CircuitTermination.circuit",
+      source: "reverse_one:CircuitTermination.circuit",
       where: { term_side: "A" },
       form: [
         "id",
@@ -203,7 +203,7 @@ export const circuitDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "reverse:CircuitTermination.circuit",
+      source: "reverse_one:CircuitTermination.circuit",
       where: { term_side: "Z" },
       form: [
         "id",

@@ -6,6 +6,14 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/circuits/providers/. */
 export const providerFilterSet: FilterSet = {
+  asn: {
+    kind: "path",
+    path: [{ field: "asns", model: "ASN" }],
+    by: "asn",
+    family: "exact",
+    tree: false,
+  },
+  asn_id: { kind: "path", path: [{ field: "asns", model: "ASN" }], by: "id", family: "exact", tree: false },
   comments: { kind: "field", field: "comments", family: "string" },
   contact: {
     kind: "reverse",
@@ -32,12 +40,15 @@ export const providerFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -461,10 +461,16 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "reverse:L2VPNTermination.assigned_object",
+      source: "reverse_one:L2VPNTermination.assigned_object",
     },
   },
   counts: {
+    count_fhrp_groups: {
+      name: "count_fhrp_groups",
+      model: "FHRPGroupAssignment",
+      field: "interface",
+      cumulative: false,
+    },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
 };

@@ -29,7 +29,7 @@ export const vlanDefinition: ModelDefinition = {
   ordering: ["site", "group", "vid"],
   brief: ["id", "url", "display", "vid", "name"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["vlan"],
   uniqueTogether: [["group", "vid"], ["group", "name"]],
   uniqueNullsMatch: [],
   fields: {
@@ -181,7 +181,7 @@ export const vlanDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "reverse:L2VPNTermination.assigned_object",
+      source: "reverse_one:L2VPNTermination.assigned_object",
     },
   },
   counts: { prefix_count: { name: "prefix_count", model: "Prefix", field: "vlan", cumulative: false } },

@@ -22,6 +22,7 @@ export const contactAssignmentFilterSet: FilterSet = {
   },
   content_type: { kind: "field", field: "object", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   group: {
     kind: "path",
     path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
@@ -38,6 +39,7 @@ export const contactAssignmentFilterSet: FilterSet = {
   },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   object_id: { kind: "field", field: "object_id", family: "number" },
   priority: { kind: "field", field: "priority", family: "exact" },
   role: {
@@ -56,4 +58,5 @@ export const contactAssignmentFilterSet: FilterSet = {
   },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -9,6 +9,7 @@ export const contactFilterSet: FilterSet = {
   address: { kind: "field", field: "address", family: "string" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   email: { kind: "field", field: "email", family: "string" },
   group: {
@@ -28,10 +29,12 @@ export const contactFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   link: { kind: "field", field: "link", family: "string" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   phone: { kind: "field", field: "phone", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   title: { kind: "field", field: "title", family: "string" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -32,6 +32,7 @@ export const clusterFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   group: {
     kind: "path",
@@ -49,6 +50,7 @@ export const clusterFilterSet: FilterSet = {
   },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   region: {
@@ -138,4 +140,5 @@ export const clusterFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

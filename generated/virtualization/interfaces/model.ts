@@ -28,7 +28,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   ordering: ["virtual_machine", "name"],
   brief: ["id", "url", "display", "virtual_machine", "name"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["vm_interface"],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "virtual_machine",
@@ -210,10 +210,16 @@ export const vmInterfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "reverse:L2VPNTermination.assigned_object",
+      source: "reverse_one:L2VPNTermination.assigned_object",
     },
   },
   counts: {
+    count_fhrp_groups: {
+      name: "count_fhrp_groups",
+      model: "FHRPGroupAssignment",
+      field: "interface",
+      cumulative: false,
+    },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
 };

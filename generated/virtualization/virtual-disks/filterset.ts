@@ -7,14 +7,17 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/virtualization/virtual-disks/. */
 export const virtualDiskFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   size: { kind: "field", field: "size", family: "number" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [{ field: "virtual_machine", model: "VirtualMachine" }],

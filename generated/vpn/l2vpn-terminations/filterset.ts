@@ -9,6 +9,7 @@ export const l2VPNTerminationFilterSet: FilterSet = {
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   device: {
     kind: "path",
     path: [
@@ -52,8 +53,10 @@ export const l2VPNTerminationFilterSet: FilterSet = {
     tree: false,
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [

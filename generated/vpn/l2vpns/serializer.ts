@@ -15,6 +15,8 @@ export const l2VPNSerializer: SerializerDefinition = {
     "name",
     "slug",
     "type",
+    "import_targets",
+    "export_targets",
     "description",
     "comments",
     "tenant",
