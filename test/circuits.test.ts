@@ -53,6 +53,17 @@ test('a circuit shows its A and Z terminations in the short form; counts follow'
   assert.is((await app.get(`/api/circuits/circuits/${circuit.id}/`)).termination_a, null);
 });
 
+test('a provider lists its accounts and ASNs', async () => {
+  const { provider } = await fixture();
+  const rir = await app.post('/api/ipam/rirs/', { name: slug('RIPE'), slug: slug('ripe') });
+  const asn = await app.post('/api/ipam/asns/', { asn: 64512 + n, rir: rir.id });
+  const account = await app.post('/api/circuits/provider-accounts/', { provider: provider.id, account: slug('ACC') });
+  const shown = await app.patch(`/api/circuits/providers/${provider.id}/`, { asns: [asn.id] });
+  assert.equal(shown.asns.map((a: any) => a.id), [asn.id]);
+  assert.equal(shown.accounts, [{ id: account.id, url: account.url, display: account.display, name: '', account: account.account }]);
+  assert.equal((await app.get(`/api/circuits/providers/?asn_id=${asn.id}`)).results.map((p: any) => p.id), [provider.id]);
+});
+
 test('circuits filter by the site, region and provider network of their terminations', async () => {
   const { provider, type, region, site, network } = await fixture();
   const here = await app.post('/api/circuits/circuits/', { cid: slug('here'), provider: provider.id, type: type.id });

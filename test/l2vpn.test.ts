@@ -60,6 +60,20 @@ test('terminations on a VLAN, an interface and a VM interface show on those obje
   assert.is(await terms(`l2vpn_id=${l2vpn.id}`), 2);
 });
 
+test('import and export targets are route targets; filters both ways', async () => {
+  const [rt1, rt2] = await app.post('/api/ipam/route-targets/', [{ name: '65000:1' }, { name: '65000:2' }]);
+  const l2vpn = await app.post('/api/vpn/l2vpns/', { name: slug('RT'), slug: slug('rt'), type: 'mpls-evpn', identifier: 4242, import_targets: [rt1.id, rt2.id], export_targets: [rt2.id] });
+  assert.equal(l2vpn.import_targets.map((t: any) => t.name), ['65000:1', '65000:2']);
+  assert.equal(l2vpn.export_targets.map((t: any) => t.id), [rt2.id]);
+  assert.is((await app.get(`/api/vpn/l2vpns/?import_target=65000:1`)).results.map((v: any) => v.id).includes(l2vpn.id), true);
+  assert.is((await app.get(`/api/vpn/l2vpns/?export_target_id=${rt1.id}`)).results.some((v: any) => v.id === l2vpn.id), false);
+  assert.equal((await app.get(`/api/ipam/route-targets/?exporting_l2vpn_id=${l2vpn.id}`)).results.map((t: any) => t.id), [rt2.id]);
+  assert.equal((await app.get('/api/ipam/route-targets/?importing_l2vpn=4242')).results.map((t: any) => t.id), [rt1.id, rt2.id]);
+  const bad = await app.api('POST', '/api/vpn/l2vpns/', { name: slug('RT'), slug: slug('rt'), type: 'mpls-evpn', import_targets: [999999] });
+  expectStatus(bad, 400);
+  assert.ok(bad.body.import_targets, JSON.stringify(bad.body));
+});
+
 test('rule: an object terminates one L2VPN (single and bulk)', async () => {
   const a = await app.post('/api/vpn/l2vpns/', { name: slug('A'), slug: slug('a'), type: 'vpls' });
   const b = await app.post('/api/vpn/l2vpns/', { name: slug('B'), slug: slug('b'), type: 'vpls' });
