@@ -6,36 +6,82 @@ import type { Knex } from 'knex';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('ipam_routetarget', (t) => {
+  await knex.schema.createTable('extras_customlink', (t) => {
     t.increments('id').primary();
-    t.string('name', 21).notNullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_routetarget_tenant_id_idx');
+    t.text('content_types').nullable();
+    t.string('name', 100).notNullable();
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.text('link_text').notNullable();
+    t.text('link_url').notNullable();
+    t.bigInteger('weight').nullable();
+    t.string('group_name', 50).nullable();
+    t.string('button_class', 100).nullable();
+    t.boolean('new_window').notNullable().defaultTo(false);
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_customlink_name_key' });
+  });
+  await knex.schema.createTable('extras_eventrule', (t) => {
+    t.increments('id').primary();
+    t.text('content_types').nullable();
+    t.string('name', 150).notNullable();
+    t.boolean('type_create').notNullable().defaultTo(false);
+    t.boolean('type_update').notNullable().defaultTo(false);
+    t.boolean('type_delete').notNullable().defaultTo(false);
+    t.boolean('type_job_start').notNullable().defaultTo(false);
+    t.boolean('type_job_end').notNullable().defaultTo(false);
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.text('conditions').nullable();
+    t.string('action_type', 100).nullable();
+    t.string('action_object_type', 100).nullable();
+    t.bigInteger('action_object_id').nullable();
+    t.index(['action_object_type', 'action_object_id'], 'extras_eventrule_action_object_idx');
     t.string('description', 200).nullable();
-    t.text('comments').nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_routetarget_name_key' });
+    t.unique(['name'], { indexName: 'extras_eventrule_name_key' });
   });
-  await knex.schema.createTable('ipam_vrf_import_targets', (t) => {
+  await knex.schema.createTable('extras_exporttemplate', (t) => {
     t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_import_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_import_targets_to_idx');
+    t.text('content_types').nullable();
+    t.string('name', 100).notNullable();
+    t.string('description', 200).nullable();
+    t.text('template_code').notNullable();
+    t.string('mime_type', 50).nullable();
+    t.string('file_extension', 15).nullable();
+    t.boolean('as_attachment').notNullable().defaultTo(true);
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
   });
-  await knex.schema.createTable('ipam_vrf_export_targets', (t) => {
+  await knex.schema.createTable('extras_savedfilter', (t) => {
     t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_export_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_export_targets_to_idx');
+    t.text('content_types').nullable();
+    t.string('name', 100).notNullable();
+    t.string('slug', 100).notNullable();
+    t.string('description', 200).nullable();
+    t.integer('user_id').unsigned().nullable().references('id').inTable('users_user').onDelete('SET NULL');
+    t.index(['user_id'], 'extras_savedfilter_user_id_idx');
+    t.bigInteger('weight').nullable();
+    t.boolean('enabled').notNullable().defaultTo(true);
+    t.boolean('shared').notNullable().defaultTo(true);
+    t.text('parameters').nullable();
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['name'], { indexName: 'extras_savedfilter_name_key' });
+    t.unique(['slug'], { indexName: 'extras_savedfilter_slug_key' });
+  });
+  await knex.schema.alterTable('extras_webhook', (t) => {
+    t.string('description', 200).nullable();
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.dropTableIfExists('ipam_vrf_export_targets');
-  await knex.schema.dropTableIfExists('ipam_vrf_import_targets');
-  await knex.schema.dropTableIfExists('ipam_routetarget');
+  await knex.schema.alterTable('extras_webhook', (t) => {
+    t.dropColumn('description');
+  });
+  await knex.schema.dropTableIfExists('extras_savedfilter');
+  await knex.schema.dropTableIfExists('extras_exporttemplate');
+  await knex.schema.dropTableIfExists('extras_eventrule');
+  await knex.schema.dropTableIfExists('extras_customlink');
 }
