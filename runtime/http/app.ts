@@ -17,6 +17,10 @@ import { userConfig } from './user-config.js';
 import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
+import { log } from '../core/log.js';
+import { observeRequests } from './logging.js';
+import { healthProbes } from './health.js';
+import { metricsEndpoint } from './metrics.js';
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -40,7 +44,7 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
       return;
     }
     const requestId = (ctx.state as State).requestId;
-    console.error(`[${requestId}] ${ctx.method} ${ctx.path}:`, error);
+    log.error({ reqId: requestId, method: ctx.method, path: ctx.path, err: error }, 'unexpected error');
     ctx.status = 500;
     ctx.body = { error: 'Internal server error', request_id: requestId };
   }
@@ -75,8 +79,8 @@ export function createApp(services: Services): Koa {
   app.proxy = config.trustProxy;
   const router = new Router();
 
+  app.use(observeRequests(config.logRequests));
   app.use(async (ctx, next) => {
-    const started = performance.now();
     const state = ctx.state as State;
     state.requestId = randomUUID();
     ctx.set('X-Request-ID', state.requestId);
@@ -85,10 +89,10 @@ export function createApp(services: Services): Koa {
       ctx.vary('Accept');
     }
     await handleErrors(ctx, next);
-    if (config.logRequests) {
-      console.log(`${ctx.method} ${ctx.path} ${ctx.status} ${(performance.now() - started).toFixed(1)}ms`);
-    }
   });
+  // /healthz, /readyz and /metrics, before the trailing-slash redirect and authentication.
+  app.use(healthProbes(services));
+  app.use(metricsEndpoint(services));
 
   // Every path ends with a slash; without it, redirect and keep the query string.
   app.use(async (ctx, next) => {
