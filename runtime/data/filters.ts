@@ -280,17 +280,27 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           else qb.whereIn('id', sub);
           break;
         }
-        const column = via.columns[0];
-        if (filter.boolean) {
+        const generic = via.type === 'generic_fk';
+        const column = generic ? `${via.name}_id` : via.columns[0];
+        // ids of this model that rows of the other one point at (a generic relation: of this content type)
+        const pointing = () => {
           const sub = db(other.definition.table).select(column).whereNotNull(column);
-          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
-          else qb.whereNotIn('id', sub);
-        } else {
-          const by = fieldTarget(other, filter.by ?? 'id');
-          const sub = db(other.definition.table).select(column).whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
-          if (lookup === 'n') qb.whereNotIn('id', sub);
-          else qb.whereIn('id', sub);
+          if (generic) sub.where(`${via.name}_type`, entry.definition.contentType);
+          return sub;
+        };
+        if (filter.boolean) {
+          if (parseBoolean(param, values[0])) qb.whereIn('id', pointing());
+          else qb.whereNotIn('id', pointing());
+          break;
         }
+        const sub = pointing();
+        if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
+        else {
+          const by = fieldTarget(other, filter.by ?? 'id');
+          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        if (lookup === 'n') qb.whereNotIn('id', sub);
+        else qb.whereIn('id', sub);
         break;
       }
       case 'request': {
