@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { prepareDatabase } from './data/prepare.js';
 import { createApp } from './http/app.js';
+import { uiRoutes } from './ui/index.js';
 import { model } from './data/registry.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
@@ -46,7 +47,7 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
   const { db } = await prepareDatabase(config);
   const admin = await ensureAdmin(db, config);
   const worker = config.runWorker ? await startWorker(config, db) : null;
-  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined });
+  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined }, uiRoutes);
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });

@@ -68,7 +68,8 @@ async function readBody(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
-export function createApp(services: Services): Koa {
+/** `pages`: the web interface's middleware (runtime/ui/, a higher layer), handed over by the composition root. */
+export function createApp(services: Services, pages?: (services: Services) => Koa.Middleware): Koa {
   const { db, config } = services;
   const app = new Koa();
   // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
@@ -102,6 +103,8 @@ export function createApp(services: Services): Koa {
 
   // /login/ and /logout/ (form-encoded or JSON bodies, so before readBody).
   app.use(sessionRoutes(services));
+  // The web interface and the browsable API (runtime/ui/): its forms are form-encoded, so before readBody.
+  if (pages) app.use(pages(services));
   app.use(readBody);
   app.use(async (ctx, next) => {
     let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
