@@ -18,7 +18,9 @@ import { changelogPage } from './changelog-page.js';
 import { userPages } from './user.js';
 import { deliveryPages } from './deliveries.js';
 import { browsableApi, wantsBrowsable } from './browsable.js';
-import type { Session } from '../auth/sessions.js';
+import { CSRF_FIELD, useLoginPages, type Session } from '../auth/sessions.js';
+import { CONTENT_SECURITY_POLICY, renderTemplate } from './render.js';
+import { staticUrl } from './static.js';
 
 export interface UiContext {
   ctx: Context;
@@ -31,6 +33,13 @@ export interface UiContext {
 const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|import|bulk|filter-form)\/|(\d{1,15})\/(?:(edit|delete|changelog|journal)\/)?)?$/;
 
 export function uiRoutes(services: Services) {
+  // /login/ (runtime/auth/sessions.ts) in the interface's look; a login lands on the home page.
+  useLoginPages({
+    login: (next, error, username) => renderTemplate('login', { title: 'Log in', static: staticUrl, next, error, username }),
+    loggedIn: (username, csrf, next) => renderTemplate('login', { title: 'Logged in', static: staticUrl, loggedIn: true, username, csrf: csrf ?? '', csrfField: CSRF_FIELD, next }),
+    csp: CONTENT_SECURITY_POLICY,
+    home: '/',
+  });
   const api: ApiViews = new Map(modelList.map((entry) => [entry, views(entry, services)]));
   const byPath = new Map(modelList.map((entry) => [`${entry.definition.app}/${entry.definition.endpoint}`, entry]));
   const special = [userPages, deliveryPages];

@@ -11,6 +11,8 @@ import { staticUrl, TEMPLATE_DIR } from './static.js';
 import type { Page } from './page.js';
 
 const UI_DIR = join(TEMPLATE_DIR, 'ui');
+// HTML's five special characters, as every other page of the service escapes them (mustache's default also escapes / = and `).
+Mustache.escape = (text: string) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const templates = new Map<string, string>();
 for (const file of readdirSync(UI_DIR)) {
   if (!file.endsWith('.mustache')) continue;
