@@ -40,6 +40,7 @@ export async function filterForm(ctx: Context, entry: ModelEntry, api: ApiViews)
     perPage: params.get('per_page') ?? '',
   };
   securityHeaders(ctx);
+  ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = renderTemplate('filter-form', view);
 }

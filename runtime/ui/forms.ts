@@ -210,6 +210,8 @@ export function formBody(entry: ModelEntry, form: URLSearchParams, creating: boo
     }
     if (body[raw.name] === null && !raw.nullable && !['fk', 'choice'].includes(f.type) && raw.default !== undefined) body[raw.name] = raw.default;
     if (body[raw.name] === null && !raw.nullable && !raw.required && raw.default === undefined) delete body[raw.name];
+    // A required field left empty is missing, as the API words it ("This field is required.").
+    if (creating && raw.required && empty && f.type !== 'boolean' && f.type !== 'm2m' && f.type !== 'generic_fk') delete body[raw.name];
   }
   if (entry.definition.tags) body.tags = form.getAll('tags').filter(Boolean).map(number);
   if (entry.definition.customFields && customFields.length) {

@@ -72,6 +72,7 @@ async function exportRows(ctx: Context, entry: ModelEntry, list: ViewFn, format:
   const rows = result.body.results as Record<string, unknown>[];
   const name = `${entry.definition.app}_${entry.definition.endpoint}`;
   ctx.set('Cache-Control', 'no-store');
+  ctx.status = 200;
   if (format === 'json') {
     ctx.type = 'application/json';
     ctx.attachment(`${name}.json`);

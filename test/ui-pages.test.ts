@@ -1,0 +1,172 @@
+/**
+ * The web interface in a real Chromium: the anonymous redirect, login and logout, a list with a
+ * filter, sorting and pages, a form refused then accepted, editing, a delete blocked by dependents
+ * then allowed, bulk delete, an import with a bad row, and axe-core on the main pages.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApp, type TestApp } from './helpers.js';
+import { expectAccessible, login, openBrowser, type Browser } from './browser.js';
+
+const test = suite('web interface: pages');
+let app: TestApp;
+let browser: Browser;
+let base: string;
+const tag = `t${Date.now().toString(36)}`;
+
+test.before(async () => {
+  app = await startApp({ RUN_WORKER: '0' });
+  base = app.url;
+  browser = await openBrowser();
+  const maker = await app.post('/api/dcim/manufacturers/', { name: `Acme ${tag}`, slug: `acme-${tag}` });
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: `Box ${tag}`, slug: `box-${tag}` });
+  const role = await app.post('/api/dcim/device-roles/', { name: `Server ${tag}`, slug: `server-${tag}` });
+  const sites = await app.post('/api/dcim/sites/', Array.from({ length: 30 }, (_, i) => ({
+    name: `${tag}-site-${String(i + 1).padStart(2, '0')}`, slug: `${tag}-site-${i + 1}`, status: i % 3 === 0 ? 'planned' : 'active',
+  })));
+  await app.post('/api/dcim/devices/', Array.from({ length: 12 }, (_, i) => ({ name: `${tag}-dev-${i + 1}`, site: sites[0].id, device_type: type.id, role: role.id })));
+});
+
+test.after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+test('an anonymous visitor is sent to /login/?next=…; after login, back there; logout ends the session', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/?status=active`);
+  assert.is(new URL(page.url()).pathname, '/login/');
+  assert.is(new URL(page.url()).searchParams.get('next'), '/dcim/sites/?status=active');
+  await page.fill('#username', 'admin');
+  await page.fill('#password', 'wrong password');
+  await page.click('button[type=submit]');
+  assert.match(await page.locator('[role=alert]').innerText(), /Invalid username\/password/);
+  await page.fill('#password', 'admin-password-for-tests');
+  await Promise.all([page.waitForURL(/\/dcim\/sites\//), page.click('button[type=submit]')]);
+  assert.is(new URL(page.url()).search, '?status=active');
+  assert.match(await page.locator('h1').innerText(), /Sites/);
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Log out")')]);
+  await page.goto(`${base}/`);
+  assert.is(new URL(page.url()).pathname, '/login/', 'logged out: the home page wants a login again');
+  await login(page, base);
+  assert.is(new URL(page.url()).pathname, '/');
+  assert.ok(await page.locator('a[href="/dcim/sites/"]').count() > 0, 'the home page links to the lists');
+  await expectAccessible(page, 'the home page');
+});
+
+test('a list pages, sorts by a column and filters through the filter form', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/?q=${tag}-site&per_page=25`);
+  const names = () => page.locator('#results tbody tr td:nth-child(2)').allInnerTexts();
+  assert.is((await names()).length, 25);
+  assert.match(await page.locator('#results .card-footer').innerText(), /30 objects · page 1 of 2/);
+  await Promise.all([page.waitForURL(/page=2/), page.click('a[rel=next]')]);
+  assert.equal(await names(), [26, 27, 28, 29, 30].map((n) => `${tag}-site-${n}`));
+  await page.click('th a:has-text("Name")');
+  await page.waitForURL(/sort=name/);
+  await Promise.all([page.waitForURL(/sort=-name/), page.click('th a:has-text("Name")')]);
+  assert.is((await names())[0], `${tag}-site-30`, 'descending after the second click');
+  assert.is(await page.locator('th[aria-sort=descending]').count(), 1);
+  await page.click('#filters summary');
+  await page.locator('#filter-status').selectOption('planned');
+  await Promise.all([page.waitForURL(/status=planned/), page.click('button:has-text("Apply filters")')]);
+  const planned = await names();
+  assert.is(planned.length, 10);
+  assert.ok(planned.every((n) => [1, 4, 7, 10, 13, 16, 19, 22, 25, 28].map((i) => `${tag}-site-${String(i).padStart(2, '0')}`).includes(n)), planned.join());
+  await expectAccessible(page, 'a list page');
+  const csv = await (await page.request.get(`${base}/dcim/sites/?q=${tag}-site&status=planned&export=csv`)).text();
+  assert.is(csv.trim().split('\r\n').length, 11, 'the export holds the header and the 10 filtered rows');
+  const json = await (await page.request.get(`${base}/dcim/sites/?q=${tag}-site&status=planned&export=json`)).json();
+  assert.is(json.length, 10);
+});
+
+test('a device list, screenshot for the README', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/devices/?q=${tag}-dev`);
+  assert.is(await page.locator('#results tbody tr').count(), 12);
+  mkdirSync(join(import.meta.dirname, '../docs/screenshots'), { recursive: true });
+  await page.screenshot({ path: join(import.meta.dirname, '../docs/screenshots/device-list.png') });
+});
+
+test('a form refused with the error next to its field, then accepted; edit; detail', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/add/`);
+  await expectAccessible(page, 'an add form');
+  await page.fill('#field-name', `${tag} new site`);
+  await page.click('button:has-text("Save")');
+  assert.match(await page.locator('#field-slug-error').innerText(), /required/i);
+  assert.is(await page.locator('#field-name').inputValue(), `${tag} new site`, 'what was typed is kept');
+  await page.fill('#field-slug', `${tag}-new-site`);
+  await page.locator('#field-status').selectOption('staging');
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/\d+\/$/), page.click('button:has-text("Save")')]);
+  assert.match(await page.locator('h1').innerText(), new RegExp(`${tag} new site`));
+  assert.match(await page.locator('main').innerText(), /Staging/);
+  await expectAccessible(page, 'a detail page');
+  await page.click('a:has-text("Edit")');
+  await expectAccessible(page, 'an edit form');
+  await page.fill('#field-description', 'Edited in the browser');
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/\d+\/$/), page.click('button:has-text("Save")')]);
+  assert.match(await page.locator('main').innerText(), /Edited in the browser/);
+  const id = Number(/\/(\d+)\/$/.exec(page.url())![1]);
+  const api = await app.get(`/api/dcim/sites/${id}/`);
+  assert.is(api.description, 'Edited in the browser');
+  assert.is(api.status.value, 'staging');
+});
+
+test('delete is refused while devices depend on the site (the 409 text), then allowed', async () => {
+  const { page } = browser;
+  const site = (await app.get(`/api/dcim/sites/?slug=${tag}-site-1`)).results[0];
+  await page.goto(`${base}/dcim/sites/${site.id}/`);
+  assert.match(await page.locator('main').innerText(), /Devices \(site\)\s*12/);
+  await page.click('a:has-text("Delete")');
+  await page.click('button:has-text("Delete")');
+  assert.match(await page.locator('[role=alert]').innerText(), /Unable to delete object\. 12 dependent objects were found/);
+  const devices = (await app.get(`/api/dcim/devices/?site_id=${site.id}&limit=100`)).results;
+  // Bulk delete of the devices from their list.
+  await page.goto(`${base}/dcim/devices/?site_id=${site.id}`);
+  await page.locator('[data-select-all]').check();
+  await page.click('button:has-text("Delete selected")');
+  assert.match(await page.locator('h1').innerText(), /Delete 12 devices/);
+  await Promise.all([page.waitForURL(/\/dcim\/devices\/$/), page.click('button:has-text("Delete all")')]);
+  for (const d of devices) assert.is((await app.api('GET', `/api/dcim/devices/${d.id}/`)).status, 404);
+  await page.goto(`${base}/dcim/sites/${site.id}/delete/`);
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/$/), page.click('button:has-text("Delete")')]);
+  assert.is((await app.api('GET', `/api/dcim/sites/${site.id}/`)).status, 404);
+});
+
+test('an import with a bad row imports nothing and names the row; corrected, it imports every row', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/import/`);
+  const good = `name,slug,status\n${tag}-imp-a,${tag}-imp-a,active\n${tag}-imp-b,${tag}-imp-b,planned\n`;
+  await page.fill('#import-data', `${good}${tag}-imp-c,,active\n`);
+  await page.click('button:has-text("Import")');
+  assert.match(await page.locator('[role=alert]').innerText(), /Nothing was imported: 1 of 3 rows/);
+  const rows = await page.locator('table[aria-label="Row errors"] tbody tr').allInnerTexts();
+  assert.is(rows.length, 1);
+  assert.match(rows[0], /^3\s+slug:/);
+  assert.is((await app.get(`/api/dcim/sites/?q=${tag}-imp`)).count, 0, 'all or nothing');
+  await page.fill('#import-data', `${good}${tag}-imp-c,${tag}-imp-c,active\n`);
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/\?id=/), page.click('button:has-text("Import")')]);
+  assert.is(await page.locator('#results tbody tr').count(), 3);
+  // YAML works as well.
+  await page.goto(`${base}/dcim/sites/import/`);
+  await page.fill('#import-data', `- name: ${tag}-imp-y\n  slug: ${tag}-imp-y\n`);
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/\?id=/), page.click('button:has-text("Import")')]);
+  assert.is((await app.get(`/api/dcim/sites/?q=${tag}-imp`)).count, 4);
+});
+
+test('bulk edit changes only the fields given', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/?q=${tag}-imp`);
+  await page.locator('[data-select-all]').check();
+  await page.click('button:has-text("Edit selected")');
+  await page.locator('#field-status').selectOption('retired');
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/$/), page.click('button:has-text("Apply")')]);
+  const after = (await app.get(`/api/dcim/sites/?q=${tag}-imp`)).results;
+  assert.equal(after.map((s: any) => s.status.value), ['retired', 'retired', 'retired', 'retired']);
+  assert.ok(after.every((s: any) => s.name.startsWith(`${tag}-imp-`)), 'names untouched');
+});
+
+test.run();
