@@ -26,6 +26,7 @@ function stateText(d: Record<string, any>): string {
   if (state === 'retrying') return `Failed; will retry at ${when(d.next_attempt_at)}`;
   if (state === 'failed') return 'Failed for good: no retry is scheduled';
   if (state === 'queued') return d.next_attempt_at ? `Queued for ${when(d.next_attempt_at)}` : 'Queued';
+  if (state === 'succeeded') return `Delivered after ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}`;
   return d.state?.label ?? String(state);
 }
 

@@ -92,8 +92,11 @@ export async function listPage(ctx: Context, services: Services, page: Page, ent
   const format = params.get('export');
   if (format === 'csv' || format === 'json') return exportRows(ctx, entry, list, format);
   const { query, page: pageNumber, perPage } = apiQuery(params);
-  const result = await callView(ctx, list, { query });
   const columns = columnsOf(entry);
+  // Only the columns shown are rendered (a device's config context, for one, is costly to compute).
+  const shown = new Set(['id', 'url', 'display', ...columns]);
+  query.set('exclude', entry.serializer.full.filter((f) => !shown.has(f)).join(','));
+  const result = await callView(ctx, list, { query });
   const sort = params.get('sort') ?? '';
   const base = new URLSearchParams(params);
   base.delete('page');

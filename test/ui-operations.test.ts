@@ -1,0 +1,161 @@
+/**
+ * The web interface's operational pages in a real Chromium: API tokens (the key shown once, then
+ * never again), a failed webhook delivery retried from its page until it succeeds, the change log's
+ * before/after diff, and the browsable API with its JSON fallback for API clients.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_TOKEN, startApp, type TestApp } from './helpers.js';
+import { expectAccessible, login, openBrowser, type Browser } from './browser.js';
+
+const test = suite('web interface: operations');
+let app: TestApp;
+let browser: Browser;
+let base: string;
+let receiver: Server;
+let receiverUrl: string;
+/** the receiver answers 503 until this is true */
+let receiverUp = false;
+const received: string[] = [];
+const tag = `o${Date.now().toString(36)}`;
+
+test.before(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(receiverUp ? 200 : 503, { 'Content-Type': 'text/plain' });
+      res.end(receiverUp ? 'thanks' : 'down for maintenance');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  // No automatic retry: a failed attempt is failed for good until somebody retries it.
+  app = await startApp({ WEBHOOK_RETRY_SCHEDULE: '0', WEBHOOK_TIMEOUT: '2' });
+  base = app.url;
+  browser = await openBrowser();
+  await login(browser.page, base);
+});
+
+test.after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+async function until<T>(what: string, check: () => Promise<T | false | undefined | null>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('a new token shows its key once; the list and the next visit show only the masked key', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/user/api-tokens/`);
+  await page.click('a:has-text("Add a token")');
+  await page.fill('#token-description', `${tag} laptop`);
+  await page.click('button:has-text("Save")');
+  const key = (await page.locator('[data-new-key]').innerText()).trim();
+  assert.match(key, /^[0-9a-f]{40}$/);
+  const works = await app.api('GET', '/api/dcim/sites/', undefined, { token: key });
+  assert.is(works.status, 200, 'the key shown authenticates');
+  await page.goto(`${base}/user/api-tokens/`);
+  const list = await page.locator('main').innerText();
+  assert.ok(list.includes(`${tag} laptop`));
+  assert.not.ok(list.includes(key), 'the list does not show the key');
+  assert.not.ok((await page.content()).includes(key), 'nor does its HTML');
+  const row = page.locator('tr', { hasText: `${tag} laptop` });
+  await row.locator('a:has-text("Edit")').click();
+  assert.not.ok((await page.content()).includes(key), 'nor the edit page');
+  await page.fill('#token-description', `${tag} desktop`);
+  await Promise.all([page.waitForURL(/\/user\/api-tokens\/$/), page.click('button:has-text("Save")')]);
+  await page.locator('tr', { hasText: `${tag} desktop` }).locator('a:has-text("Delete")').click();
+  await Promise.all([page.waitForURL(/\/user\/api-tokens\/$/), page.click('button:has-text("Delete")')]);
+  assert.is((await app.api('GET', '/api/dcim/sites/', undefined, { token: key })).status, 403, 'the deleted key is refused');
+});
+
+test('a failed delivery is failed for good, retried from its page until it succeeds', async () => {
+  const { page } = browser;
+  const hook = await app.post('/api/extras/webhooks/', { name: `${tag} hook`, content_types: ['tenancy.tenant'], type_create: true, payload_url: receiverUrl });
+  const tenant = await app.post('/api/tenancy/tenants/', { name: `${tag} tenant`, slug: `${tag}-tenant` });
+  const delivery = await until('the failed delivery', async () => (await app.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.id}&state=failed`)).results[0]);
+  await page.goto(`${base}/extras/webhook-deliveries/?state=failed`);
+  assert.match(await page.locator('main').innerText(), new RegExp(`${tag} tenant`));
+  await expectAccessible(page, 'the delivery list');
+  await page.click(`a[href="/extras/webhook-deliveries/${delivery.id}/"]`);
+  assert.match(await page.locator('[data-delivery-status]').innerText(), /Failed for good/);
+  assert.match(await page.locator('table[aria-label=Attempts]').innerText(), /503\s+\d+\s+HTTP 503\s+down for maintenance/);
+  await expectAccessible(page, 'a delivery page');
+  // Still down: the retry fails again, with a second attempt.
+  await Promise.all([page.waitForURL(/retried=1/), page.click('button:has-text("Retry")')]);
+  await until('the second attempt', async () => (await app.get(`/api/extras/webhook-deliveries/${delivery.id}/`)).attempt_count === 2);
+  await page.reload();
+  assert.is(await page.locator('table[aria-label=Attempts] tbody tr').count(), 2);
+  receiverUp = true;
+  await Promise.all([page.waitForURL(/retried=1/), page.click('button:has-text("Retry")')]);
+  await until('success', async () => (await app.get(`/api/extras/webhook-deliveries/${delivery.id}/`)).state.value === 'succeeded');
+  await page.reload();
+  assert.match(await page.locator('main').innerText(), /Succeeded/);
+  assert.match(await page.locator('table[aria-label=Attempts]').innerText(), /200\s+\d+\s+thanks/);
+  assert.is(await page.locator('button:has-text("Retry")').count(), 0, 'nothing left to retry');
+  assert.is(received.length, 3);
+  mkdirSync(join(import.meta.dirname, '../docs/screenshots'), { recursive: true });
+  await page.screenshot({ path: join(import.meta.dirname, '../docs/screenshots/webhook-delivery.png'), fullPage: true });
+  await app.api('DELETE', `/api/extras/webhooks/${hook.id}/`);
+  await app.api('DELETE', `/api/tenancy/tenants/${tenant.id}/`);
+});
+
+test('the change log shows what an edit changed, before and after', async () => {
+  const { page } = browser;
+  const site = await app.post('/api/dcim/sites/', { name: `${tag} site`, slug: `${tag}-site`, description: 'before' });
+  await page.goto(`${base}/dcim/sites/${site.id}/edit/`);
+  await page.fill('#field-description', 'after');
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/\d+\/$/), page.click('button:has-text("Save")')]);
+  await page.click('a:has-text("Change log")');
+  const update = page.locator('tbody tr', { hasText: 'Update' }).first();
+  const row = update.locator('table[aria-label=Difference] tr', { hasText: 'description' });
+  assert.equal(await row.locator('td').allInnerTexts(), ['before', 'after']);
+  await page.goto(`${base}/extras/changelog/`);
+  assert.match(await page.locator('main').innerText(), new RegExp(`${tag} site`));
+  assert.ok(await page.locator('td.nl-diff-added', { hasText: 'after' }).count() > 0);
+});
+
+test('an /api/ URL in a browser is a page with links; API clients and ?format=json get JSON', async () => {
+  const { page } = browser;
+  const site = (await app.get(`/api/dcim/sites/?slug=${tag}-site`)).results[0];
+  const reply = await page.goto(`${base}/api/dcim/sites/?slug=${tag}-site`);
+  assert.match(reply!.headers()['content-type'], /^text\/html/);
+  assert.match(await page.locator('[data-api-status]').innerText(), /HTTP 200/);
+  assert.match(await page.locator('main').innerText(), /Allow: GET, POST/);
+  await Promise.all([page.waitForURL(new RegExp(`/api/dcim/sites/${site.id}/$`)), page.click(`a[href="/api/dcim/sites/${site.id}/"]`)]);
+  assert.match(await page.locator('[data-api-response]').innerText(), new RegExp(`"name": "${tag} site"`));
+  // The form sends a JSON body with the session's CSRF token.
+  await page.locator('#api-method').selectOption('PATCH');
+  await page.fill('#api-body', '{"description": "patched from the browsable API"}');
+  await page.click('button:has-text("Send")');
+  await until('the answer', async () => (await page.locator('[data-api-status]').innerText()).includes('HTTP 200') && (await page.locator('[data-api-response]').innerText()).includes('patched from'));
+  assert.is((await app.get(`/api/dcim/sites/${site.id}/`)).description, 'patched from the browsable API');
+  const json = await page.request.get(`${base}/api/dcim/sites/${site.id}/?format=json`);
+  assert.match(json.headers()['content-type'], /^application\/json/);
+  assert.is((await json.json()).id, site.id);
+  const client = await fetch(`${base}/api/dcim/sites/${site.id}/`, { headers: { Accept: 'application/json', Authorization: `Token ${ADMIN_TOKEN}` } });
+  assert.match(client.headers.get('content-type') ?? '', /^application\/json/);
+  const api = await fetch(`${base}/api/dcim/sites/?format=api`, { headers: { Accept: 'application/json', Authorization: `Token ${ADMIN_TOKEN}` } });
+  assert.match(api.headers.get('content-type') ?? '', /^text\/html/, '?format=api asks for the page');
+  // Anonymous, the page still renders the API's answer (403) and offers to log in.
+  const other = await fetch(`${base}/api/dcim/sites/`, { headers: { Accept: 'text/html' } });
+  assert.is(other.status, 403);
+  const text = await other.text();
+  assert.match(text, /Authentication credentials were not provided/);
+  assert.match(text, /href="\/login\/\?next=\/api\/dcim\/sites\/"/);
+});
+
+test.run();
