@@ -169,4 +169,65 @@ test('bulk edit changes only the fields given', async () => {
   assert.ok(after.every((s: any) => s.name.startsWith(`${tag}-imp-`)), 'names untouched');
 });
 
+test('the theme button switches to dark and the choice sticks', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/dcim/sites/`);
+  assert.is(await page.locator('html').getAttribute('data-bs-theme'), 'light');
+  await page.click('[data-theme-toggle]');
+  assert.is(await page.locator('html').getAttribute('data-bs-theme'), 'dark');
+  await page.reload();
+  assert.is(await page.locator('html').getAttribute('data-bs-theme'), 'dark', 'the server renders the chosen theme');
+  await page.click('[data-theme-toggle]');
+});
+
+test('a user who may only view sees no write buttons, and the server refuses the write pages', async () => {
+  const { page } = browser;
+  const password = `bob-${tag}-password-1`;
+  const bob = await app.post('/api/users/users/', { username: `bob-${tag}`, password });
+  await app.post('/api/users/permissions/', { name: `bob views sites ${tag}`, object_types: ['dcim.site'], actions: ['view'], users: [bob.id] });
+  const site = (await app.get(`/api/dcim/sites/?slug=${tag}-site-2`)).results[0];
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Log out")')]);
+  await login(page, base, { username: `bob-${tag}`, password }, '/dcim/sites/');
+  assert.match(await page.locator('h1').innerText(), /Sites/);
+  for (const name of ['Add', 'Import', 'Edit selected', 'Delete selected']) assert.is(await page.locator(`main :is(a, button):text-is("${name}")`).count(), 0, `no ${name} button`);
+  assert.is(await page.locator('input[name=pk]').count(), 0, 'no row checkboxes');
+  await page.goto(`${base}/dcim/sites/${site.id}/`);
+  assert.is(await page.locator('main a:text-is("Edit")').count(), 0);
+  assert.is(await page.locator('main a:text-is("Delete")').count(), 0);
+  for (const path of [`/dcim/sites/add/`, `/dcim/sites/${site.id}/edit/`, `/dcim/sites/${site.id}/delete/`, '/dcim/sites/import/']) {
+    const reply = await page.goto(`${base}${path}`);
+    assert.is(reply!.status(), 403, path);
+  }
+  assert.is((await page.goto(`${base}/dcim/devices/`))!.status(), 403, 'no permission on devices');
+  assert.ok(!(await page.locator('nav a[href="/dcim/devices/"]').count()), 'the navigation lists only what bob may see');
+  // A forged form post (with bob's valid CSRF token) is refused too, and changes nothing.
+  const csrf = (await browser.context.cookies()).find((c) => c.name === 'csrftoken')!.value;
+  const forged = await page.request.post(`${base}/dcim/sites/${site.id}/edit/`, { form: { csrfmiddlewaretoken: csrf, name: 'hijacked', slug: site.slug, status: 'active' } });
+  assert.is(forged.status(), 403);
+  assert.is((await app.get(`/api/dcim/sites/${site.id}/`)).name, site.name);
+  const noCsrf = await page.request.post(`${base}/dcim/sites/${site.id}/delete/`, { form: { confirm: 'true' } });
+  assert.is(noCsrf.status(), 403);
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Log out")')]);
+  await login(page, base);
+});
+
+test('EXEMPT_VIEW_PERMISSIONS lets anonymous visitors read those lists, and nothing else', async () => {
+  const open = await startApp({ RUN_WORKER: '0', EXEMPT_VIEW_PERMISSIONS: 'dcim.site' });
+  try {
+    await open.post('/api/dcim/sites/', { name: `${tag} open`, slug: `${tag}-open` });
+    const list = await fetch(`${open.url}/dcim/sites/`, { redirect: 'manual' });
+    assert.is(list.status, 200);
+    const html = await list.text();
+    assert.ok(html.includes(`${tag} open`));
+    assert.not.ok(html.includes('>Add<'), 'no Add button for anonymous visitors');
+    const devices = await fetch(`${open.url}/dcim/devices/`, { redirect: 'manual' });
+    assert.is(devices.status, 302);
+    assert.is(devices.headers.get('location'), '/login/?next=%2Fdcim%2Fdevices%2F');
+    const add = await fetch(`${open.url}/dcim/sites/add/`, { redirect: 'manual' });
+    assert.is(add.status, 403);
+  } finally {
+    await open.stop();
+  }
+});
+
 test.run();
