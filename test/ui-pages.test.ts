@@ -169,6 +169,20 @@ test('bulk edit changes only the fields given', async () => {
   assert.ok(after.every((s: any) => s.name.startsWith(`${tag}-imp-`)), 'names untouched');
 });
 
+test('custom links render on the pages of their object type; a javascript: URL is dropped', async () => {
+  const { page } = browser;
+  const good = await app.post('/api/extras/custom-links/', { name: `${tag} wiki`, content_types: ['dcim.site'], link_text: 'Wiki for {{ object.name }}', link_url: 'https://wiki.example/{{ object.slug }}', new_window: true });
+  const bad = await app.post('/api/extras/custom-links/', { name: `${tag} evil`, content_types: ['dcim.site'], link_text: 'Evil', link_url: 'javascript:alert(1)' });
+  const site = (await app.get(`/api/dcim/sites/?slug=${tag}-site-3`)).results[0];
+  await page.goto(`${base}/dcim/sites/${site.id}/`);
+  const link = page.locator(`a:text-is("Wiki for ${site.name}")`);
+  assert.is(await link.getAttribute('href'), `https://wiki.example/${site.slug}`);
+  assert.is(await link.getAttribute('target'), '_blank');
+  assert.is(await page.locator('a:text-is("Evil")').count(), 0);
+  await app.api('DELETE', `/api/extras/custom-links/${good.id}/`);
+  await app.api('DELETE', `/api/extras/custom-links/${bad.id}/`);
+});
+
 test('the theme button switches to dark and the choice sticks', async () => {
   const { page } = browser;
   await page.goto(`${base}/dcim/sites/`);

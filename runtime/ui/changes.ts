@@ -18,8 +18,11 @@ function shown(value: unknown): string {
 /** The fields whose value differs between two snapshots, with both values. */
 export function diff(before: Record<string, unknown> | null, after: Record<string, unknown> | null): { field: string; before: string; after: string }[] {
   const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => k !== 'last_updated');
+  // A creation lists the values set, a deletion the values lost: empty ones say nothing.
+  const blank = (v: unknown) => v === null || v === undefined || v === '' || (typeof v === 'object' && !Object.keys(v as object).length);
   return keys
     .filter((k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]))
+    .filter((k) => !(before === null && blank(after?.[k])) && !(after === null && blank(before?.[k])))
     .map((k) => ({ field: k, before: before ? shown(before[k]) : '', after: after ? shown(after[k]) : '' }));
 }
 

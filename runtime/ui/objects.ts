@@ -13,6 +13,7 @@ import { cell } from './values.js';
 import { label, listUrl, may, readForm, type Page } from './page.js';
 import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
+import { customLinks } from './custom-links.js';
 import type { Services } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
 
@@ -75,6 +76,7 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     view.hasCustomFields = cfs.length > 0;
     view.customFields = cfs.map(([k, v]) => ({ label: k.replace(/_/g, ' '), ...cell(v) }));
     view.related = await relatedCounts(ctx, api, entry, Number(id));
+    view.links = await customLinks(ctx, api, entry, object);
     view.hasRelated = (view.related as unknown[]).length > 0;
   } else if (tab === 'changelog' && changeEntry && view.hasChangelog) {
     Object.assign(view, await changesView(ctx, api.get(changeEntry)!.list, new URLSearchParams({ changed_object_type: d.contentType, changed_object_id: id })));
