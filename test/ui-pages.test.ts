@@ -80,6 +80,13 @@ test('a list pages, sorts by a column and filters through the filter form', asyn
   assert.is(csv.trim().split('\r\n').length, 11, 'the export holds the header and the 10 filtered rows');
   const json = await (await page.request.get(`${base}/dcim/sites/?q=${tag}-site&status=planned&export=json`)).json();
   assert.is(json.length, 10);
+  // An export template shows up as another export of the same filter, rendered by the API.
+  const template = await app.post('/api/extras/export-templates/', { name: `${tag}-names`, content_types: ['dcim.site'], template_code: '{% for s in queryset %}{{ s.name }};{% endfor %}' });
+  await page.reload();
+  const href = await page.locator(`a:text-is("Export: ${tag}-names")`).getAttribute('href');
+  const rendered = await (await page.request.get(`${base}/dcim/sites/${href}`, { headers: { Accept: 'text/plain' } })).text();
+  assert.is(rendered.split(';').filter(Boolean).length, 10, rendered);
+  await app.api('DELETE', `/api/extras/export-templates/${template.id}/`);
 });
 
 test('a device list, screenshot for the README', async () => {

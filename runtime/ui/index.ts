@@ -55,7 +55,7 @@ export function uiRoutes(services: Services) {
     if (action === 'bulk' && post) return bulkPage(ctx, services, page, session, entry, api);
     if (action === 'filter-form') return filterForm(ctx, entry, api);
     if (action) return notFound(ctx, page);
-    if (!id) return post ? forbidden(ctx, page) : listPage(ctx, services, page, entry, api.get(entry)!.list);
+    if (!id) return post ? forbidden(ctx, page) : listPage(ctx, services, page, entry, api);
     if (sub === 'edit') return editPage(ctx, services, page, session, entry, api, id);
     if (sub === 'delete') return deletePage(ctx, services, page, session, entry, api, id);
     if (sub === 'journal' && post) return addJournalEntry(ctx, page, session, entry, api, id);

@@ -4,13 +4,14 @@
  * parameters, answered by the API's list view. `?export=csv|json` downloads the current filter.
  */
 import type { Context } from 'koa';
-import { storedField } from '../data/registry.js';
+import { byContentType, storedField } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { callView, errorText, type ViewFn } from './api-call.js';
 import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
 import type { Services } from '../http/views.js';
+import type { ApiViews } from './objects.js';
 
 export const PAGE_SIZES = [25, 50, 100, 250, 500];
 const DEFAULT_PAGE_SIZE = 50;
@@ -87,10 +88,29 @@ async function exportRows(ctx: Context, entry: ModelEntry, list: ViewFn, format:
   ctx.body = `${lines.join('\r\n')}\r\n`;
 }
 
-export async function listPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, list: ViewFn): Promise<void> {
+/** The names of the export templates for this model (the API's `?export=<name>`). */
+async function exportTemplates(ctx: Context, entry: ModelEntry, api: ApiViews): Promise<string[]> {
+  const templates = byContentType.get('extras.exporttemplate');
+  if (!templates || !api.has(templates)) return [];
+  const result = await callView(ctx, api.get(templates)!.list, { query: new URLSearchParams({ content_types: entry.definition.contentType, brief: '1', limit: '50' }) });
+  return result.ok ? (result.body.results as { name?: string; display: string }[]).map((t) => t.name ?? t.display) : [];
+}
+
+export async function listPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews): Promise<void> {
+  const list = api.get(entry)!.list;
   const params = ctx.URL.searchParams;
   const format = params.get('export');
   if (format === 'csv' || format === 'json') return exportRows(ctx, entry, list, format);
+  if (format) {
+    // An export template: the API renders it, for the same filters (the session cookie authenticates).
+    const api = new URLSearchParams(apiQuery(params).query);
+    api.delete('limit');
+    api.delete('offset');
+    api.set('export', format);
+    ctx.status = 302;
+    ctx.redirect(`/api/${entry.definition.app}/${entry.definition.endpoint}/?${api}`);
+    return;
+  }
   const { query, page: pageNumber, perPage } = apiQuery(params);
   const columns = columnsOf(entry);
   // Only the columns shown are rendered (a device's config context, for one, is costly to compute).
@@ -147,6 +167,7 @@ export async function listPage(ctx: Context, services: Services, page: Page, ent
     sort,
     exportCsv: `?${withParams(exportQuery, { export: 'csv' }).slice(1)}`,
     exportJson: `?${withParams(exportQuery, { export: 'json' }).slice(1)}`,
+    exportTemplates: (await exportTemplates(ctx, entry, api)).map((name) => ({ name, url: withParams(exportQuery, { export: name }) })),
     csrf: page.csrf,
     csrfField: page.csrfField,
   };
