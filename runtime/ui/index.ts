@@ -88,6 +88,16 @@ export function uiRoutes(services: Services) {
       }
       return next();
     }
+    const started = performance.now();
+    try {
+      await servePage(ctx, m, entry);
+    } finally {
+      // How long the page took on the server (the browser's devtools and npm run bench:ui read it).
+      ctx.set('Server-Timing', `page;dur=${(performance.now() - started).toFixed(1)}`);
+    }
+  };
+
+  async function servePage(ctx: Context, m: RegExpExecArray | null, entry: ModelEntry | undefined): Promise<void> {
     const session = await authenticatePage(ctx, services);
     const page = pageFrame(ctx, services, session, 'NetLedger');
     const ui: UiContext = { ctx, services, page, session, api };
@@ -99,5 +109,5 @@ export function uiRoutes(services: Services) {
     if (ctx.path === '/extras/changelog/') return changelogPage(ui);
     if (entry && m) return modelPage(ui, entry, m);
     return notFound(ctx, page);
-  };
+  }
 }
