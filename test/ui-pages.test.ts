@@ -166,13 +166,16 @@ test('an import with a bad row imports nothing and names the row; corrected, it 
 
 test('bulk edit changes only the fields given', async () => {
   const { page } = browser;
+  const tenant = await app.post('/api/tenancy/tenants/', { name: `${tag} tenant`, slug: `${tag}-tenant` });
   await page.goto(`${base}/dcim/sites/?q=${tag}-imp`);
   await page.locator('[data-select-all]').check();
   await page.click('button:has-text("Edit selected")');
   await page.locator('#field-status').selectOption('retired');
+  await page.locator('#field-tenant').selectOption(String(tenant.id));
   await Promise.all([page.waitForURL(/\/dcim\/sites\/$/), page.click('button:has-text("Apply")')]);
   const after = (await app.get(`/api/dcim/sites/?q=${tag}-imp`)).results;
   assert.equal(after.map((s: any) => s.status.value), ['retired', 'retired', 'retired', 'retired']);
+  assert.equal(after.map((s: any) => s.tenant?.id), [tenant.id, tenant.id, tenant.id, tenant.id]);
   assert.ok(after.every((s: any) => s.name.startsWith(`${tag}-imp-`)), 'names untouched');
 });
 
@@ -232,8 +235,8 @@ test('a user who may only view sees no write buttons, and the server refuses the
   await login(page, base);
 });
 
-test('EXEMPT_VIEW_PERMISSIONS lets anonymous visitors read those lists, and nothing else', async () => {
-  const open = await startApp({ RUN_WORKER: '0', EXEMPT_VIEW_PERMISSIONS: 'dcim.site' });
+test('EXEMPT_VIEW_PERMISSIONS lets anonymous visitors read those lists; RESTRICT_TOKEN_CREATION hides token creation', async () => {
+  const open = await startApp({ RUN_WORKER: '0', EXEMPT_VIEW_PERMISSIONS: 'dcim.site', RESTRICT_TOKEN_CREATION: '1' });
   try {
     await open.post('/api/dcim/sites/', { name: `${tag} open`, slug: `${tag}-open` });
     const list = await fetch(`${open.url}/dcim/sites/`, { redirect: 'manual' });
@@ -246,6 +249,17 @@ test('EXEMPT_VIEW_PERMISSIONS lets anonymous visitors read those lists, and noth
     assert.is(devices.headers.get('location'), '/login/?next=%2Fdcim%2Fdevices%2F');
     const add = await fetch(`${open.url}/dcim/sites/add/`, { redirect: 'manual' });
     assert.is(add.status, 403);
+    // A user who is not a superuser may not create tokens: no button, and the form is refused.
+    const password = `carol-${tag}-password-1`;
+    await open.post('/api/users/users/', { username: `carol-${tag}`, password });
+    const login = await fetch(`${open.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: `carol-${tag}`, password }) });
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const tokens = await fetch(`${open.url}/user/api-tokens/`, { headers: { Cookie: cookie } });
+    assert.is(tokens.status, 200);
+    const text = await tokens.text();
+    assert.not.ok(text.includes('href="/user/api-tokens/add/"'));
+    assert.match(text, /RESTRICT_TOKEN_CREATION/);
+    assert.is((await fetch(`${open.url}/user/api-tokens/add/`, { headers: { Cookie: cookie } })).status, 403);
   } finally {
     await open.stop();
   }

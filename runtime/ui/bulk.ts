@@ -10,7 +10,7 @@ import { callView, errorText } from './api-call.js';
 import { buildInputs, formBody } from './forms.js';
 import { label, listUrl, may, readForm, type Page } from './page.js';
 import { sendPage } from './render.js';
-import { forbidden, type ApiViews } from './objects.js';
+import { forbidden, relationChoices, type ApiViews } from './objects.js';
 import type { Services } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
 
@@ -51,8 +51,9 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
   }
   if (action !== 'edit' || !may(ctx, entry, 'change', services)) return forbidden(ctx, page);
   // Bulk edit: only the fields given a value are changed (a partial update of every selected object).
-  const inputs = buildInputs(entry, false, { object: null, posted: null, errors: {}, choicesOf: () => [], customFields: [] })
-    .filter((i) => (i.select && !i.multiple && !i.searchUrl) || (i.text && i.inputType !== 'password'));
+  const choices = await relationChoices(ctx, api, entry, false);
+  const inputs = buildInputs(entry, false, { object: null, posted: null, errors: {}, choicesOf: (m) => choices.get(m) ?? [], customFields: [] })
+    .filter((i) => (i.select && !i.multiple) || (i.text && i.inputType !== 'password'));
   let errorsText = '';
   if (form.get('confirm') === 'true') {
     const { body } = formBody(entry, form, false, []);

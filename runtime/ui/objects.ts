@@ -102,7 +102,7 @@ export async function addJournalEntry(ctx: Context, page: Page, session: Session
 }
 
 /** Brief objects of every model a form's relations point to (the first CHOICE_LIMIT; the search box finds others). */
-async function relationChoices(ctx: Context, api: ApiViews, entry: ModelEntry, creating: boolean): Promise<Map<string, { id: unknown; display?: unknown }[]>> {
+export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelEntry, creating: boolean): Promise<Map<string, { id: unknown; display?: unknown }[]>> {
   const targets = new Set(formFields(entry, creating).filter((f) => f.type === 'fk' || f.type === 'm2m').map((f) => f.to!));
   if (entry.definition.tags && byContentType.get('extras.tag')) targets.add(byContentType.get('extras.tag')!.definition.name);
   const out = new Map<string, { id: unknown; display?: unknown }[]>();
