@@ -119,7 +119,8 @@ test('the change log shows what an edit changed, before and after', async () => 
   await page.goto(`${base}/dcim/sites/${site.id}/edit/`);
   await page.fill('#field-description', 'after');
   await Promise.all([page.waitForURL(/\/dcim\/sites\/\d+\/$/), page.click('button:has-text("Save")')]);
-  await page.click('a:has-text("Change log")');
+  await Promise.all([page.waitForURL(/\/changelog\/$/), page.click('.nav-tabs a:has-text("Change log")')]);
+  assert.match(new URL(page.url()).pathname, /^\/dcim\/sites\/\d+\/changelog\/$/);
   const update = page.locator('tbody tr', { hasText: 'Update' }).first();
   const row = update.locator('table[aria-label=Difference] tr', { hasText: 'description' });
   assert.equal(await row.locator('td').allInnerTexts(), ['before', 'after']);
@@ -156,6 +157,54 @@ test('an /api/ URL in a browser is a page with links; API clients and ?format=js
   const text = await other.text();
   assert.match(text, /Authentication credentials were not provided/);
   assert.match(text, /href="\/login\/\?next=\/api\/dcim\/sites\/"/);
+});
+
+test('global search, the journal tab, and a relation select that searches the API as one types', async () => {
+  const { page } = browser;
+  const site = await app.post('/api/dcim/sites/', { name: `${tag} searchable`, slug: `${tag}-searchable` });
+  await page.goto(`${base}/`);
+  await page.fill('header input[name=q]', `${tag} searchable`);
+  await Promise.all([page.waitForURL(/\/search\/\?q=/), page.press('header input[name=q]', 'Enter')]);
+  await page.click(`a:text-is("${tag} searchable")`);
+  assert.is(new URL(page.url()).pathname, `/dcim/sites/${site.id}/`);
+  await page.click('.nav-tabs a:has-text("Journal")');
+  await page.locator('#field-kind').selectOption('warning');
+  await page.fill('#field-comments', 'Power work tonight');
+  await Promise.all([page.waitForURL(/\/journal\/$/), page.click('button:has-text("Add journal entry")')]);
+  assert.match(await page.locator('table[aria-label=Journal]').innerText(), /Warning\s+Power work tonight/);
+  // 100 other sites come first, so the new one is found only by searching.
+  await app.post('/api/dcim/sites/', Array.from({ length: 100 }, (_, i) => ({ name: `${tag} a${String(i).padStart(3, '0')}`, slug: `${tag}-a${i}` })));
+  await page.goto(`${base}/dcim/racks/add/`);
+  assert.is(await page.locator(`#field-site option:text-is("${tag} searchable")`).count(), 0);
+  await page.fill('input[data-search-target=field-site]', 'searchable');
+  await page.locator(`#field-site option:text-is("${tag} searchable")`).waitFor({ state: 'attached' });
+  await page.locator('#field-site').selectOption({ label: `${tag} searchable` });
+  await page.fill('#field-name', `${tag} rack`);
+  await Promise.all([page.waitForURL(/\/dcim\/racks\/\d+\/$/), page.click('button:has-text("Save")')]);
+  assert.match(await page.locator('main').innerText(), new RegExp(`${tag} searchable`));
+});
+
+test('profile, and a password change that ends the session', async () => {
+  const { page } = browser;
+  const password = `dave-${tag}-password-1`;
+  await app.post('/api/users/users/', { username: `dave-${tag}`, password, email: 'dave@example.com' });
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Log out")')]);
+  await login(page, base, { username: `dave-${tag}`, password }, '/user/profile/');
+  assert.match(await page.locator('main').innerText(), /dave@example\.com/);
+  await page.goto(`${base}/user/password/`);
+  await page.fill('#old-password', 'not my password');
+  await page.fill('#new-password', `${password}-new`);
+  await page.fill('#confirm-password', `${password}-new`);
+  await page.click('button:has-text("Change password")');
+  assert.match(await page.locator('main').innerText(), /old password was entered incorrectly/);
+  await page.fill('#old-password', password);
+  await page.fill('#new-password', `${password}-new`);
+  await page.fill('#confirm-password', `${password}-new`);
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Change password")')]);
+  await login(page, base, { username: `dave-${tag}`, password: `${password}-new` }, '/user/profile/');
+  assert.is(new URL(page.url()).pathname, '/user/profile/');
+  await Promise.all([page.waitForURL(/\/login\//), page.click('button:has-text("Log out")')]);
+  await login(page, base);
 });
 
 test.run();
