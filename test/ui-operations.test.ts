@@ -151,6 +151,9 @@ test('an /api/ URL in a browser is a page with links; API clients and ?format=js
   assert.match(client.headers.get('content-type') ?? '', /^application\/json/);
   const api = await fetch(`${base}/api/dcim/sites/?format=api`, { headers: { Accept: 'application/json', Authorization: `Token ${ADMIN_TOKEN}` } });
   assert.match(api.headers.get('content-type') ?? '', /^text\/html/, '?format=api asks for the page');
+  const yaml = await page.request.get(`${base}/api/schema/?format=yaml`, { headers: { Accept: 'text/html' } });
+  assert.not.match(yaml.headers()['content-type'], /^text\/html/, 'the API\'s own formats stay the API\'s');
+  assert.match(await yaml.text(), /^openapi: /m);
   // Anonymous, the page still renders the API's answer (403) and offers to log in.
   const other = await fetch(`${base}/api/dcim/sites/`, { headers: { Accept: 'text/html' } });
   assert.is(other.status, 403);

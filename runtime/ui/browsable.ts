@@ -16,7 +16,8 @@ import { findSession, SESSION_COOKIE } from '../auth/sessions.js';
 export function wantsBrowsable(ctx: Context): boolean {
   const format = ctx.URL.searchParams.get('format');
   if (format === 'api') return true;
-  if (format === 'json') return false;
+  // ?format=json, and formats of the API's own (the OpenAPI document's yaml), are the API's to answer.
+  if (format !== null) return false;
   if (!['GET', 'HEAD'].includes(ctx.method)) return false;
   return ctx.accepts('application/json', 'text/html') === 'text/html' && !!ctx.get('Accept');
 }
@@ -55,7 +56,7 @@ export function allowedMethods(path: string): string[] {
 
 export async function browsableApi(ctx: Context, services: Services, next: Next): Promise<void> {
   // The API sees the request an API client would send.
-  if (ctx.URL.searchParams.has('format')) {
+  if (ctx.URL.searchParams.get('format') === 'api') {
     const params = new URLSearchParams(ctx.querystring);
     params.delete('format');
     ctx.querystring = params.toString();
