@@ -87,9 +87,19 @@ test('a failed delivery is failed for good, retried from its page until it succe
   const hook = await app.post('/api/extras/webhooks/', { name: `${tag} hook`, content_types: ['tenancy.tenant'], type_create: true, payload_url: receiverUrl });
   const tenant = await app.post('/api/tenancy/tenants/', { name: `${tag} tenant`, slug: `${tag}-tenant` });
   const delivery = await until('the failed delivery', async () => (await app.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.id}&state=failed`)).results[0]);
-  await page.goto(`${base}/extras/webhook-deliveries/?state=failed`);
+  await page.goto(`${base}/extras/webhook-deliveries/`);
+  // The filter form: state, webhook, object type and event.
+  await page.locator('#filter-state').selectOption('failed');
+  await page.locator('#filter-webhook').selectOption(String(hook.id));
+  await page.fill('#filter-type', 'tenancy.tenant');
+  await page.locator('#filter-event').selectOption('created');
+  await Promise.all([page.waitForURL(/state=failed/), page.click('button:has-text("Filter")')]);
   assert.match(await page.locator('main').innerText(), new RegExp(`${tag} tenant`));
   await expectAccessible(page, 'the delivery list');
+  await page.locator('#filter-event').selectOption('deleted');
+  await Promise.all([page.waitForURL(/event=deleted/), page.click('button:has-text("Filter")')]);
+  assert.match(await page.locator('table[aria-label="Webhook deliveries"]').innerText(), /No deliveries/);
+  await page.goto(`${base}/extras/webhook-deliveries/?state=failed`);
   await page.click(`a[href="/extras/webhook-deliveries/${delivery.id}/"]`);
   assert.match(await page.locator('[data-delivery-status]').innerText(), /Failed for good/);
   assert.match(await page.locator('table[aria-label=Attempts]').innerText(), /503\s+\d+\s+HTTP 503\s+down for maintenance/);
