@@ -193,6 +193,28 @@ test('custom links render on the pages of their object type; a javascript: URL i
   await app.api('DELETE', `/api/extras/custom-links/${bad.id}/`);
 });
 
+test('custom fields and tags in a form: a bad custom value is reported next to it, then saved', async () => {
+  const { page } = browser;
+  await app.post('/api/extras/custom-fields/', { name: `budget_${tag}`, type: 'integer', content_types: ['dcim.region'] });
+  const label = await app.post('/api/extras/tags/', { name: `${tag} gold`, slug: `${tag}-gold` });
+  await page.goto(`${base}/dcim/regions/add/`);
+  await page.fill('#field-name', `${tag} region`);
+  await page.fill('#field-slug', `${tag}-region`);
+  await page.fill(`#field-cf_budget_${tag}`, '12.5');
+  await page.locator('#field-tags').selectOption(String(label.id));
+  await page.click('button:has-text("Save")');
+  assert.ok((await page.locator(`#field-cf_budget_${tag}-error`).innerText()).length > 0, 'the custom field error is next to it');
+  assert.equal(await page.locator('#field-tags').evaluate((s: HTMLSelectElement) => [...s.selectedOptions].map((o) => o.value)), [String(label.id)], 'the chosen tag is kept');
+  await page.fill(`#field-cf_budget_${tag}`, '12');
+  await Promise.all([page.waitForURL(/\/dcim\/regions\/\d+\/$/), page.click('button:has-text("Save")')]);
+  assert.match(await page.locator('table[aria-label="Custom fields"]').innerText(), /12/);
+  assert.match(await page.locator('main').innerText(), new RegExp(`${tag} gold`));
+  const id = Number(/\/(\d+)\/$/.exec(page.url())![1]);
+  const region = await app.get(`/api/dcim/regions/${id}/`);
+  assert.is(region.custom_fields[`budget_${tag}`], 12);
+  assert.equal(region.tags.map((t: any) => t.id), [label.id]);
+});
+
 test('the theme button switches to dark and the choice sticks', async () => {
   const { page } = browser;
   await page.goto(`${base}/dcim/sites/`);

@@ -32,6 +32,8 @@ export async function callView(ctx: Context, view: ViewFn, call: ViewCall = {}):
   try {
     await view(sub);
     const result: ViewResult = { ok: true, status: ctx.status, body: ctx.body };
+    // The page answers for itself: nothing of the API's answer (its body, a create's Location) stays.
+    ctx.remove('Location');
     ctx.body = undefined;
     ctx.status = 404;
     return result;

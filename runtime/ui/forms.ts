@@ -145,10 +145,14 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
     input.searchUrl = tagEntry ? apiListOf(tagEntry.definition.name) : undefined;
     inputs.push(input);
   }
-  const cfErrors = (src.errors?.custom_fields ?? {}) as unknown as Record<string, string[]>;
+  // The API reports custom fields as one list of messages, each naming its field ('name').
+  const cfErrors = src.errors?.custom_fields as unknown;
+  const cfErrorsOf = (name: string) => Array.isArray(cfErrors)
+    ? cfErrors.filter((m): m is string => typeof m === 'string' && m.includes(`'${name}'`))
+    : errorsOf(cfErrors && typeof cfErrors === 'object' ? (cfErrors as Record<string, string[]>) : undefined, name);
   for (const cf of d.customFields ? src.customFields : []) {
     const name = `cf_${cf.name}`;
-    const input = base(name, cf.name.replace(/_/g, ' '), cf.required && creating, errorsOf(typeof cfErrors === 'object' && !Array.isArray(cfErrors) ? cfErrors : undefined, cf.name));
+    const input = base(name, cf.name.replace(/_/g, ' '), cf.required && creating, cfErrorsOf(cf.name));
     const value = src.object?.custom_fields?.[cf.name] ?? (src.object ? null : cf.default);
     if (cf.type === 'boolean') {
       input.checkbox = true;
