@@ -120,6 +120,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "webhook", label: "Webhook" }, { value: "script", label: "Script" }],
   },
+  "fhrp-group-auth-type": {
+    name: "fhrp-group-auth-type",
+    integer: false,
+    choices: [{ value: "plaintext", label: "Plaintext" }, { value: "md5", label: "MD5" }],
+  },
+  "fhrp-group-protocol": {
+    name: "fhrp-group-protocol",
+    integer: false,
+    choices: [
+      { value: "vrrp2", label: "VRRPv2", group: "Standard" },
+      { value: "vrrp3", label: "VRRPv3", group: "Standard" },
+      { value: "carp", label: "CARP", group: "Standard" },
+      { value: "clusterxl", label: "ClusterXL", group: "CheckPoint" },
+      { value: "hsrp", label: "HSRP", group: "Cisco" },
+      { value: "glbp", label: "GLBP", group: "Cisco" },
+      { value: "other", label: "Other" },
+    ],
+  },
   "interface-duplex": {
     name: "interface-duplex",
     integer: false,
@@ -314,6 +332,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "ip-family",
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
+  },
+  "ip-range-status": {
+    name: "ip-range-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "reserved", label: "Reserved" },
+      { value: "deprecated", label: "Deprecated" },
+    ],
   },
   "journal-entry-kind": {
     name: "journal-entry-kind",

@@ -104,18 +104,54 @@ import { webhookDefinition, WebhookModel } from "./extras/webhooks/model.js";
 import { webhookSerializer } from "./extras/webhooks/serializer.js";
 import { webhookFilterSet } from "./extras/webhooks/filterset.js";
 import { webhookRoutes } from "./extras/webhooks/routes.js";
+import { aggregateDefinition, AggregateModel } from "./ipam/aggregates/model.js";
+import { aggregateSerializer } from "./ipam/aggregates/serializer.js";
+import { aggregateFilterSet } from "./ipam/aggregates/filterset.js";
+import { aggregateRoutes } from "./ipam/aggregates/routes.js";
+import { asnRangeDefinition, ASNRangeModel } from "./ipam/asn-ranges/model.js";
+import { asnRangeSerializer } from "./ipam/asn-ranges/serializer.js";
+import { asnRangeFilterSet } from "./ipam/asn-ranges/filterset.js";
+import { asnRangeRoutes } from "./ipam/asn-ranges/routes.js";
+import { asnDefinition, ASNModel } from "./ipam/asns/model.js";
+import { asnSerializer } from "./ipam/asns/serializer.js";
+import { asnFilterSet } from "./ipam/asns/filterset.js";
+import { asnRoutes } from "./ipam/asns/routes.js";
+import { fhrpGroupAssignmentDefinition, FHRPGroupAssignmentModel } from "./ipam/fhrp-group-assignments/model.js";
+import { fhrpGroupAssignmentSerializer } from "./ipam/fhrp-group-assignments/serializer.js";
+import { fhrpGroupAssignmentFilterSet } from "./ipam/fhrp-group-assignments/filterset.js";
+import { fhrpGroupAssignmentRoutes } from "./ipam/fhrp-group-assignments/routes.js";
+import { fhrpGroupDefinition, FHRPGroupModel } from "./ipam/fhrp-groups/model.js";
+import { fhrpGroupSerializer } from "./ipam/fhrp-groups/serializer.js";
+import { fhrpGroupFilterSet } from "./ipam/fhrp-groups/filterset.js";
+import { fhrpGroupRoutes } from "./ipam/fhrp-groups/routes.js";
 import { ipAddressDefinition, IPAddressModel } from "./ipam/ip-addresses/model.js";
 import { ipAddressSerializer } from "./ipam/ip-addresses/serializer.js";
 import { ipAddressFilterSet } from "./ipam/ip-addresses/filterset.js";
 import { ipAddressRoutes } from "./ipam/ip-addresses/routes.js";
+import { ipRangeDefinition, IPRangeModel } from "./ipam/ip-ranges/model.js";
+import { ipRangeSerializer } from "./ipam/ip-ranges/serializer.js";
+import { ipRangeFilterSet } from "./ipam/ip-ranges/filterset.js";
+import { ipRangeRoutes } from "./ipam/ip-ranges/routes.js";
 import { prefixDefinition, PrefixModel } from "./ipam/prefixes/model.js";
 import { prefixSerializer } from "./ipam/prefixes/serializer.js";
 import { prefixFilterSet } from "./ipam/prefixes/filterset.js";
 import { prefixRoutes } from "./ipam/prefixes/routes.js";
+import { rirDefinition, RIRModel } from "./ipam/rirs/model.js";
+import { rirSerializer } from "./ipam/rirs/serializer.js";
+import { rirFilterSet } from "./ipam/rirs/filterset.js";
+import { rirRoutes } from "./ipam/rirs/routes.js";
 import { roleDefinition, RoleModel } from "./ipam/roles/model.js";
 import { roleSerializer } from "./ipam/roles/serializer.js";
 import { roleFilterSet } from "./ipam/roles/filterset.js";
 import { roleRoutes } from "./ipam/roles/routes.js";
+import { routeTargetDefinition, RouteTargetModel } from "./ipam/route-targets/model.js";
+import { routeTargetSerializer } from "./ipam/route-targets/serializer.js";
+import { routeTargetFilterSet } from "./ipam/route-targets/filterset.js";
+import { routeTargetRoutes } from "./ipam/route-targets/routes.js";
+import { serviceTemplateDefinition, ServiceTemplateModel } from "./ipam/service-templates/model.js";
+import { serviceTemplateSerializer } from "./ipam/service-templates/serializer.js";
+import { serviceTemplateFilterSet } from "./ipam/service-templates/filterset.js";
+import { serviceTemplateRoutes } from "./ipam/service-templates/routes.js";
 import { serviceDefinition, ServiceModel } from "./ipam/services/model.js";
 import { serviceSerializer } from "./ipam/services/serializer.js";
 import { serviceFilterSet } from "./ipam/services/filterset.js";
@@ -177,7 +213,7 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -206,9 +242,18 @@ export const models: Record<ModelName, ModelEntry> = {
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
   Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
+  Aggregate: { definition: aggregateDefinition, serializer: aggregateSerializer, filters: aggregateFilterSet, routes: aggregateRoutes },
+  ASNRange: { definition: asnRangeDefinition, serializer: asnRangeSerializer, filters: asnRangeFilterSet, routes: asnRangeRoutes },
+  ASN: { definition: asnDefinition, serializer: asnSerializer, filters: asnFilterSet, routes: asnRoutes },
+  FHRPGroupAssignment: { definition: fhrpGroupAssignmentDefinition, serializer: fhrpGroupAssignmentSerializer, filters: fhrpGroupAssignmentFilterSet, routes: fhrpGroupAssignmentRoutes },
+  FHRPGroup: { definition: fhrpGroupDefinition, serializer: fhrpGroupSerializer, filters: fhrpGroupFilterSet, routes: fhrpGroupRoutes },
   IPAddress: { definition: ipAddressDefinition, serializer: ipAddressSerializer, filters: ipAddressFilterSet, routes: ipAddressRoutes },
+  IPRange: { definition: ipRangeDefinition, serializer: ipRangeSerializer, filters: ipRangeFilterSet, routes: ipRangeRoutes },
   Prefix: { definition: prefixDefinition, serializer: prefixSerializer, filters: prefixFilterSet, routes: prefixRoutes },
+  RIR: { definition: rirDefinition, serializer: rirSerializer, filters: rirFilterSet, routes: rirRoutes },
   Role: { definition: roleDefinition, serializer: roleSerializer, filters: roleFilterSet, routes: roleRoutes },
+  RouteTarget: { definition: routeTargetDefinition, serializer: routeTargetSerializer, filters: routeTargetFilterSet, routes: routeTargetRoutes },
+  ServiceTemplate: { definition: serviceTemplateDefinition, serializer: serviceTemplateSerializer, filters: serviceTemplateFilterSet, routes: serviceTemplateRoutes },
   Service: { definition: serviceDefinition, serializer: serviceSerializer, filters: serviceFilterSet, routes: serviceRoutes },
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
@@ -252,9 +297,18 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Tag: TagModel,
   WebhookDelivery: WebhookDeliveryModel,
   Webhook: WebhookModel,
+  Aggregate: AggregateModel,
+  ASNRange: ASNRangeModel,
+  ASN: ASNModel,
+  FHRPGroupAssignment: FHRPGroupAssignmentModel,
+  FHRPGroup: FHRPGroupModel,
   IPAddress: IPAddressModel,
+  IPRange: IPRangeModel,
   Prefix: PrefixModel,
+  RIR: RIRModel,
   Role: RoleModel,
+  RouteTarget: RouteTargetModel,
+  ServiceTemplate: ServiceTemplateModel,
   Service: ServiceModel,
   VLANGroup: VLANGroupModel,
   VLAN: VLANModel,

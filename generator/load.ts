@@ -120,7 +120,7 @@ function checkCrossReferences(
       const field = fieldOf(current, name);
       if (last && wantField) return hasField(current, name) ? null : `'${name}' is not a field of ${current}`;
       if (!field) return `'${name}' is not a field of ${current}`;
-      if (field.type === 'fk' && field.to) current = field.to;
+      if ((field.type === 'fk' || field.type === 'm2m') && field.to) current = field.to;
       else if (field.type === 'generic_fk' && generic && targetsOf(field.types)[generic[2]]) current = targetsOf(field.types)[generic[2]];
       else if (field.type === 'generic_fk' && !generic && last) return null;
       else return `'${name}' of ${current} is not a relation${field.type === 'generic_fk' ? ' (name a type: field[app.model])' : ''}`;
@@ -162,8 +162,15 @@ function checkCrossReferences(
         const src = f.source;
         const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
         for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or a constant 'value'`);
+        const reverse = src?.startsWith('reverse:') ? src.slice(8).split('.') : null;
+        if (reverse) {
+          const [other, via] = reverse;
+          const target = fieldOf(other, via ?? '');
+          const points = target && ((target.type === 'fk' && target.to === spec.model) || (target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model)));
+          if (!points) problems.push(`${at}: source: ${reverse.join(".")} is not a relation of another model to ${spec.model}`);
+        }
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -206,7 +213,7 @@ function checkCrossReferences(
       const target = fieldOf(count.model, count.field);
       if (!byName.has(count.model)) problems.push(`${file}: counts.${name}: unknown model '${count.model}'`);
       else if (!target) problems.push(`${file}: counts.${name}: '${count.field}' is not a field of ${count.model}`);
-      else if (!(target.type === 'fk' && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model))) {
+      else if (!((target.type === 'fk' || target.type === 'm2m') && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model))) {
         problems.push(`${file}: counts.${name}: ${count.model}.${count.field} does not point at ${spec.model}`);
       }
     }
@@ -227,7 +234,7 @@ function checkCrossReferences(
       if (filter.reverse) {
         const [model, field] = filter.reverse.split('.');
         const target = fieldOf(model, field);
-        if (!target || target.type !== 'fk' || target.to !== spec.model) problems.push(`${at}: reverse: ${filter.reverse} is not an fk to ${spec.model}`);
+        if (!target || (target.type !== 'fk' && target.type !== 'm2m') || target.to !== spec.model) problems.push(`${at}: reverse: ${filter.reverse} is not an fk or m2m to ${spec.model}`);
         else if (filter.by && !fieldOf(model, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${model}`);
       }
     }
@@ -241,7 +248,7 @@ export function finalModel(byName: Map<string, LoadedModel>, model: string, path
     const generic = /^(\w+)\[([\w.]+)\]$/.exec(part);
     const field: ModelFile['fields'][string] | undefined = current ? byName.get(current)?.spec.fields[generic ? generic[1] : part] : undefined;
     if (!field) return undefined;
-    current = field.type === 'fk' ? field.to : generic && field.types !== '*' ? (field.types as Record<string, string> | undefined)?.[generic[2]] : undefined;
+    current = field.type === 'fk' || field.type === 'm2m' ? field.to : generic && field.types !== '*' ? (field.types as Record<string, string> | undefined)?.[generic[2]] : undefined;
   }
   return current;
 }

@@ -125,6 +125,7 @@ class Builder {
       case 'computed':
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
+        if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), readOnly: true };
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
@@ -247,6 +248,7 @@ class Builder {
         return { family: 'boolean', item: { type: 'string' } };
       case 'tag': return { family: 'exact', item: filter.by === 'id' ? { type: 'integer' } : { type: 'string' }, description: `Tag ${filter.by}; repeated values must all match` };
       case 'q': return { family: 'boolean', item: { type: 'string' }, description: 'Search' };
+      case 'request': return { family: 'exact', item: { type: 'string', format: 'uuid' }, description: `Objects ${filter.actions.map((a) => `${a}d`).join(' or ')} by the request with this ID (from the change log)` };
       case 'method': return { family: 'boolean', item: { type: 'string' } };
     }
   }

@@ -180,6 +180,11 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters.last_updated = { kind: 'field', field: 'last_updated', family: 'number' };
   }
   if (d.search.length) filters.q = { kind: 'q' };
+  if (d.changelog) {
+    filters.created_by_request = { kind: 'request', actions: ['create'] };
+    filters.updated_by_request = { kind: 'request', actions: ['update'] };
+    filters.modified_by_request = { kind: 'request', actions: ['create', 'update'] };
+  }
 
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;

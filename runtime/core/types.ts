@@ -42,7 +42,7 @@ export interface FieldDefinition {
   types?: Record<string, string>;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' or 'value' */
   source?: string;
   value?: unknown;
   /** string: ordered naturally (dc2 before dc10) through a hidden sort column, columns[1] */
@@ -68,7 +68,7 @@ export interface CountDefinition {
 
 export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';
 
-/** One step of a relation path: the fk (or generic fk of one content type) followed from the previous model. */
+/** One step of a relation path: the fk, m2m (or generic fk of one content type) followed from the previous model. */
 export interface PathStep {
   field: string;
   model: string;
@@ -80,10 +80,12 @@ export type FilterDefinition =
   | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
-  /** objects that rows of another model point at through `field` */
+  /** objects that rows of another model point at through `field` (an fk or an m2m) */
   | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
+  /** objects the change log shows a request (a UUID) created, updated, or either */
+  | { kind: 'request'; actions: ('create' | 'update')[] }
   | { kind: 'q' }
   | { kind: 'method'; method: string };
 

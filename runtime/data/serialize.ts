@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
+import { reverseIds, reverseSource } from './reverse.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -109,6 +110,13 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
   }
 }
 
+/** A model's display function, when one of its hooks computes the display (not a template). */
+const displayHooks = new Map<string, ((row: Row) => string) | null>();
+function displayHook(entry: ModelEntry): ((row: Row) => string) | null {
+  if (!displayHooks.has(entry.definition.name)) displayHooks.set(entry.definition.name, hooksOf(entry).find((h) => h.display)?.display ?? null);
+  return displayHooks.get(entry.definition.name)!;
+}
+
 function isBlank(v: unknown): boolean {
   return v === null || v === undefined || v === '';
 }
@@ -192,6 +200,11 @@ export class Renderer {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
         this.extras.set(name, await fn(rows, { db }));
       }
+      if (source?.startsWith('reverse:') && rows.length) {
+        const links = await reverseIds(db, this.entry, source, ids);
+        for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
+        this.extras.set(name, links);
+      }
     }
     await this.cache.resolve();
   }
@@ -203,6 +216,8 @@ export class Renderer {
   }
 
   display(entry: ModelEntry, row: Row): string {
+    const own = displayHook(entry);
+    if (own) return own(row);
     for (const template of entry.definition.display) {
       let complete = true;
       const text = template.replace(/\{([^}]+)\}/g, (_, path: string) => {
@@ -287,6 +302,10 @@ export class Renderer {
         if (f.source === 'display') out[name] = this.display(entry, row);
         else if (f.source === 'tree_depth') out[name] = Number(row._depth ?? 0);
         else if (f.source === 'value') out[name] = f.value ?? null;
+        else if (f.source?.startsWith('reverse:')) {
+          const ids = entry === this.entry ? (this.extras.get(name) as Map<number, number[]> | undefined)?.get(Number(row.id)) ?? [] : [];
+          out[name] = ids.map((id) => this.nested(model(reverseSource(f.source!).model), id));
+        }
         else if (f.source?.startsWith('coalesce:')) {
           // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
           const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
@@ -313,7 +332,8 @@ async function countFor(db: Knex, entry: ModelEntry, countedModel: string, field
     q = db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
       .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('o.id as n');
   } else {
-    q = db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
+    q = f.type === 'm2m' ? db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n')
+      : db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
     if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
   }
   const map = new Map<number, number>();

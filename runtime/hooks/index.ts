@@ -3,23 +3,31 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { aggregate } from './aggregate.js';
+import { asn } from './asn.js';
+import { asnRange } from './asn_range.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
+import { cluster } from './cluster.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { device } from './device.js';
+import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
+import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { prefix } from './prefix.js';
-import { service } from './service.js';
+import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualMachine } from './virtual_machine.js';
+import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
+import { vmInterface } from './vm_interface.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -28,23 +36,32 @@ import { savedFilter } from './saved_filter.js';
 import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  aggregate,
+  asn,
+  asn_range: asnRange,
+  cluster,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
   content_type: contentType,
   device,
+  fhrp_group: fhrpGroup,
   group,
   interface: interfaceHooks,
   permission,
   ip_address: ipAddress,
+  ip_range: ipRange,
   journal_entry: journalEntry,
   prefix,
   service,
+  service_template: serviceTemplate,
   tag,
   token,
   user,
   virtual_machine: virtualMachine,
+  vlan,
   vlan_group: vlanGroup,
+  vm_interface: vmInterface,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

@@ -9,6 +9,7 @@ export const deviceTypeFilterSet: FilterSet = {
   airflow: { kind: "field", field: "airflow", family: "exact" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   default_platform: {
     kind: "path",
     path: [{ field: "default_platform", model: "Platform" }],
@@ -43,6 +44,7 @@ export const deviceTypeFilterSet: FilterSet = {
     tree: false,
   },
   model: { kind: "field", field: "model", family: "string" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   part_number: { kind: "field", field: "part_number", family: "string" },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
@@ -50,6 +52,7 @@ export const deviceTypeFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   u_height: { kind: "field", field: "u_height", family: "number" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },
   weight_unit: { kind: "field", field: "weight_unit", family: "exact" },
 };

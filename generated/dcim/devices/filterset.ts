@@ -24,6 +24,7 @@ export const deviceFilterSet: FilterSet = {
   },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_role: {
     kind: "path",
@@ -109,6 +110,7 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   oob_ip: {
     kind: "path",
@@ -270,6 +272,7 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vc_position: { kind: "field", field: "vc_position", family: "number" },
   vc_priority: { kind: "field", field: "vc_priority", family: "number" },
 };

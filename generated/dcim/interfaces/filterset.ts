@@ -21,6 +21,7 @@ export const interfaceFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -102,6 +103,7 @@ export const interfaceFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
   mode: { kind: "field", field: "mode", family: "exact" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   mtu: { kind: "field", field: "mtu", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   parent: {
@@ -230,6 +232,7 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vlan_id: { kind: "method", method: "interface_vlan_id" },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },

@@ -45,6 +45,7 @@ export const interfaceSerializer: SerializerDefinition = {
     "custom_fields",
     "created",
     "last_updated",
+    "count_fhrp_groups",
     "count_ipaddresses",
   ],
   brief: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],

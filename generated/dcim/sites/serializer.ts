@@ -25,6 +25,7 @@ export const siteSerializer: SerializerDefinition = {
     "latitude",
     "longitude",
     "comments",
+    "asns",
     "tags",
     "custom_fields",
     "created",

@@ -124,7 +124,11 @@ export const ipAddressDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["assigned_object_type", "assigned_object_id"],
-      types: { "dcim.interface": "Interface", "virtualization.vminterface": "VMInterface" },
+      types: {
+        "dcim.interface": "Interface",
+        "ipam.fhrpgroup": "FHRPGroup",
+        "virtualization.vminterface": "VMInterface",
+      },
       onDelete: "set_null",
     },
     nat_inside: {
@@ -140,6 +144,19 @@ export const ipAddressDefinition: ModelDefinition = {
       columns: ["nat_inside_id"],
       to: "IPAddress",
       onDelete: "set_null",
+    },
+    nat_outside: {
+      name: "nat_outside",
+      type: "computed",
+      label: "NAT (outside)",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse:IPAddress.nat_inside",
     },
     dns_name: {
       name: "dns_name",

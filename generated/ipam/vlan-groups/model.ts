@@ -72,6 +72,8 @@ export const vlanGroupDefinition: ModelDefinition = {
         "dcim.site": "Site",
         "dcim.location": "Location",
         "dcim.rack": "Rack",
+        "virtualization.clustergroup": "ClusterGroup",
+        "virtualization.cluster": "Cluster",
       },
       onDelete: "set_null",
     },

@@ -29,7 +29,7 @@ export const vlanDefinition: ModelDefinition = {
   ordering: ["site", "group", "vid"],
   brief: ["id", "url", "display", "vid", "name"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["vlan"],
   uniqueTogether: [["group", "vid"], ["group", "name"]],
   uniqueNullsMatch: [],
   fields: {

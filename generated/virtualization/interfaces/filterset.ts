@@ -35,12 +35,14 @@ export const vmInterfaceFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mac_address: { kind: "field", field: "mac_address", family: "string" },
   mode: { kind: "field", field: "mode", family: "exact" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   mtu: { kind: "field", field: "mtu", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   parent: {
@@ -74,6 +76,7 @@ export const vmInterfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [{ field: "virtual_machine", model: "VirtualMachine" }],

@@ -28,7 +28,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   ordering: ["virtual_machine", "name"],
   brief: ["id", "url", "display", "virtual_machine", "name"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["vm_interface"],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "virtual_machine",
@@ -201,6 +201,12 @@ export const vmInterfaceDefinition: ModelDefinition = {
     },
   },
   counts: {
+    count_fhrp_groups: {
+      name: "count_fhrp_groups",
+      model: "FHRPGroupAssignment",
+      field: "interface",
+      cumulative: false,
+    },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
 };

@@ -27,6 +27,7 @@ export const vmInterfaceSerializer: SerializerDefinition = {
     "custom_fields",
     "created",
     "last_updated",
+    "count_fhrp_groups",
     "count_ipaddresses",
   ],
   brief: ["id", "url", "display", "virtual_machine", "name"],

@@ -90,6 +90,7 @@ export const virtualMachineDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cluster_id"],
       to: "Cluster",
+      example: 1,
       onDelete: "protect",
     },
     device: {

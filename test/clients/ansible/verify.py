@@ -127,12 +127,61 @@ def verify_04_webhook():
         eq((hook.payload_url, hook.http_method, hook.http_content_type, hook.enabled, hook.ssl_verification),
            ("https://hooks.example.com/netledger", "POST", "application/json", True, True), "delivery")
 
+    @c.check("the 3.6 webhook fields are mapped onto an event rule of the same name")
+    def _():
+        hook = one(nb.extras.webhooks, "webhook", name="ans-hook1")
+        rule = one(nb.extras.event_rules, "event rule", name="ans-hook1")
+        eq((rule.content_types, rule.type_create, rule.type_update, rule.type_delete, rule.enabled), (["dcim.device"], True, True, False, True), "rule triggers")
+        eq((rule.action_type.value, rule.action_object_type, rule.action_object_id), ("webhook", "extras.webhook", hook.id), "rule action")
+
+    @c.check("stored export template and custom link")
+    def _():
+        template = one(nb.extras.export_templates, "export template", name="ans-device-names")
+        eq((template.content_types, template.mime_type, template.file_extension, template.as_attachment), (["dcim.device"], "text/plain", "txt", False), "export template")
+        link = one(nb.extras.custom_links, "custom link", name="ans-site-wiki")
+        eq((link.content_types, link.weight, link.group_name, link.button_class.value, link.new_window),
+           (["dcim.site"], 50, "Docs", "blue", True), "custom link")
+
+
+def verify_05_ipam_catalogue():
+    @c.check("stored RIR, aggregate and prefix inside it")
+    def _():
+        rir = one(nb.ipam.rirs, "RIR", slug="ans-rir")
+        eq((rir.name, rir.is_private), ("Ans RIR", True), "RIR")
+        agg = one(nb.ipam.aggregates, "aggregate", prefix="10.90.0.0/16")
+        eq((agg.rir.id, str(agg.date_added), agg.description), (rir.id, "2024-01-18", "lab space"), "aggregate")
+        eq(nb.ipam.aggregates.get(contains="10.90.1.0/24").id, agg.id, "the prefix lies in the aggregate")
+
+    @c.check("stored ASN and route targets on the VRF")
+    def _():
+        asn = one(nb.ipam.asns, "ASN", asn=4200000001)
+        eq((asn.rir.slug, asn.description, str(asn)), ("ans-rir", "lab AS", "AS4200000001 (64086.59905)"), "ASN")
+        vrf = one(nb.ipam.vrfs, "VRF", name="ans-vrf-rt")
+        eq(sorted(t.name for t in vrf.import_targets), ["65090:1", "65090:2"], "import targets")
+        eq([t.name for t in vrf.export_targets], ["65090:1"], "export targets")
+        eq(nb.ipam.route_targets.count(name__isw="65090:"), 2, "no duplicate targets")
+
+    @c.check("stored FHRP group and its assignment")
+    def _():
+        group = one(nb.ipam.fhrp_groups, "FHRP group", group_id=90)
+        eq((group.protocol.value, group.auth_type.value, group.auth_key), ("vrrp2", "md5", "ans-secret"), "group")
+        assignment = one(nb.ipam.fhrp_group_assignments, "assignment", group_id=group.id)
+        eq((assignment.interface.name, assignment.interface.device.name, assignment.priority), ("Ethernet1", "ans-leaf1", 200), "assignment")
+
+    @c.check("stored service template and VLAN group")
+    def _():
+        tmpl = one(nb.ipam.service_templates, "service template", name="ans-https")
+        eq((tmpl.protocol.value, tmpl.ports), ("tcp", [443, 8443]), "template")
+        group = one(nb.ipam.vlan_groups, "VLAN group", name="ans-vlan-pool")
+        eq((group.min_vid, group.max_vid), (500, 599), "VID range")
+
 
 VERIFY = {
     "01_sites": verify_01_sites,
     "02_dcim": verify_02_dcim,
     "03_ipam": verify_03_ipam,
     "04_webhook": verify_04_webhook,
+    "05_ipam_catalogue": verify_05_ipam_catalogue,
 }
 
 if PLAYBOOK not in VERIFY:
