@@ -28,6 +28,13 @@ async function page(path: string): Promise<{ status: number; text: string; type:
   return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '' };
 }
 
+test('an unknown page is a 404 page, not bare text', async () => {
+  const reply = await page('/no/such-page/');
+  assert.is(reply.status, 404);
+  assert.match(reply.type, /^text\/html/);
+  assert.match(reply.text, /<h1[^>]*>Not found<\/h1>/);
+});
+
 for (const entry of modelList) {
   const d = entry.definition;
   const list = `/${d.app}/${d.endpoint}/`;

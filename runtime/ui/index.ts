@@ -86,7 +86,13 @@ export function uiRoutes(services: Services) {
         ctx.redirect(`${slashed}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
         return;
       }
-      return next();
+      await next();
+      // Nothing answered (not /login/, not an API path): a page saying so, not a bare text 404.
+      if (ctx.status === 404 && ctx.body == null && ['GET', 'HEAD'].includes(ctx.method)) {
+        const session = await authenticatePage(ctx, services);
+        notFound(ctx, pageFrame(ctx, services, session, 'Not found'));
+      }
+      return;
     }
     const started = performance.now();
     try {

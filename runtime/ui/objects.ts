@@ -193,7 +193,7 @@ export async function deletePage(ctx: Context, services: Services, page: Page, s
 }
 
 export function notFound(ctx: Context, page: Page): void {
-  sendPage(ctx, { ...page, title: 'Not found' }, 'message', { heading: 'Not found', text: 'No such object, or you may not see it.' }, 404);
+  sendPage(ctx, { ...page, title: 'Not found' }, 'message', { heading: 'Not found', text: 'There is no such page or object, or you may not see it.' }, 404);
 }
 
 export function forbidden(ctx: Context, page: Page): void {
