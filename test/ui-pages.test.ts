@@ -93,6 +93,7 @@ test('a device list, screenshot for the README', async () => {
   const { page } = browser;
   await page.goto(`${base}/dcim/devices/?q=${tag}-dev`);
   assert.is(await page.locator('#results tbody tr').count(), 12);
+  assert.match(await page.locator('#filters summary').innerText(), /^Filters$/, 'the quick search is no filter, and nothing else is either');
   mkdirSync(join(import.meta.dirname, '../docs/screenshots'), { recursive: true });
   await page.screenshot({ path: join(import.meta.dirname, '../docs/screenshots/device-list.png') });
 });

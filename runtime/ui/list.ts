@@ -125,7 +125,7 @@ export async function listPage(ctx: Context, services: Services, page: Page, ent
   const pages = Math.max(1, Math.ceil(count / perPage));
   const canChange = may(ctx, entry, 'change', services) && !entry.definition.readOnly;
   const canDelete = may(ctx, entry, 'delete', services) && !entry.definition.readOnly;
-  const filters = [...new URLSearchParams(query)].filter(([k]) => !['limit', 'offset', 'ordering', 'q'].includes(k)).map(([k, v]) => ({ name: k, value: v }));
+  const filters = [...new URLSearchParams(query)].filter(([k]) => !['limit', 'offset', 'ordering', 'q', 'exclude'].includes(k)).map(([k, v]) => ({ name: k, value: v }));
   const exportQuery = new URLSearchParams(base);
   exportQuery.delete('per_page');
   exportQuery.delete('sort');
