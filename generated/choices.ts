@@ -19,6 +19,23 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "mixed", label: "Mixed" },
     ],
   },
+  "circuit-status": {
+    name: "circuit-status",
+    integer: false,
+    choices: [
+      { value: "planned", label: "Planned" },
+      { value: "provisioning", label: "Provisioning" },
+      { value: "active", label: "Active" },
+      { value: "offline", label: "Offline" },
+      { value: "deprovisioning", label: "Deprovisioning" },
+      { value: "decommissioned", label: "Decommissioned" },
+    ],
+  },
+  "circuit-termination-side": {
+    name: "circuit-termination-side",
+    integer: false,
+    choices: [{ value: "A", label: "A" }, { value: "Z", label: "Z" }],
+  },
   "cluster-status": {
     name: "cluster-status",
     integer: false,
@@ -28,6 +45,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "active", label: "Active" },
       { value: "decommissioning", label: "Decommissioning" },
       { value: "offline", label: "Offline" },
+    ],
+  },
+  "contact-priority": {
+    name: "contact-priority",
+    integer: false,
+    choices: [
+      { value: "primary", label: "Primary" },
+      { value: "secondary", label: "Secondary" },
+      { value: "tertiary", label: "Tertiary" },
+      { value: "inactive", label: "Inactive" },
     ],
   },
   "custom-field-filter-logic": {
@@ -350,6 +377,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "success", label: "Success" },
       { value: "warning", label: "Warning" },
       { value: "danger", label: "Danger" },
+    ],
+  },
+  "l2vpn-type": {
+    name: "l2vpn-type",
+    integer: false,
+    choices: [
+      { value: "vpws", label: "VPWS", group: "VPLS" },
+      { value: "vpls", label: "VPLS", group: "VPLS" },
+      { value: "vxlan", label: "VXLAN", group: "VXLAN" },
+      { value: "vxlan-evpn", label: "VXLAN-EVPN", group: "VXLAN" },
+      { value: "mpls-evpn", label: "MPLS EVPN", group: "L2VPN E-VPN" },
+      { value: "pbb-evpn", label: "PBB EVPN", group: "L2VPN E-VPN" },
+      { value: "epl", label: "EPL", group: "E-Line" },
+      { value: "evpl", label: "EVPL", group: "E-Line" },
+      { value: "ep-lan", label: "Ethernet Private LAN", group: "E-LAN" },
+      { value: "evp-lan", label: "Ethernet Virtual Private LAN", group: "E-LAN" },
+      { value: "ep-tree", label: "Ethernet Private Tree", group: "E-Tree" },
+      { value: "evp-tree", label: "Ethernet Virtual Private Tree", group: "E-Tree" },
     ],
   },
   "location-status": {

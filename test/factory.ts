@@ -50,7 +50,7 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
     else if (f.type === 'generic_fk') {
       // A required generic relation points at a fresh object of its simplest target type.
       const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
-      input[`${f.name}_type`] = type;
+      input[f.typeKey!] = type;
       input[`${f.name}_id`] = (await createObject(app, model(target))).id;
     }
     else if (f.type === 'token_key') continue;

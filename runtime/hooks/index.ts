@@ -6,6 +6,9 @@ import type { ModelHooks } from '../data/registry.js';
 import { aggregate } from './aggregate.js';
 import { asn } from './asn.js';
 import { asnRange } from './asn_range.js';
+import { circuit } from './circuit.js';
+import { circuitTermination } from './circuit_termination.js';
+import { contactAssignment } from './contact_assignment.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { cluster } from './cluster.js';
@@ -19,6 +22,7 @@ import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
+import { l2vpnTermination } from './l2vpn_termination.js';
 import { prefix } from './prefix.js';
 import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
@@ -40,6 +44,9 @@ export const hooks: Record<string, ModelHooks> = {
   asn,
   asn_range: asnRange,
   cluster,
+  circuit,
+  circuit_termination: circuitTermination,
+  contact_assignment: contactAssignment,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
@@ -52,6 +59,7 @@ export const hooks: Record<string, ModelHooks> = {
   ip_address: ipAddress,
   ip_range: ipRange,
   journal_entry: journalEntry,
+  l2vpn_termination: l2vpnTermination,
   prefix,
   service,
   service_template: serviceTemplate,

@@ -4,7 +4,7 @@
  * compressed once; its URL carries a content hash, so it is cached for a year.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,8 @@ import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import type { Context } from 'koa';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const TEMPLATE_DIR = resolve(here, '../../templates');
+/** templates/ at the repository's top: two folders up from runtime/ui/, three from the compiled dist/runtime/ui/. */
+export const TEMPLATE_DIR = [resolve(here, '../../templates'), resolve(here, '../../../templates')].find((dir) => existsSync(join(dir, 'ui'))) ?? resolve(here, '../../templates');
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
 

@@ -69,6 +69,22 @@ export const interfaceFilterSet: FilterSet = {
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   kind: { kind: "method", method: "interface_kind" },
+  l2vpn: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "identifier",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
+  l2vpn_id: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "id",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
   label: { kind: "field", field: "label", family: "string" },
   lag: {
     kind: "path",

@@ -41,6 +41,7 @@ export const interfaceSerializer: SerializerDefinition = {
     "connection_status",
     "vrf",
     "_occupied",
+    "l2vpn_termination",
     "tags",
     "custom_fields",
     "created",
