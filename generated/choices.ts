@@ -518,6 +518,7 @@ export const choiceSets: Record<string, ChoiceSet> = {
     choices: [
       { value: "queued", label: "Queued" },
       { value: "succeeded", label: "Succeeded" },
+      { value: "retrying", label: "Retrying" },
       { value: "failed", label: "Failed" },
     ],
   },

@@ -120,6 +120,17 @@ export interface ModelFile {
    * The relation recorded as the change log's related object (an interface's device)
    */
   changelog_related?: string;
+  /**
+   * The web interface: how the model's pages look
+   */
+  ui?: {
+    /**
+     * The list page's default columns, in order (fields or counts; the first links to the object)
+     *
+     * @minItems 1
+     */
+    columns?: [string, ...string[]];
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -212,6 +212,9 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    for (const name of spec.ui?.columns ?? []) {
+      if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
+    }
     if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);

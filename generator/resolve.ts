@@ -131,6 +131,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
+    ...(spec.ui?.columns ? { ui: { columns: spec.ui.columns } } : {}),
     fields,
     counts,
   };

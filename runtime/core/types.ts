@@ -121,6 +121,8 @@ export interface ModelDefinition {
   changelog: boolean;
   /** the fk recorded as the change log's related object (an interface's device) */
   changelogRelated?: string;
+  /** the web interface: the list page's columns (else a default from brief, choices and relations) */
+  ui?: { columns: string[] };
   lookup: string;
   display: string[];
   ordering: string[];

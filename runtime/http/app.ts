@@ -50,7 +50,8 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-export function createApp(services: Services): Koa {
+/** `pages`: the web interface's middleware (runtime/ui/, a higher layer), handed over by the composition root. */
+export function createApp(services: Services, pages?: (services: Services) => Koa.Middleware): Koa {
   const { db, config } = services;
   const app = new Koa();
   // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
@@ -86,6 +87,9 @@ export function createApp(services: Services): Koa {
 
   // /login/ and /logout/ (form-encoded or JSON bodies of their own, so before jsonBody).
   app.use(sessionRoutes(services));
+  // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
+  // form field, so it authenticates them itself, before the API's authentication and jsonBody.
+  if (pages) app.use(pages(services));
   app.use(async (ctx, next) => {
     let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
     // No token: a session cookie may authenticate instead (writes need its CSRF token).

@@ -42,6 +42,7 @@ export const deviceDefinition: ModelDefinition = {
   hooks: ["device"],
   uniqueTogether: [["site", "tenant", "name"]],
   uniqueNullsMatch: ["tenant"],
+  ui: { columns: ["name", "status", "site", "rack", "role", "device_type", "tenant", "primary_ip"] },
   fields: {
     name: {
       name: "name",
