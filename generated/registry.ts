@@ -4,6 +4,14 @@
 
 import type { ModelEntry } from "../runtime/core/types.js";
 import type { Model } from "objection";
+import { cableTerminationDefinition, CableTerminationModel } from "./dcim/cable-terminations/model.js";
+import { cableTerminationSerializer } from "./dcim/cable-terminations/serializer.js";
+import { cableTerminationFilterSet } from "./dcim/cable-terminations/filterset.js";
+import { cableTerminationRoutes } from "./dcim/cable-terminations/routes.js";
+import { cableDefinition, CableModel } from "./dcim/cables/model.js";
+import { cableSerializer } from "./dcim/cables/serializer.js";
+import { cableFilterSet } from "./dcim/cables/filterset.js";
+import { cableRoutes } from "./dcim/cables/routes.js";
 import { deviceRoleDefinition, DeviceRoleModel } from "./dcim/device-roles/model.js";
 import { deviceRoleSerializer } from "./dcim/device-roles/serializer.js";
 import { deviceRoleFilterSet } from "./dcim/device-roles/filterset.js";
@@ -161,10 +169,12 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'CableTermination' | 'Cable' | 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
+  CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
+  Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
   DeviceRole: { definition: deviceRoleDefinition, serializer: deviceRoleSerializer, filters: deviceRoleFilterSet, routes: deviceRoleRoutes },
   DeviceType: { definition: deviceTypeDefinition, serializer: deviceTypeSerializer, filters: deviceTypeFilterSet, routes: deviceTypeRoutes },
   Device: { definition: deviceDefinition, serializer: deviceSerializer, filters: deviceFilterSet, routes: deviceRoutes },
@@ -207,6 +217,8 @@ export const models: Record<ModelName, ModelEntry> = {
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
+  CableTermination: CableTerminationModel,
+  Cable: CableModel,
   DeviceRole: DeviceRoleModel,
   DeviceType: DeviceTypeModel,
   Device: DeviceModel,

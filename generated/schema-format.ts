@@ -112,6 +112,55 @@ export interface ModelFile {
    * The relation recorded as the change log's related object (an interface's device)
    */
   changelog_related?: string;
+  /**
+   * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it
+   */
+  cabling?: {
+    /**
+     * endpoint: a path starts and ends here (trace); pass_through: paths continue through it (front/rear ports, circuit terminations)
+     */
+    role: "endpoint" | "pass_through";
+    /**
+     * Content types a cable may join this model to (the other end)
+     *
+     * @minItems 1
+     */
+    peers: [string, ...string[]];
+    /**
+     * The relation naming the object the termination belongs to (device, circuit, power panel)
+     */
+    parent?: string;
+    /**
+     * Objects whose field has one of these values (or a choice in one of these groups) cannot take a cable
+     */
+    not_cabled?: {
+      field: string;
+      values?: string[];
+      groups?: string[];
+    };
+    /**
+     * How a path continues through a pass-through
+     */
+    through?: {
+      /**
+       * to_position: to the object `to` points at, at position `position` (a front port to its rear port); from_positions: back out through the to_position objects pointing here, `positions` wide (a rear port to its front ports); sibling: to the other object of the same `group` with the opposite `side` (circuit terminations A and Z)
+       */
+      kind: "to_position" | "from_positions" | "sibling";
+      to?: string;
+      position?: string;
+      positions?: string;
+      group?: string;
+      side?: string;
+      /**
+       * sibling: relations of the sibling at which a path ends (provider network, site)
+       */
+      terminus?: string[];
+    };
+    /**
+     * endpoint: a relation to another endpoint through which a trace goes on (an interface's bridge)
+     */
+    continue_via?: string;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -193,13 +242,14 @@ export interface Field {
    */
   filter?: boolean;
   /**
-   * generic_fk: content type (app.model) to model name, or '*' for any model
+   * generic_fk: content type (app.model) to model name, '*' for any model, or 'cabled' for every model that declares cabling
    */
   types?:
     | {
         [k: string]: string;
       }
-    | "*";
+    | "*"
+    | "cabled";
   /**
    * alias: the field this one mirrors (read and write)
    */

@@ -104,7 +104,8 @@ function checkCrossReferences(
 
   const contentTypes = new Map(models.map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   /** content type → model of a generic relation; '*' is every model */
-  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : (types as Record<string, string>) ?? {});
+  const cabled = Object.fromEntries([...contentTypes].filter(([, name]) => byName.get(name)?.spec.cabling));
+  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : types === 'cabled' ? cabled : (types as Record<string, string>) ?? {});
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
   const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
   const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
@@ -146,8 +147,8 @@ function checkCrossReferences(
         }
       }
       if (f.type === 'generic_fk') {
-        if (!f.types || (f.types !== '*' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
-        for (const [ct, target] of Object.entries(f.types === '*' ? {} : f.types ?? {})) {
+        if (!f.types || (typeof f.types === 'object' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
+        for (const [ct, target] of Object.entries(typeof f.types === 'object' ? f.types : {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);
           else if ((t.spec.content_type ?? `${t.spec.app}.${t.spec.model.toLowerCase()}`) !== ct) problems.push(`${at}: types: '${ct}' is not the content type of ${target}`);
@@ -162,8 +163,10 @@ function checkCrossReferences(
         const src = f.source;
         const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
         for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or a constant 'value'`);
+        const any = src?.startsWith('any:') ? src.slice(4).split(',') : null;
+        for (const name of any ?? []) if (!fields[name] || ['computed', 'm2m', 'alias'].includes(fields[name].type)) problems.push(`${at}: source: '${name}' is not a stored field of ${spec.model}`);
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!any?.length;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -184,6 +187,7 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
     if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
@@ -230,6 +234,46 @@ function checkCrossReferences(
     }
   }
   checkNestingTerminates(models, byName, problems);
+}
+
+/** `cabling:`: peers are cabled models that name this one back; the fields it names exist. */
+function checkCabling(spec: ModelFile, file: string, byName: Map<string, LoadedModel>, contentTypes: Map<string, string>, problems: string[]): void {
+  const c = spec.cabling!;
+  const at = `${file}: cabling`;
+  const own = spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`;
+  for (const peer of c.peers) {
+    const other = byName.get(contentTypes.get(peer) ?? '')?.spec;
+    if (!other) problems.push(`${at}.peers: '${peer}' is not the content type of a model`);
+    else if (!other.cabling) problems.push(`${at}.peers: ${other.model} declares no cabling`);
+    else if (!other.cabling.peers.includes(own)) problems.push(`${at}.peers: ${other.model} does not name ${own} among its peers`);
+  }
+  const relation = (name: string | undefined, key: string) => {
+    if (name !== undefined && spec.fields[name]?.type !== 'fk') problems.push(`${at}.${key}: '${name}' is not a relation of ${spec.model}`);
+  };
+  const field = (name: string | undefined, key: string) => {
+    if (name !== undefined && !spec.fields[name]) problems.push(`${at}.${key}: '${name}' is not a field of ${spec.model}`);
+  };
+  relation(c.parent, 'parent');
+  relation(c.continue_via, 'continue_via');
+  field(c.not_cabled?.field, 'not_cabled.field');
+  const t = c.through;
+  if (t && c.role !== 'pass_through') problems.push(`${at}.through: only a pass_through has one`);
+  if (!t && c.role === 'pass_through') problems.push(`${at}: a pass_through needs 'through'`);
+  if (t?.kind === 'to_position') {
+    relation(t.to, 'through.to');
+    field(t.position, 'through.position');
+    if (!t.to || !t.position) problems.push(`${at}.through: to_position needs 'to' and 'position'`);
+  }
+  if (t?.kind === 'from_positions') {
+    field(t.positions, 'through.positions');
+    if (!t.positions) problems.push(`${at}.through: from_positions needs 'positions'`);
+  }
+  if (t?.kind === 'sibling') {
+    relation(t.group, 'through.group');
+    field(t.side, 'through.side');
+    for (const name of t.terminus ?? []) relation(name, 'through.terminus');
+    if (!t.group || !t.side) problems.push(`${at}.through: sibling needs 'group' and 'side'`);
+  }
 }
 
 export function finalModel(byName: Map<string, LoadedModel>, model: string, path: string): string | undefined {

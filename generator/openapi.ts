@@ -69,7 +69,8 @@ class Builder {
       }
       case 'ip_prefix': case 'ip_address': return { type: 'string' };
       case 'slug': return { type: 'string', pattern: '^[-a-zA-Z0-9_]+$', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
-      case 'color': return { type: 'string', pattern: '^[0-9a-f]{6}$' };
+      // an optional colour may be blank (a cable without one)
+      case 'color': return { type: 'string', pattern: f.required ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
       default: return { type: 'string', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
     }
   }
@@ -126,6 +127,7 @@ class Builder {
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
+        if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
       case 'token_key': return { type: 'string' };

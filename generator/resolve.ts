@@ -4,7 +4,7 @@
  */
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
-  ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
+  CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
 } from '../runtime/core/types.js';
 import type { LoadedSchema } from './load.js';
@@ -21,11 +21,16 @@ export interface ResolvedSchema {
 export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const specs = new Map(schema.models.map((m) => [m.spec.model, m]));
   const definitions = new Map<string, ModelDefinition>();
-  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs));
+  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs, schema.choiceSets));
   // A generic relation to '*' may point at any model that keeps a change log.
   const everyModel = Object.fromEntries([...definitions.values()].filter((d) => d.changelog).map((d) => [d.contentType, d.name]).sort());
+  // 'cabled': every model that declares `cabling:` (cable terminations point at any of them).
+  const cabled = Object.fromEntries([...definitions.values()].filter((d) => d.cabling).map((d) => [d.contentType, d.name]).sort());
   for (const d of definitions.values()) {
-    for (const f of Object.values(d.fields)) if ((f.types as unknown) === '*') f.types = everyModel;
+    for (const f of Object.values(d.fields)) {
+      if ((f.types as unknown) === '*') f.types = everyModel;
+      if ((f.types as unknown) === 'cabled') f.types = cabled;
+    }
   }
   const entries = [...definitions.values()]
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
@@ -61,7 +66,7 @@ function columnsOf(name: string, f: SpecField): string[] {
   }
 }
 
-function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>): ModelDefinition {
+function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>, schemaChoices: LoadedSchema['choiceSets']): ModelDefinition {
   const table = spec.table ?? defaultTable(spec.app, spec.model);
   const fields: Record<string, FieldDefinition> = {};
   for (const [name, f] of Object.entries(spec.fields)) {
@@ -118,7 +123,24 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     fields,
     counts,
+    ...(spec.cabling ? { cabling: resolveCabling(spec, schemaChoices) } : {}),
   };
+}
+
+/** `cabling:` as the runtime reads it: choice groups that forbid a cable become their values. */
+function resolveCabling(spec: ModelFile, choiceSets: LoadedSchema['choiceSets']): CablingDefinition {
+  const c = spec.cabling!;
+  const out: CablingDefinition = { role: c.role, peers: [...c.peers].sort() };
+  if (c.parent) out.parent = c.parent;
+  if (c.not_cabled) {
+    const set = choiceSets.get(spec.fields[c.not_cabled.field]?.choices ?? '');
+    const groups = c.not_cabled.groups ?? [];
+    const values = [...(c.not_cabled.values ?? []), ...(set?.choices ?? []).filter((x) => x.group && groups.includes(x.group)).map((x) => String(x.value))];
+    out.notCabled = { field: c.not_cabled.field, values: [...new Set(values)] };
+  }
+  if (c.through) out.through = { ...c.through };
+  if (c.continue_via) out.continueVia = c.continue_via;
+  return out;
 }
 
 function resolveSerializer(d: ModelDefinition): SerializerDefinition {

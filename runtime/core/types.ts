@@ -42,7 +42,7 @@ export interface FieldDefinition {
   types?: Record<string, string>;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' or 'value' */
   source?: string;
   value?: unknown;
   /** string: ordered naturally (dc2 before dc10) through a hidden sort column, columns[1] */
@@ -87,6 +87,24 @@ export type FilterDefinition =
   | { kind: 'q' }
   | { kind: 'method'; method: string };
 
+/** A model that can terminate a cable (`cabling:` in its YAML); the path tracer reads only this. */
+export interface CablingDefinition {
+  role: 'endpoint' | 'pass_through';
+  /** content types a cable may join this model to */
+  peers: string[];
+  /** the relation naming the object a termination belongs to (device, circuit, power panel) */
+  parent?: string;
+  /** objects whose `field` holds one of `values` cannot take a cable (resolved from choice groups) */
+  notCabled?: { field: string; values: string[] };
+  through?: {
+    kind: 'to_position' | 'from_positions' | 'sibling';
+    to?: string; position?: string; positions?: string;
+    group?: string; side?: string; terminus?: string[];
+  };
+  /** endpoint: the relation to another endpoint through which a trace goes on (an interface's bridge) */
+  continueVia?: string;
+}
+
 export interface ModelDefinition {
   name: string;
   app: string;
@@ -116,6 +134,7 @@ export interface ModelDefinition {
   uniqueNullsMatch: string[];
   fields: Record<string, FieldDefinition>;
   counts: Record<string, CountDefinition>;
+  cabling?: CablingDefinition;
 }
 
 export interface SerializerDefinition {

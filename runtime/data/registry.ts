@@ -16,6 +16,8 @@ export type Action = 'view' | 'add' | 'change' | 'delete';
 
 export interface HookContext {
   db: Knex;
+  /** the model the hook runs for (a hook may serve several models: the cabled components) */
+  entry?: ModelEntry;
 }
 
 /** One element of a write while it is validated: the columns to store, and what the client sent. */
@@ -41,8 +43,13 @@ export interface ModelHooks {
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
   prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
-  /** after the rows of a create or update are written, inside the transaction */
-  afterWrite?: (rows: Row[], ctx: HookContext) => Promise<void>;
+  /** after the rows of a create or update are written, inside the transaction (items: the request's elements, ids set) */
+  afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<void>;
+  /**
+   * before objects of this model are deleted (after their change records are taken), inside the
+   * transaction; `closure` is everything the delete removes, by model, cascades included
+   */
+  beforeDelete?: (ids: number[], ctx: HookContext & { closure: Map<string, Set<number>> }) => Promise<void>;
   /** narrows what a user may see and change */
   scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
   /** whether a user may perform an action at all on this model (beyond the generic token rules) */
@@ -69,6 +76,14 @@ export interface ActionContext extends HookContext {
    * and returns the elements to create (or throws, e.g. a 409 when nothing is free).
    */
   create(model: string, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<ActionResult>;
+}
+
+/**
+ * A reference a computed field returns in place of an object: the serializer loads every referenced
+ * row of a page in one query per model and shows each in its nested form.
+ */
+export class NestedRef {
+  constructor(readonly model: string, readonly id: number) {}
 }
 
 export interface ActionResult {

@@ -398,18 +398,18 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
-    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
+    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user });
   }
   for (const hook of hooksOf(entry)) {
-    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user });
   }
 }
 
-async function afterWrite(entry: ModelEntry, ids: number[], ctx: WriteContext): Promise<void> {
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', ids);
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db });
+  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
 }
 
 export interface WriteResult {
@@ -439,7 +439,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, ids, ctx);
+  await afterWrite(entry, items, ctx);
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -484,7 +484,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
   const changed = items.map((i) => i.id!);
-  await afterWrite(entry, changed, ctx);
+  await afterWrite(entry, items, ctx);
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -545,6 +545,9 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
   const doomed = [];
   for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  for (const [name, set] of closure) {
+    for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure });
+  }
   // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;

@@ -3,6 +3,9 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { cable } from './cable.js';
+import { cabled } from './cabled.js';
+import { cableTermination } from './cable_termination.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { configContext } from './config_context.js';
@@ -24,6 +27,9 @@ import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  cable,
+  cable_termination: cableTermination,
+  cabled,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,

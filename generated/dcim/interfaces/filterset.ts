@@ -20,6 +20,23 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
+  connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
   device: {
@@ -104,6 +121,7 @@ export const interfaceFilterSet: FilterSet = {
   mode: { kind: "field", field: "mode", family: "exact" },
   mtu: { kind: "field", field: "mtu", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   parent: {
     kind: "path",
     path: [{ field: "parent", model: "Interface" }],

@@ -42,6 +42,8 @@ export const journalEntryDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["assigned_object_type", "assigned_object_id"],
       types: {
+        "dcim.cable": "Cable",
+        "dcim.cabletermination": "CableTermination",
         "dcim.device": "Device",
         "dcim.devicerole": "DeviceRole",
         "dcim.devicetype": "DeviceType",

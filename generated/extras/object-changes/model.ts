@@ -108,6 +108,8 @@ export const objectChangeDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["changed_object_type", "changed_object_id"],
       types: {
+        "dcim.cable": "Cable",
+        "dcim.cabletermination": "CableTermination",
         "dcim.device": "Device",
         "dcim.devicerole": "DeviceRole",
         "dcim.devicetype": "DeviceType",
@@ -155,6 +157,8 @@ export const objectChangeDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["related_object_type", "related_object_id"],
       types: {
+        "dcim.cable": "Cable",
+        "dcim.cabletermination": "CableTermination",
         "dcim.device": "Device",
         "dcim.devicerole": "DeviceRole",
         "dcim.devicetype": "DeviceType",

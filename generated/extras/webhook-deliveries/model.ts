@@ -83,6 +83,8 @@ export const webhookDeliveryDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["object_type", "object_id"],
       types: {
+        "dcim.cable": "Cable",
+        "dcim.cabletermination": "CableTermination",
         "dcim.device": "Device",
         "dcim.devicerole": "DeviceRole",
         "dcim.devicetype": "DeviceType",
