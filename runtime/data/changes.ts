@@ -1,0 +1,187 @@
+/**
+ * Change capture. Every write records, inside its own transaction, what changed: a snapshot of each
+ * object before and after, and its API representation. The change log and the webhook queue are
+ * listeners fed from here, so a rolled-back request leaves neither, and a committed one has both.
+ */
+import type { Knex } from 'knex';
+import { model, storedField, type Row } from './registry.js';
+import { renderRows } from './serialize.js';
+import type { User } from '../auth/authenticate.js';
+import type { ModelEntry } from '../core/types.js';
+
+export type ChangeAction = 'create' | 'update' | 'delete';
+
+export interface Change {
+  entry: ModelEntry;
+  action: ChangeAction;
+  id: number;
+  /** flat snapshots (fks as ids, tags as names); null where none exists */
+  prechange: Record<string, unknown> | null;
+  postchange: Record<string, unknown> | null;
+  /** the API representation: after the change, or before a delete */
+  data: Record<string, unknown>;
+  repr: string;
+}
+
+export interface ChangeContext {
+  db: Knex;
+  user: User | null;
+  requestId: string;
+  baseUrl: string;
+  now: string;
+}
+
+export type ChangeListener = (changes: Change[], ctx: ChangeContext) => Promise<void>;
+
+const listeners: ChangeListener[] = [];
+
+/** Registers a listener that runs inside the writing transaction (the change log, the webhook queue). */
+export function onChanges(listener: ChangeListener): void {
+  listeners.push(listener);
+}
+
+function plain(entry: ModelEntry, name: string, row: Row): unknown {
+  const f = storedField(entry, entry.definition.fields[name]);
+  const v = row[f.columns[0]];
+  if (v === null || v === undefined) return null;
+  switch (f.type) {
+    case 'integer': case 'decimal': case 'fk': return Number(v);
+    case 'boolean': return v === true || v === 1 || v === '1';
+    case 'json': return typeof v === 'string' ? JSON.parse(v) : v;
+    default: return v;
+  }
+}
+
+/** Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field. */
+export async function snapshots(db: Knex, entry: ModelEntry, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const d = entry.definition;
+  const out = new Map<number, Record<string, unknown>>();
+  if (!ids.length) return out;
+  const rows: Row[] = await db(d.table).whereIn('id', ids);
+  const tags = new Map<number, string[]>();
+  if (d.tags) {
+    const tagged = await db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
+      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids);
+    for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
+  }
+  const m2m = new Map<string, Map<number, number[]>>();
+  for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
+    const map = new Map<number, number[]>();
+    for (const l of await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    m2m.set(f.name, map);
+  }
+  for (const row of rows) {
+    const id = Number(row.id);
+    const snap: Record<string, unknown> = {};
+    for (const f of Object.values(d.fields)) {
+      if (['computed', 'alias', 'password', 'token_key'].includes(f.type)) continue;
+      if (f.type === 'm2m') snap[f.name] = (m2m.get(f.name)?.get(id) ?? []).sort((a, b) => a - b);
+      else if (f.type === 'generic_fk') {
+        snap[`${f.name}_type`] = row[`${f.name}_type`] ?? null;
+        snap[`${f.name}_id`] = row[`${f.name}_id`] === null || row[`${f.name}_id`] === undefined ? null : Number(row[`${f.name}_id`]);
+      } else snap[f.name] = plain(entry, f.name, row);
+    }
+    if (d.customFields) snap.custom_fields = row.custom_field_data ? JSON.parse(row.custom_field_data) : {};
+    if (d.tags) snap.tags = (tags.get(id) ?? []).sort();
+    if (d.timestamps) {
+      snap.created = row.created ?? null;
+      snap.last_updated = row.last_updated ?? null;
+    }
+    out.set(id, snap);
+  }
+  return out;
+}
+
+/** The API representations of objects, keyed by id (one render for a whole batch). */
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string): Promise<Map<number, Record<string, unknown>>> {
+  if (!ids.length) return new Map();
+  const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
+  const rendered = await renderRows(entry, rows, { db, baseUrl });
+  return new Map(rendered.map((r) => [Number(r.id), r]));
+}
+
+/** What a delete is about to remove: snapshots and representations, taken before the rows go. */
+export interface Doomed {
+  entry: ModelEntry;
+  ids: number[];
+  prechange: Map<number, Record<string, unknown>>;
+  data: Map<number, Record<string, unknown>>;
+}
+
+export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: number[]): Promise<Doomed | null> {
+  if (!entry.definition.changelog || !ids.length) return null;
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids), data: await representations(ctx.db, entry, ids, ctx.baseUrl) };
+}
+
+function withoutLastUpdated(snap: Record<string, unknown> | null): string {
+  if (!snap) return 'null';
+  const { last_updated: _ignored, ...rest } = snap;
+  return JSON.stringify(rest);
+}
+
+async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
+  if (!changes.length) return;
+  for (const listener of listeners) await listener(changes, ctx);
+}
+
+/**
+ * Records creates and updates (after the rows are written) and returns the objects' representations,
+ * which the response reuses. `prechange` holds the snapshots taken before an update.
+ */
+export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Map<number, Record<string, unknown>> | null> {
+  if (!entry.definition.changelog || !ids.length) return null;
+  const unique = [...new Set(ids)];
+  const post = await snapshots(ctx.db, entry, unique);
+  const data = await representations(ctx.db, entry, unique, ctx.baseUrl);
+  const changes = unique.map((id) => ({
+    entry, action, id,
+    prechange: prechange?.get(id) ?? null,
+    postchange: post.get(id) ?? null,
+    data: data.get(id)!,
+    repr: String(data.get(id)?.display ?? id),
+  }));
+  await emit(changes, ctx);
+  return data;
+}
+
+export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[]): Promise<void> {
+  const changes: Change[] = [];
+  for (const d of doomed) {
+    if (!d) continue;
+    for (const id of d.ids) {
+      const data = d.data.get(id);
+      if (!data) continue;
+      changes.push({ entry: d.entry, action: 'delete', id, prechange: d.prechange.get(id) ?? null, postchange: null, data, repr: String(data.display ?? id) });
+    }
+  }
+  await emit(changes, ctx);
+}
+
+/** The related object a model names (an interface's device), from the snapshot after or before the change. */
+function related(c: Change): { related_object_type: string | null; related_object_id: number | null } {
+  const name = c.entry.definition.changelogRelated;
+  const id = name ? (c.postchange ?? c.prechange)?.[name] : null;
+  if (!name || id === null || id === undefined) return { related_object_type: null, related_object_id: null };
+  return { related_object_type: model(c.entry.definition.fields[name].to!).definition.contentType, related_object_id: Number(id) };
+}
+
+/** The change log: one ObjectChange row per changed object; an update that changed nothing is not logged. */
+onChanges(async (changes, ctx) => {
+  const log = model('ObjectChange').definition.table;
+  const rows = changes
+    .filter((c) => c.action !== 'update' || withoutLastUpdated(c.prechange) !== withoutLastUpdated(c.postchange))
+    .map((c) => ({
+      time: ctx.now,
+      user_id: ctx.user?.id ?? null,
+      user_name: ctx.user?.username ?? '',
+      request_id: ctx.requestId,
+      action: c.action,
+      changed_object_type: c.entry.definition.contentType,
+      changed_object_id: c.id,
+      ...related(c),
+      object_repr: c.repr.slice(0, 200),
+      prechange_data: c.prechange ? JSON.stringify(c.prechange) : null,
+      postchange_data: c.postchange ? JSON.stringify(c.postchange) : null,
+    }));
+  for (let i = 0; i < rows.length; i += 500) await ctx.db(log).insert(rows.slice(i, i + 500));
+});

@@ -1,0 +1,110 @@
+/**
+ * The database connection: SQLite (better-sqlite3, a file under DATA_DIR) by default, PostgreSQL when
+ * DATABASE_URL is set. Migrations are the generated ones plus the runtime's own, applied in name order.
+ */
+import knexFactory, { type Knex } from 'knex';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Config } from '../core/config.js';
+
+export type Db = Knex;
+
+export function isPostgres(db: Knex): boolean {
+  return db.client.config.client === 'pg';
+}
+
+export function openDatabase(config: Config): Knex {
+  if (config.databaseUrl) {
+    return knexFactory({
+      client: 'pg',
+      connection: config.databaseUrl,
+      searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
+      pool: { min: 0, max: 10 },
+    });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename: join(config.dataDir, 'netledger.sqlite3') },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+        // Foreign keys are off by default in SQLite; WAL lets readers run beside the single writer.
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('busy_timeout = 5000');
+        done(null, conn);
+      },
+    },
+  });
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const migrationDirs = [join(here, '../../generated/migrations'), join(here, 'migrations')];
+
+interface MigrationModule { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
+
+/** knex migration source over both folders, ordered by file name. */
+const migrationSource: Knex.MigrationSource<{ name: string; path: string }> = {
+  async getMigrations() {
+    return migrationDirs
+      .flatMap((dir) => readdirSync(dir).filter((f) => /^\d{4}_.*\.ts$/.test(f)).map((f) => ({ name: f.replace(/\.ts$/, ''), path: join(dir, f) })))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  },
+  getMigrationName: (m) => m.name,
+  async getMigration(m) {
+    return (await import(pathToFileURL(m.path).href)) as MigrationModule;
+  },
+};
+
+export async function migrate(db: Knex, schema: string | null): Promise<string[]> {
+  if (schema && isPostgres(db)) await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+  const [, applied] = await db.migrate.latest({ migrationSource, schemaName: schema ?? undefined });
+  return applied as string[];
+}
+
+/** PostgreSQL's deadlock and serialization failures: the transaction was a victim and may simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * Runs `fn` in a transaction, running it again (up to three times) when PostgreSQL aborts it as a
+ * deadlock victim, e.g. a delete cascading into rows the webhook worker is updating.
+ */
+export async function inTransaction<T>(db: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(fn);
+    } catch (error) {
+      if (attempt >= 3 || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt + Math.random() * 25));
+    }
+  }
+}
+
+/**
+ * Sets different values on many rows with one UPDATE per chunk (`SET col = CASE id WHEN … END`),
+ * instead of one statement per row.
+ */
+export async function updateEach(db: Knex, table: string, updates: { id: number; values: Record<string, unknown> }[]): Promise<void> {
+  if (!updates.length) return;
+  const columns = Object.keys(updates[0].values);
+  for (let i = 0; i < updates.length; i += 300) {
+    const chunk = updates.slice(i, i + 300);
+    // PostgreSQL types the untyped parameters of a CASE as text: numbers need a cast.
+    const value = (c: string) => (typeof chunk[0].values[c] === 'number' ? 'CAST(? AS bigint)' : '?');
+    const sets = columns.map((c) => `?? = CASE ${chunk.map(() => `WHEN id = ? THEN ${value(c)}`).join(' ')} END`).join(', ');
+    const bindings = columns.flatMap((c) => [c, ...chunk.flatMap((u) => [u.id, u.values[c]])]) as Knex.RawBinding[];
+    await db.raw(`UPDATE ?? SET ${sets} WHERE id IN (${chunk.map(() => '?').join(', ')})`, [table, ...bindings, ...chunk.map((u) => u.id)]);
+  }
+}
+
+/** Counts SQL statements; the tests use it to hold lists to a fixed number of queries. */
+export function countQueries(db: Knex): { readonly count: number; stop(): void } {
+  let count = 0;
+  const listener = () => { count++; };
+  db.on('query', listener);
+  return { get count() { return count; }, stop: () => { db.removeListener('query', listener); } };
+}

@@ -1,0 +1,301 @@
+/**
+ * Query-string filters → SQL, from a model's generated filter set.
+ * Different parameters AND; repeats of one parameter OR (negations and tags AND); lookups are
+ * `<filter>__<lookup>`; unknown parameters are ignored; unparsable values are a 400.
+ */
+import type { Knex } from 'knex';
+import { errors } from '../core/errors.js';
+import { parseBoolean } from '../core/query-values.js';
+import { parseNetwork } from '../core/ipnet.js';
+import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
+import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
+import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
+
+const LOOKUPS: Record<LookupFamily, string[]> = {
+  string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
+  number: ['n', 'lt', 'lte', 'gt', 'gte', 'empty'],
+  exact: ['n'],
+  boolean: [],
+};
+
+/** Parameters that are not filters. */
+export const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclude', 'format', 'fields', 'export']);
+
+type Where = Knex.QueryBuilder;
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+
+function parseScalar(param: string, value: string, type: string): string | number {
+  switch (type) {
+    case 'integer': case 'id':
+      if (!/^-?\d+$/.test(value)) throw errors.badFilter(param, 'Enter a whole number.');
+      return Number(value);
+    case 'decimal':
+      if (!/^-?\d+(\.\d+)?$/.test(value)) throw errors.badFilter(param, 'Enter a number.');
+      return Number(value);
+    case 'date':
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw errors.badFilter(param, 'Enter a valid date (YYYY-MM-DD).');
+      return value;
+    case 'datetime':
+      if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+Z?)?$/.test(value)) throw errors.badFilter(param, 'Enter a valid date/time.');
+      return value.replace(' ', 'T');
+    default:
+      return value;
+  }
+}
+
+/** Column and value type a `field` filter compares. */
+function fieldTarget(entry: ModelEntry, name: string): { column: string; type: string; field?: FieldDefinition } {
+  const field = entry.definition.fields[name];
+  if (field) return { column: field.columns[0], type: field.type === 'generic_fk' ? 'string' : field.type, field };
+  if (name === 'id' || name.endsWith('_id')) return { column: name, type: 'integer' };
+  return { column: name, type: 'datetime' };
+}
+
+function choiceValue(param: string, field: FieldDefinition | undefined, value: string): string | number {
+  if (field?.type === 'choice' && choiceSet(field.choices!).integer) return parseScalar(param, value, 'integer');
+  return value;
+}
+
+/** Applies one lookup of a scalar column. */
+function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string): void {
+  const col = column;
+  switch (lookup) {
+    case 'exact': qb.whereIn(col, values); return;
+    case 'n': qb.where((w) => w.whereNotIn(col, values).orWhereNull(col)); return;
+    case 'lt': case 'lte': case 'gt': case 'gte': {
+      const op = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[lookup];
+      qb.where((w) => { for (const v of values) w.orWhere(col, op, v); });
+      return;
+    }
+    case 'empty': {
+      const empty = parseBoolean(param, String(values[0]));
+      if (empty) qb.where((w) => w.whereNull(col).orWhere(col, ''));
+      else qb.whereNotNull(col).whereNot(col, '');
+      return;
+    }
+  }
+  const patterns: Record<string, (v: string) => string> = {
+    ic: (v) => `%${escapeLike(v)}%`, nic: (v) => `%${escapeLike(v)}%`,
+    isw: (v) => `${escapeLike(v)}%`, nisw: (v) => `${escapeLike(v)}%`,
+    iew: (v) => `%${escapeLike(v)}`, niew: (v) => `%${escapeLike(v)}`,
+    ie: (v) => escapeLike(v), nie: (v) => escapeLike(v),
+  };
+  const pattern = patterns[lookup];
+  const negated = lookup.startsWith('n');
+  const like = (w: Where, v: string | number) => w.orWhereRaw(`lower(??) like ? escape '\\'`, [col, pattern(String(v).toLowerCase())]);
+  if (negated) qb.where((w) => w.whereNot((x) => { for (const v of values) like(x, v); }).orWhereNull(col));
+  else qb.where((w) => { for (const v of values) like(w, v); });
+}
+
+/** Ids of a tree model's nodes and all their descendants. */
+function withDescendants(db: Knex, table: string, ids: Knex.QueryBuilder | (string | number)[]): Knex.QueryBuilder {
+  return db(`${table} as d`).select('d.id').whereExists(
+    db(`${table} as a`).whereRaw(`d._path like a._path || '%'`).whereIn('a.id', ids as never),
+  );
+}
+
+/**
+ * Ids of the path's first model, walking from the last model back: `site.region` with region ids R
+ * becomes `site_id IN (SELECT id FROM site WHERE region_id IN (R))`.
+ */
+function pathSubquery(db: Knex, steps: PathStep[], last: Knex.QueryBuilder | (string | number)[]): Knex.QueryBuilder | (string | number)[] {
+  let inner = last;
+  for (let i = steps.length - 1; i >= 1; i--) {
+    const from = model(steps[i - 1].model);
+    const step = steps[i];
+    const field = from.definition.fields[step.field];
+    const q = db(from.definition.table).select('id');
+    if (field.type === 'generic_fk') {
+      q.where(`${step.field}_type`, model(step.model).definition.contentType).whereIn(`${step.field}_id`, inner as never);
+    } else q.whereIn(field.columns[0], inner as never);
+    inner = q;
+  }
+  return inner;
+}
+
+function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition, { kind: 'path' }>, lookup: string, values: string[], param: string, db: Knex): void {
+  const first = filter.path[0];
+  const firstField = entry.definition.fields[first.field];
+  const firstColumn = firstField.type === 'generic_fk' ? `${first.field}_id` : firstField.columns[0];
+  const typeCondition = (w: Where) => {
+    if (firstField.type === 'generic_fk' && first.contentType) w.where(`${first.field}_type`, first.contentType);
+  };
+  if (filter.boolean) {
+    const has = parseBoolean(param, values[0]);
+    if (has) qb.where((w) => { w.whereNotNull(firstColumn); typeCondition(w); });
+    else qb.where((w) => w.whereNull(firstColumn).orWhere((x) => { if (firstField.type === 'generic_fk' && first.contentType) x.whereNot(`${first.field}_type`, first.contentType); else x.whereRaw('1 = 0'); }));
+    return;
+  }
+  const end = model(filter.path[filter.path.length - 1].model);
+  const wantsNull = values.includes('null') && filter.path.length === 1;
+  const real = values.filter((v) => v !== 'null');
+  let endIds: Knex.QueryBuilder | (string | number)[] = [];
+  if (real.length) {
+    if (filter.by === 'id') endIds = real.map((v) => parseScalar(param, v, 'integer'));
+    else {
+      const target = fieldTarget(end, filter.by);
+      const parsed = real.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
+      const q = db(end.definition.table).select('id');
+      if (filter.family === 'exact' || lookup === 'exact' || lookup === 'n') q.whereIn(target.column, parsed);
+      else compare(q, target.column, lookup, parsed, param);
+      endIds = q;
+    }
+    if (filter.tree) endIds = withDescendants(db, end.definition.table, endIds);
+  }
+  const ids = pathSubquery(db, filter.path, endIds);
+  const negate = lookup === 'n';
+  qb.where((w) => {
+    if (negate) {
+      w.where((x) => { if (real.length) x.whereNotIn(firstColumn, ids as never); if (wantsNull) x.whereNotNull(firstColumn); }).orWhere((x) => { if (!wantsNull) x.whereNull(firstColumn); else x.whereRaw('1 = 0'); });
+    } else {
+      if (real.length) w.orWhere((x) => { x.whereIn(firstColumn, ids as never); typeCondition(x); });
+      if (wantsNull) w.orWhereNull(firstColumn);
+    }
+  });
+}
+
+function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition, { kind: 'ip' }>, lookup: string, values: string[], param: string): void {
+  const f = filter.field;
+  const isAddress = entry.definition.fields[f].type === 'ip_address';
+  if (filter.op === 'mask_length') {
+    const ints = values.map((v) => parseScalar(param, v, 'integer'));
+    compare(qb, `${f}_length`, lookup, ints, param);
+    return;
+  }
+  const nets = values.map((raw) => {
+    const n = parseNetwork(raw);
+    if (!n) throw errors.badFilter(param, `'${raw}' is not a valid ${isAddress && filter.op === 'exact' ? 'IP address' : 'prefix'}.`);
+    return { raw, n };
+  });
+  qb.where((w) => {
+    for (const { raw, n } of nets) {
+      w.orWhere((x) => {
+        x.where('family', n.family);
+        switch (filter.op) {
+          case 'exact':
+            // A bare address matches any mask; with a mask the whole value must match.
+            if (isAddress && !raw.includes('/')) x.where(`${f}_host`, n.host);
+            else x.where(f, n.text);
+            break;
+          case 'within': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>', n.length); break;
+          case 'within_include': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>=', n.length); break;
+          case 'contains': x.where(`${f}_first`, '<=', n.first).where(`${f}_last`, '>=', n.last).where(`${f}_length`, '<=', n.length); break;
+          case 'parent': x.where(`${f}_host`, '>=', n.first).where(`${f}_host`, '<=', n.last); break;
+        }
+      });
+    }
+  });
+}
+
+/**
+ * Applies every recognised filter of `params` to `qb` (a query on the model's table) and returns
+ * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
+ * them, but a permission constraint must not be widened by them.
+ */
+export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchParams, ctx: HookContext & { customFields?: CustomFieldDef[] }): string[] {
+  const { db } = ctx;
+  const ignored: string[] = [];
+  const keys = [...new Set(params.keys())].filter((k) => !RESERVED.has(k));
+  for (const param of keys) {
+    const values = params.getAll(param).filter((v) => v !== '');
+    if (!values.length) { ignored.push(param); continue; }
+    if (param.startsWith('cf_') && ctx.customFields?.length) {
+      const [cfName, cfLookup = 'exact'] = param.slice(3).split('__');
+      const def = ctx.customFields.find((c) => c.name === cfName);
+      if (def) applyCustomFieldFilter(qb, db, def, cfLookup, values, param);
+      else ignored.push(param);
+      continue;
+    }
+    let name = param;
+    let lookup = 'exact';
+    let filter = entry.filters[param];
+    if (!filter) {
+      const at = param.lastIndexOf('__');
+      name = param.slice(0, at);
+      lookup = param.slice(at + 2);
+      filter = at < 0 ? undefined as unknown as FilterDefinition : entry.filters[name];
+      if (!filter) { ignored.push(param); continue; }
+      const family = filter.kind === 'field' || filter.kind === 'path' ? filter.family
+        : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
+          : filter.kind === 'tag' || filter.kind === 'reverse' ? 'exact' : 'boolean';
+      if (!LOOKUPS[family].includes(lookup)) { ignored.push(param); continue; }
+    }
+    switch (filter.kind) {
+      case 'field': {
+        // A declared filter may fix the lookup (created_after = created__gte).
+        if (filter.lookup) lookup = filter.lookup;
+        const target = fieldTarget(entry, filter.field);
+        if (filter.family === 'boolean') {
+          qb.where(target.column, parseBoolean(param, values[0]));
+          break;
+        }
+        if (lookup === 'empty') { compare(qb, target.column, 'empty', values, param); break; }
+        const parsed = values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : filter.family === 'string' ? v : parseScalar(param, v, target.type)));
+        if (target.field?.type === 'choice' && target.field.blank) {
+          // NetBox stores "no choice" as an empty string; `null` asks for those.
+          const mapped = parsed.map((v) => (v === 'null' ? '' : v));
+          compare(qb, target.column, lookup, mapped, param);
+          break;
+        }
+        compare(qb, target.column, lookup, parsed, param);
+        break;
+      }
+      case 'path': applyPath(qb, entry, filter, lookup, values, param, db); break;
+      case 'ip': applyIp(qb, entry, filter, lookup, values, param); break;
+      case 'reverse': {
+        const other = model(filter.model);
+        const column = other.definition.fields[filter.field].columns[0];
+        if (filter.boolean) {
+          const sub = db(other.definition.table).select(column).whereNotNull(column);
+          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
+          else qb.whereNotIn('id', sub);
+        } else {
+          const by = fieldTarget(other, filter.by!);
+          const sub = db(other.definition.table).select(column).whereIn(by.column, values);
+          if (lookup === 'n') qb.whereNotIn('id', sub);
+          else qb.whereIn('id', sub);
+        }
+        break;
+      }
+      case 'tag': {
+        const tagTable = model('Tag').definition.table;
+        const tagged = (v: string) => db('extras_taggeditem').select('object_id').where('content_type', entry.definition.contentType)
+          .whereIn('tag_id', filter.by === 'id' ? [parseScalar(param, v, 'integer')] : db(tagTable).select('id').where('slug', v));
+        // Repeated tags AND: the object must carry every one.
+        for (const v of values) {
+          if (lookup === 'n') qb.whereNotIn('id', tagged(v));
+          else qb.whereIn('id', tagged(v));
+        }
+        break;
+      }
+      case 'q': {
+        const text = values[0].trim();
+        if (!text) break;
+        const pattern = `%${escapeLike(text.toLowerCase())}%`;
+        const network = parseNetwork(text);
+        qb.where((w) => {
+          for (const name of entry.definition.search) {
+            const field = entry.definition.fields[name];
+            const column = field?.columns[0] ?? name;
+            w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+            // A network searches prefixes containing or equal to it too.
+            if (network && field?.type === 'ip_prefix') {
+              w.orWhere((x) => x.where('family', network.family).where(`${name}_first`, '<=', network.first).where(`${name}_last`, '>=', network.last).where(`${name}_length`, '<=', network.length));
+            }
+          }
+        });
+        break;
+      }
+      case 'method': {
+        const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
+        fn(qb, values, { ...ctx, table: entry.definition.table });
+        break;
+      }
+    }
+  }
+  return ignored;
+}

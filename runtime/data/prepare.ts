@@ -1,0 +1,25 @@
+/**
+ * Everything a process does before it uses the database, whether it serves the API, runs a CLI
+ * command or only migrates: the schema's hooks exist, pending migrations are applied, and rows an
+ * upgrade left incomplete (content types, natural sort keys) are filled in.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../core/config.js';
+import { migrate, openDatabase } from './db.js';
+import { checkHooks } from './registry.js';
+import { backfillNaturalKeys } from './natural.js';
+import { syncContentTypes } from './content-types.js';
+
+export async function prepareDatabase(config: Config): Promise<{ db: Knex; applied: string[] }> {
+  checkHooks();
+  const db = openDatabase(config);
+  try {
+    const applied = await migrate(db, config.databaseSchema);
+    await backfillNaturalKeys(db);
+    await syncContentTypes(db);
+    return { db, applied };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}

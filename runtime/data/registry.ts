@@ -1,0 +1,132 @@
+/**
+ * The runtime's view of the generated registry: models by name, by content type and by path, plus
+ * the hooks each model names. Hooks are the only per-model code, and the schema says which apply.
+ */
+import type { Knex } from 'knex';
+import { models as generatedModels } from '../../generated/registry.js';
+import { choiceSets } from '../../generated/choices.js';
+import type { ChoiceSet, FieldDefinition, ModelEntry } from '../core/types.js';
+import type { ErrorCollector } from '../core/errors.js';
+import type { User } from '../auth/authenticate.js';
+import type { Config } from '../core/config.js';
+
+export type Row = Record<string, any>;
+
+export type Action = 'view' | 'add' | 'change' | 'delete';
+
+export interface HookContext {
+  db: Knex;
+}
+
+/** One element of a write while it is validated: the columns to store, and what the client sent. */
+export interface WriteItem {
+  input: Record<string, unknown>;
+  /** column → value about to be written */
+  values: Row;
+  /** the stored row, on update */
+  existing: Row | null;
+  /** the object's id: known on update, set once a create is written */
+  id: number | null;
+  errors: ErrorCollector;
+  /** values to show once in the response (e.g. a new token key), by field */
+  reveal: Record<string, unknown>;
+}
+
+export interface ModelHooks {
+  /** computed fields, filled for a page of rows at once */
+  computed?: Record<string, (rows: Row[], ctx: HookContext) => Promise<Map<number, unknown>>>;
+  /** filters the schema declares as `method:` */
+  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
+  /** last checks and derived values of one element before it is written */
+  prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
+  /** checks that compare the elements of a request with stored rows, for all elements at once */
+  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
+  /** after the rows of a create or update are written, inside the transaction */
+  afterWrite?: (rows: Row[], ctx: HookContext) => Promise<void>;
+  /** narrows what a user may see and change */
+  scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
+  /** whether a user may perform an action at all on this model (beyond the generic token rules) */
+  authorize?: (action: Action, user: User, config: Config) => boolean;
+  /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
+  selfService?: boolean;
+  /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
+  actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
+}
+
+/** An extra detail route's request: the object (visible to the user) and what was sent. */
+export interface ActionContext extends HookContext {
+  entry: ModelEntry;
+  row: Row;
+  user: User | null;
+  method: string;
+  body: unknown;
+  baseUrl: string;
+  requestId: string;
+  query: URLSearchParams;
+  /**
+   * Creates objects of a model through the generic create path (add permission and constraints,
+   * validation, change capture, the 201 response) in one transaction; `build` runs inside it first
+   * and returns the elements to create (or throws, e.g. a 409 when nothing is free).
+   */
+  create(model: string, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<ActionResult>;
+}
+
+export interface ActionResult {
+  status: number;
+  body: unknown;
+}
+
+export const models: Record<string, ModelEntry> = generatedModels;
+export const modelList: ModelEntry[] = Object.values(models);
+
+export const byContentType = new Map(modelList.map((m) => [m.definition.contentType, m]));
+
+export function model(name: string): ModelEntry {
+  const entry = models[name];
+  if (!entry) throw new Error(`unknown model ${name}`);
+  return entry;
+}
+
+export function choiceSet(name: string): ChoiceSet {
+  return choiceSets[name];
+}
+
+let hookModules: Record<string, ModelHooks> = {};
+
+/** Called once by the composition root (runtime/compose.ts): the hooks the schema names, by name. */
+export function registerHooks(hooks: Record<string, ModelHooks>): void {
+  hookModules = hooks;
+}
+
+export function hooksOf(entry: ModelEntry): ModelHooks[] {
+  return entry.definition.hooks.map((name) => {
+    const hook = hookModules[name];
+    if (!hook) throw new Error(`${entry.definition.source}: hook '${name}' is not registered in runtime/hooks/index.ts`);
+    return hook;
+  });
+}
+
+/** The field a value is stored or shown through (aliases resolve to their target). */
+export function storedField(entry: ModelEntry, field: FieldDefinition): FieldDefinition {
+  return field.type === 'alias' ? entry.definition.fields[field.of!] : field;
+}
+
+/** Checked at start-up: every computed hook and filter method the schema names exists. */
+export function checkHooks(): void {
+  for (const entry of modelList) {
+    const hooks = hooksOf(entry);
+    for (const f of Object.values(entry.definition.fields)) {
+      if (f.source?.startsWith('hook:') && !hooks.some((h) => h.computed?.[f.source!.slice(5)])) {
+        throw new Error(`${entry.definition.source}: no hook of ${entry.definition.name} computes '${f.source}'`);
+      }
+    }
+    for (const [name, filter] of Object.entries(entry.filters)) {
+      if (filter.kind === 'method' && !hooks.some((h) => h.filters?.[filter.method])) {
+        throw new Error(`${entry.definition.source}: filter '${name}' names method '${filter.method}', which no hook of ${entry.definition.name} provides`);
+      }
+    }
+    for (const extra of entry.routes.extra) {
+      if (!hooks.some((h) => h.actions?.[extra.hook])) throw new Error(`${entry.definition.source}: route ${extra.path} names action '${extra.hook}', which no hook of ${entry.definition.name} provides`);
+    }
+  }
+}
