@@ -12,6 +12,14 @@ import { cableDefinition, CableModel } from "./dcim/cables/model.js";
 import { cableSerializer } from "./dcim/cables/serializer.js";
 import { cableFilterSet } from "./dcim/cables/filterset.js";
 import { cableRoutes } from "./dcim/cables/routes.js";
+import { consolePortDefinition, ConsolePortModel } from "./dcim/console-ports/model.js";
+import { consolePortSerializer } from "./dcim/console-ports/serializer.js";
+import { consolePortFilterSet } from "./dcim/console-ports/filterset.js";
+import { consolePortRoutes } from "./dcim/console-ports/routes.js";
+import { consoleServerPortDefinition, ConsoleServerPortModel } from "./dcim/console-server-ports/model.js";
+import { consoleServerPortSerializer } from "./dcim/console-server-ports/serializer.js";
+import { consoleServerPortFilterSet } from "./dcim/console-server-ports/filterset.js";
+import { consoleServerPortRoutes } from "./dcim/console-server-ports/routes.js";
 import { deviceRoleDefinition, DeviceRoleModel } from "./dcim/device-roles/model.js";
 import { deviceRoleSerializer } from "./dcim/device-roles/serializer.js";
 import { deviceRoleFilterSet } from "./dcim/device-roles/filterset.js";
@@ -24,6 +32,10 @@ import { deviceDefinition, DeviceModel } from "./dcim/devices/model.js";
 import { deviceSerializer } from "./dcim/devices/serializer.js";
 import { deviceFilterSet } from "./dcim/devices/filterset.js";
 import { deviceRoutes } from "./dcim/devices/routes.js";
+import { frontPortDefinition, FrontPortModel } from "./dcim/front-ports/model.js";
+import { frontPortSerializer } from "./dcim/front-ports/serializer.js";
+import { frontPortFilterSet } from "./dcim/front-ports/filterset.js";
+import { frontPortRoutes } from "./dcim/front-ports/routes.js";
 import { interfaceDefinition, InterfaceModel } from "./dcim/interfaces/model.js";
 import { interfaceSerializer } from "./dcim/interfaces/serializer.js";
 import { interfaceFilterSet } from "./dcim/interfaces/filterset.js";
@@ -40,6 +52,14 @@ import { platformDefinition, PlatformModel } from "./dcim/platforms/model.js";
 import { platformSerializer } from "./dcim/platforms/serializer.js";
 import { platformFilterSet } from "./dcim/platforms/filterset.js";
 import { platformRoutes } from "./dcim/platforms/routes.js";
+import { powerOutletDefinition, PowerOutletModel } from "./dcim/power-outlets/model.js";
+import { powerOutletSerializer } from "./dcim/power-outlets/serializer.js";
+import { powerOutletFilterSet } from "./dcim/power-outlets/filterset.js";
+import { powerOutletRoutes } from "./dcim/power-outlets/routes.js";
+import { powerPortDefinition, PowerPortModel } from "./dcim/power-ports/model.js";
+import { powerPortSerializer } from "./dcim/power-ports/serializer.js";
+import { powerPortFilterSet } from "./dcim/power-ports/filterset.js";
+import { powerPortRoutes } from "./dcim/power-ports/routes.js";
 import { rackRoleDefinition, RackRoleModel } from "./dcim/rack-roles/model.js";
 import { rackRoleSerializer } from "./dcim/rack-roles/serializer.js";
 import { rackRoleFilterSet } from "./dcim/rack-roles/filterset.js";
@@ -48,6 +68,10 @@ import { rackDefinition, RackModel } from "./dcim/racks/model.js";
 import { rackSerializer } from "./dcim/racks/serializer.js";
 import { rackFilterSet } from "./dcim/racks/filterset.js";
 import { rackRoutes } from "./dcim/racks/routes.js";
+import { rearPortDefinition, RearPortModel } from "./dcim/rear-ports/model.js";
+import { rearPortSerializer } from "./dcim/rear-ports/serializer.js";
+import { rearPortFilterSet } from "./dcim/rear-ports/filterset.js";
+import { rearPortRoutes } from "./dcim/rear-ports/routes.js";
 import { regionDefinition, RegionModel } from "./dcim/regions/model.js";
 import { regionSerializer } from "./dcim/regions/serializer.js";
 import { regionFilterSet } from "./dcim/regions/filterset.js";
@@ -169,21 +193,27 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'CableTermination' | 'Cable' | 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'CableTermination' | 'Cable' | 'ConsolePort' | 'ConsoleServerPort' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPort' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'PowerOutlet' | 'PowerPort' | 'RackRole' | 'Rack' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
   CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
   Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
+  ConsolePort: { definition: consolePortDefinition, serializer: consolePortSerializer, filters: consolePortFilterSet, routes: consolePortRoutes },
+  ConsoleServerPort: { definition: consoleServerPortDefinition, serializer: consoleServerPortSerializer, filters: consoleServerPortFilterSet, routes: consoleServerPortRoutes },
   DeviceRole: { definition: deviceRoleDefinition, serializer: deviceRoleSerializer, filters: deviceRoleFilterSet, routes: deviceRoleRoutes },
   DeviceType: { definition: deviceTypeDefinition, serializer: deviceTypeSerializer, filters: deviceTypeFilterSet, routes: deviceTypeRoutes },
   Device: { definition: deviceDefinition, serializer: deviceSerializer, filters: deviceFilterSet, routes: deviceRoutes },
+  FrontPort: { definition: frontPortDefinition, serializer: frontPortSerializer, filters: frontPortFilterSet, routes: frontPortRoutes },
   Interface: { definition: interfaceDefinition, serializer: interfaceSerializer, filters: interfaceFilterSet, routes: interfaceRoutes },
   Location: { definition: locationDefinition, serializer: locationSerializer, filters: locationFilterSet, routes: locationRoutes },
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
+  PowerOutlet: { definition: powerOutletDefinition, serializer: powerOutletSerializer, filters: powerOutletFilterSet, routes: powerOutletRoutes },
+  PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
+  RearPort: { definition: rearPortDefinition, serializer: rearPortSerializer, filters: rearPortFilterSet, routes: rearPortRoutes },
   Region: { definition: regionDefinition, serializer: regionSerializer, filters: regionFilterSet, routes: regionRoutes },
   SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
@@ -219,15 +249,21 @@ export const models: Record<ModelName, ModelEntry> = {
 export const objectionModels: Record<ModelName, typeof Model> = {
   CableTermination: CableTerminationModel,
   Cable: CableModel,
+  ConsolePort: ConsolePortModel,
+  ConsoleServerPort: ConsoleServerPortModel,
   DeviceRole: DeviceRoleModel,
   DeviceType: DeviceTypeModel,
   Device: DeviceModel,
+  FrontPort: FrontPortModel,
   Interface: InterfaceModel,
   Location: LocationModel,
   Manufacturer: ManufacturerModel,
   Platform: PlatformModel,
+  PowerOutlet: PowerOutletModel,
+  PowerPort: PowerPortModel,
   RackRole: RackRoleModel,
   Rack: RackModel,
+  RearPort: RearPortModel,
   Region: RegionModel,
   SiteGroup: SiteGroupModel,
   Site: SiteModel,

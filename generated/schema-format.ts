@@ -275,6 +275,10 @@ export interface Field {
     [k: string]: unknown;
   };
   /**
+   * fk: the related object must have the same value(s) of these relations as this one (a front port's rear port is on the same device); a null value on this side skips that relation
+   */
+  same?: string | [string, ...string[]];
+  /**
    * string: ordered naturally, digit runs as numbers (dc2 before dc10); kept in a hidden sort column
    */
   natural?: boolean;

@@ -139,6 +139,11 @@ function checkCrossReferences(
       if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
       if (f.natural && f.type !== 'string') problems.push(`${at}: natural: only string fields are ordered naturally`);
       if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
+      for (const shared of f.same === undefined ? [] : typeof f.same === 'string' ? [f.same] : f.same) {
+        if (f.type !== 'fk') problems.push(`${at}: same: only relations (fk) name relations to share`);
+        else if (fields[shared]?.type !== 'fk') problems.push(`${at}: same: '${shared}' is not a relation of ${spec.model}`);
+        else if (f.to && byName.get(f.to)?.spec.fields[shared]?.to !== fields[shared].to) problems.push(`${at}: same: ${f.to} has no relation '${shared}' to ${fields[shared].to}`);
+      }
       if (f.type === 'choice') {
         if (!f.choices) problems.push(`${at}: choice needs 'choices'`);
         else if (!choiceSets.has(f.choices)) problems.push(`${at}: choices: unknown choice set '${f.choices}'`);

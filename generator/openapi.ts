@@ -69,8 +69,8 @@ class Builder {
       }
       case 'ip_prefix': case 'ip_address': return { type: 'string' };
       case 'slug': return { type: 'string', pattern: '^[-a-zA-Z0-9_]+$', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
-      // an optional colour may be blank (a cable without one)
-      case 'color': return { type: 'string', pattern: f.required ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
+      // An optional colour may be blank (a port without a colour).
+      case 'color': return { type: 'string', pattern: f.required || f.default !== '' ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
       default: return { type: 'string', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
     }
   }

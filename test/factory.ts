@@ -42,7 +42,8 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
     // Fields with a schema example are filled too (a webhook needs at least one event type).
     if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || f.readOnly) continue;
     // A relation with an example is filled with a new related object (a service needs a device).
-    if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!))).id;
+    // A relation whose target must share relations with this object (`same:`) gets a target that does.
+    if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!), Object.fromEntries((f.same ?? []).filter((s) => input[s] != null).map((s) => [s, input[s]])))).id;
     else if (f.type === 'generic_fk') {
       // A required generic relation points at a fresh object of its simplest target type.
       const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];

@@ -6,46 +6,123 @@ import type { Knex } from 'knex';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('dcim_cable', (t) => {
+  await knex.schema.createTable('dcim_consoleport', (t) => {
     t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_consoleport_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_consoleport__name_natural_idx');
+    t.string('label', 64).nullable();
     t.string('type', 100).nullable();
-    t.string('status', 100).nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'dcim_cable_tenant_id_idx');
-    t.string('label', 100).nullable();
-    t.string('color', 255).nullable();
-    t.decimal('length', 8, 2).nullable();
-    t.string('length_unit', 100).nullable();
+    t.integer('speed').nullable();
     t.string('description', 200).nullable();
-    t.text('comments').nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_consoleport_device_name_key' });
   });
-  await knex.schema.createTable('dcim_cabletermination', (t) => {
+  await knex.schema.createTable('dcim_consoleserverport', (t) => {
     t.increments('id').primary();
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('CASCADE');
-    t.index(['cable_id'], 'dcim_cabletermination_cable_id_idx');
-    t.string('cable_end', 100).nullable();
-    t.string('termination_type', 100).nullable();
-    t.bigInteger('termination_id').nullable();
-    t.index(['termination_type', 'termination_id'], 'dcim_cabletermination_termination_idx');
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_consoleserverport_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_consoleserverport__name_natural_idx');
+    t.string('label', 64).nullable();
+    t.string('type', 100).nullable();
+    t.integer('speed').nullable();
+    t.string('description', 200).nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_consoleserverport_device_name_key' });
   });
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_interface_cable_id_idx');
-    t.string('cable_end', 1).nullable();
+  await knex.schema.createTable('dcim_rearport', (t) => {
+    t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_rearport_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_rearport__name_natural_idx');
+    t.string('label', 64).nullable();
+    t.string('type', 100).nullable();
+    t.string('color', 255).nullable();
+    t.bigInteger('positions').nullable();
+    t.string('description', 200).nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_rearport_device_name_key' });
+  });
+  await knex.schema.createTable('dcim_frontport', (t) => {
+    t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_frontport_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_frontport__name_natural_idx');
+    t.string('label', 64).nullable();
+    t.string('type', 100).nullable();
+    t.string('color', 255).nullable();
+    t.integer('rear_port_id').unsigned().nullable().references('id').inTable('dcim_rearport').onDelete('CASCADE');
+    t.index(['rear_port_id'], 'dcim_frontport_rear_port_id_idx');
+    t.bigInteger('rear_port_position').nullable();
+    t.string('description', 200).nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_frontport_device_name_key' });
+    t.unique(['rear_port_id', 'rear_port_position'], { indexName: 'dcim_frontport_rear_port_rear_port_position_key' });
+  });
+  await knex.schema.createTable('dcim_powerport', (t) => {
+    t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_powerport_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_powerport__name_natural_idx');
+    t.string('label', 64).nullable();
+    t.string('type', 100).nullable();
+    t.bigInteger('maximum_draw').nullable();
+    t.bigInteger('allocated_draw').nullable();
+    t.string('description', 200).nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_powerport_device_name_key' });
+  });
+  await knex.schema.createTable('dcim_poweroutlet', (t) => {
+    t.increments('id').primary();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
+    t.index(['device_id'], 'dcim_poweroutlet_device_id_idx');
+    t.string('name', 64).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_poweroutlet__name_natural_idx');
+    t.string('label', 64).nullable();
+    t.string('type', 100).nullable();
+    t.integer('power_port_id').unsigned().nullable().references('id').inTable('dcim_powerport').onDelete('SET NULL');
+    t.index(['power_port_id'], 'dcim_poweroutlet_power_port_id_idx');
+    t.string('feed_leg', 100).nullable();
+    t.string('description', 200).nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_poweroutlet_device_name_key' });
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.dropIndex([], 'dcim_interface_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.dropTableIfExists('dcim_cabletermination');
-  await knex.schema.dropTableIfExists('dcim_cable');
+  await knex.schema.dropTableIfExists('dcim_poweroutlet');
+  await knex.schema.dropTableIfExists('dcim_powerport');
+  await knex.schema.dropTableIfExists('dcim_frontport');
+  await knex.schema.dropTableIfExists('dcim_rearport');
+  await knex.schema.dropTableIfExists('dcim_consoleserverport');
+  await knex.schema.dropTableIfExists('dcim_consoleport');
 }

@@ -40,6 +40,8 @@ export interface FieldDefinition {
   onDelete?: OnDelete;
   /** generic_fk: content type → model */
   types?: Record<string, string>;
+  /** fk: relations the target must share with this object (a front port's rear port: device) */
+  same?: string[];
   /** alias: mirrored field */
   of?: string;
   /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' or 'value' */

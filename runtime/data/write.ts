@@ -10,6 +10,7 @@ import { parseNetwork, networkText } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { hashPassword, keyDigest } from '../core/secrets.js';
+import { checkSharedRelations } from './shared-relations.js';
 import type { User } from '../auth/authenticate.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
@@ -426,6 +427,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
@@ -465,6 +467,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);

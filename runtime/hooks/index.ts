@@ -10,13 +10,17 @@ import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
+import { component } from './component.js';
 import { device } from './device.js';
+import { frontPort } from './front_port.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { journalEntry } from './journal_entry.js';
+import { powerPort } from './power_port.js';
 import { prefix } from './prefix.js';
+import { rearPort } from './rear_port.js';
 import { service } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
@@ -34,13 +38,17 @@ export const hooks: Record<string, ModelHooks> = {
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
   content_type: contentType,
+  component,
   device,
+  front_port: frontPort,
   group,
   interface: interfaceHooks,
   permission,
   ip_address: ipAddress,
   journal_entry: journalEntry,
+  power_port: powerPort,
   prefix,
+  rear_port: rearPort,
   service,
   tag,
   token,
