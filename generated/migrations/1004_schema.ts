@@ -33,16 +33,76 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
+  await knex.schema.alterTable('dcim_consoleport', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_consoleport_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
+  await knex.schema.alterTable('dcim_consoleserverport', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_consoleserverport_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
+  await knex.schema.alterTable('dcim_rearport', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_rearport_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
+  await knex.schema.alterTable('dcim_frontport', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_frontport_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
   await knex.schema.alterTable('dcim_interface', (t) => {
     t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
     t.index(['cable_id'], 'dcim_interface_cable_id_idx');
     t.string('cable_end', 1).nullable();
   });
+  await knex.schema.alterTable('dcim_powerport', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_powerport_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
+  await knex.schema.alterTable('dcim_poweroutlet', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_poweroutlet_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('dcim_poweroutlet', (t) => {
+    t.dropIndex([], 'dcim_poweroutlet_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_powerport', (t) => {
+    t.dropIndex([], 'dcim_powerport_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
   await knex.schema.alterTable('dcim_interface', (t) => {
     t.dropIndex([], 'dcim_interface_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_frontport', (t) => {
+    t.dropIndex([], 'dcim_frontport_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_rearport', (t) => {
+    t.dropIndex([], 'dcim_rearport_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_consoleserverport', (t) => {
+    t.dropIndex([], 'dcim_consoleserverport_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_consoleport', (t) => {
+    t.dropIndex([], 'dcim_consoleport_cable_id_idx');
     t.dropColumn('cable_id');
     t.dropColumn('cable_end');
   });

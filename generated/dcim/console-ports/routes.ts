@@ -9,5 +9,12 @@ export const consolePortRoutes: RouteDefinition = {
   model: "ConsolePort",
   list: "/api/dcim/console-ports/",
   detail: "/api/dcim/console-ports/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/console-ports/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+  ],
 };

@@ -6,6 +6,23 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/console-server-ports/. */
 export const consoleServerPortFilterSet: FilterSet = {
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
+  connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
   device: {
@@ -76,6 +93,7 @@ export const consoleServerPortFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   q: { kind: "q" },
   rack: {
     kind: "path",

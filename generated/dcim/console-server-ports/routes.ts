@@ -9,5 +9,12 @@ export const consoleServerPortRoutes: RouteDefinition = {
   model: "ConsoleServerPort",
   list: "/api/dcim/console-server-ports/",
   detail: "/api/dcim/console-server-ports/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/console-server-ports/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+  ],
 };

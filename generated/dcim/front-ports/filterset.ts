@@ -6,6 +6,22 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/front-ports/. */
 export const frontPortFilterSet: FilterSet = {
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
   color: { kind: "field", field: "color", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
@@ -77,6 +93,7 @@ export const frontPortFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   q: { kind: "q" },
   rack: {
     kind: "path",

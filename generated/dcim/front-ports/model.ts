@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { RearPortModel } from "../rear-ports/model.js";
 
@@ -25,9 +26,9 @@ export const frontPortDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],
-  brief: ["id", "url", "display", "device", "name"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component", "front_port"],
+  hooks: ["component", "front_port", "cabled"],
   uniqueTogether: [["device", "name"], ["rear_port", "rear_port_position"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -160,8 +161,86 @@ export const frontPortDefinition: ModelDefinition = {
       helpText: "Treat as if a cable is connected",
       default: false,
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: {
+    role: "pass_through",
+    peers: [
+      "dcim.consoleport",
+      "dcim.consoleserverport",
+      "dcim.frontport",
+      "dcim.interface",
+      "dcim.rearport",
+    ],
+    parent: "device",
+    through: { kind: "to_position", to: "rear_port", position: "rear_port_position" },
+  },
 };
 
 /** Objection model of dcim_frontport: table metadata and relations only; queries go through the runtime. */
@@ -170,6 +249,7 @@ export class FrontPortModel extends Model {
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_frontport.device_id', to: 'dcim_device.id' } },
     rear_port: { relation: Model.BelongsToOneRelation, modelClass: RearPortModel, join: { from: 'dcim_frontport.rear_port_id', to: 'dcim_rearport.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_frontport.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -182,4 +262,6 @@ export class FrontPortModel extends Model {
   rear_port_position!: number;
   description!: string;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

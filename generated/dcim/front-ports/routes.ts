@@ -9,5 +9,12 @@ export const frontPortRoutes: RouteDefinition = {
   model: "FrontPort",
   list: "/api/dcim/front-ports/",
   detail: "/api/dcim/front-ports/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/front-ports/:id/paths/",
+      methods: ["GET"],
+      hook: "paths",
+      returns: { GET: { schema: { type: "array", items: { type: "object" } } } },
+    },
+  ],
 };

@@ -534,7 +534,7 @@ export const interfaceDefinition: ModelDefinition = {
   },
   cabling: {
     role: "endpoint",
-    peers: ["dcim.interface"],
+    peers: ["dcim.frontport", "dcim.interface", "dcim.rearport"],
     parent: "device",
     notCabled: {
       field: "type",

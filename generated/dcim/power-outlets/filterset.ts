@@ -6,6 +6,23 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/power-outlets/. */
 export const powerOutletFilterSet: FilterSet = {
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
+  connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
   device: {
@@ -77,6 +94,7 @@ export const powerOutletFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   power_port: {
     kind: "path",
     path: [{ field: "power_port", model: "PowerPort" }],

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { PowerPortModel } from "../power-ports/model.js";
 
@@ -25,9 +26,9 @@ export const powerOutletDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],
-  brief: ["id", "url", "display", "device", "name"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component"],
+  hooks: ["component", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -150,8 +151,114 @@ export const powerOutletDefinition: ModelDefinition = {
       helpText: "Treat as if a cable is connected",
       default: false,
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    connected_endpoints: {
+      name: "connected_endpoints",
+      type: "computed",
+      label: "Connected endpoints",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints",
+    },
+    connected_endpoints_type: {
+      name: "connected_endpoints_type",
+      type: "computed",
+      label: "Connected endpoints type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_type",
+    },
+    connected_endpoints_reachable: {
+      name: "connected_endpoints_reachable",
+      type: "computed",
+      label: "Connected endpoints reachable",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_reachable",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: { role: "endpoint", peers: ["dcim.powerport"], parent: "device" },
 };
 
 /** Objection model of dcim_poweroutlet: table metadata and relations only; queries go through the runtime. */
@@ -160,6 +267,7 @@ export class PowerOutletModel extends Model {
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_poweroutlet.device_id', to: 'dcim_device.id' } },
     power_port: { relation: Model.BelongsToOneRelation, modelClass: PowerPortModel, join: { from: 'dcim_poweroutlet.power_port_id', to: 'dcim_powerport.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_poweroutlet.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -171,4 +279,6 @@ export class PowerOutletModel extends Model {
   feed_leg!: string | number;
   description!: string;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

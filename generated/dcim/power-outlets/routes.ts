@@ -9,5 +9,12 @@ export const powerOutletRoutes: RouteDefinition = {
   model: "PowerOutlet",
   list: "/api/dcim/power-outlets/",
   detail: "/api/dcim/power-outlets/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/power-outlets/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+  ],
 };

@@ -7,6 +7,23 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/power-ports/. */
 export const powerPortFilterSet: FilterSet = {
   allocated_draw: { kind: "field", field: "allocated_draw", family: "number" },
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
+  connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
   device: {
@@ -78,6 +95,7 @@ export const powerPortFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   maximum_draw: { kind: "field", field: "maximum_draw", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   q: { kind: "q" },
   rack: {
     kind: "path",

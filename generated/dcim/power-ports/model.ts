@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 
 /** Resolved definition of PowerPort: fields, counts and rules the runtime applies. */
@@ -24,9 +25,9 @@ export const powerPortDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],
-  brief: ["id", "url", "display", "device", "name"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component", "power_port"],
+  hooks: ["component", "power_port", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -146,8 +147,114 @@ export const powerPortDefinition: ModelDefinition = {
       helpText: "Treat as if a cable is connected",
       default: false,
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    connected_endpoints: {
+      name: "connected_endpoints",
+      type: "computed",
+      label: "Connected endpoints",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints",
+    },
+    connected_endpoints_type: {
+      name: "connected_endpoints_type",
+      type: "computed",
+      label: "Connected endpoints type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_type",
+    },
+    connected_endpoints_reachable: {
+      name: "connected_endpoints_reachable",
+      type: "computed",
+      label: "Connected endpoints reachable",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_reachable",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: { role: "endpoint", peers: ["dcim.poweroutlet"], parent: "device" },
 };
 
 /** Objection model of dcim_powerport: table metadata and relations only; queries go through the runtime. */
@@ -155,6 +262,7 @@ export class PowerPortModel extends Model {
   static tableName = 'dcim_powerport';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_powerport.device_id', to: 'dcim_device.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_powerport.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -166,4 +274,6 @@ export class PowerPortModel extends Model {
   allocated_draw!: number | null;
   description!: string;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

@@ -9,5 +9,12 @@ export const powerPortRoutes: RouteDefinition = {
   model: "PowerPort",
   list: "/api/dcim/power-ports/",
   detail: "/api/dcim/power-ports/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/power-ports/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+  ],
 };

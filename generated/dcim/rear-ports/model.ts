@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 
 /** Resolved definition of RearPort: fields, counts and rules the runtime applies. */
@@ -24,9 +25,9 @@ export const rearPortDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],
-  brief: ["id", "url", "display", "device", "name"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component", "rear_port"],
+  hooks: ["component", "rear_port", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -144,8 +145,86 @@ export const rearPortDefinition: ModelDefinition = {
       helpText: "Treat as if a cable is connected",
       default: false,
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: {
+    role: "pass_through",
+    peers: [
+      "dcim.consoleport",
+      "dcim.consoleserverport",
+      "dcim.frontport",
+      "dcim.interface",
+      "dcim.rearport",
+    ],
+    parent: "device",
+    through: { kind: "from_positions", positions: "positions" },
+  },
 };
 
 /** Objection model of dcim_rearport: table metadata and relations only; queries go through the runtime. */
@@ -153,6 +232,7 @@ export class RearPortModel extends Model {
   static tableName = 'dcim_rearport';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_rearport.device_id', to: 'dcim_device.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_rearport.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -164,4 +244,6 @@ export class RearPortModel extends Model {
   positions!: number;
   description!: string;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

@@ -9,5 +9,12 @@ export const rearPortRoutes: RouteDefinition = {
   model: "RearPort",
   list: "/api/dcim/rear-ports/",
   detail: "/api/dcim/rear-ports/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/rear-ports/:id/paths/",
+      methods: ["GET"],
+      hook: "paths",
+      returns: { GET: { schema: { type: "array", items: { type: "object" } } } },
+    },
+  ],
 };
