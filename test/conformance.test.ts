@@ -35,7 +35,8 @@ function conformance(entry: ModelEntry, last: boolean) {
     assert.equal(Object.keys(body).sort(), expected.sort());
     for (const [name, value] of Object.entries(input)) {
       const f = d.fields[name];
-      if (!f || f.writeOnly) continue;
+      // a computed field written with an example (a cable's ends) reads back in another shape
+      if (!f || f.writeOnly || f.type === 'computed') continue;
       const shown = body[name];
       if (f.type === 'fk') assert.is(shown.id, value, name);
       else if (f.type === 'choice') assert.is(shown.value, value, name);

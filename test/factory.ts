@@ -40,22 +40,33 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
   for (const f of Object.values(entry.definition.fields)) {
     // The lookup field (a device's name, say) is filled too, so filters by it have something to find.
     // Fields with a schema example are filled too (a webhook needs at least one event type).
-    if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || f.readOnly) continue;
+    if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || (f.readOnly && f.example === undefined)) continue;
     // A relation with an example is filled with a new related object (a service needs a device).
     // A relation whose target must share relations with this object (`same:`) gets a target that does.
     if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!), Object.fromEntries((f.same ?? []).filter((s) => input[s] != null).map((s) => [s, input[s]])))).id;
     else if (f.type === 'generic_fk') {
-      // A required generic relation points at a fresh object of its simplest target type.
-      const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
+      // A required generic relation points at a fresh object of its example type, else of its simplest target type.
+      const [type, target] = Object.entries(f.types!).find(([ct]) => ct === f.example) ?? Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
       input[`${f.name}_type`] = type;
       input[`${f.name}_id`] = (await createObject(app, model(target))).id;
     }
     else if (f.type === 'token_key') continue;
-    else input[f.name] = f.example !== undefined ? f.example : scalar(entry, f, n);
+    else input[f.name] = f.example !== undefined ? await materialize(app, f.example) : scalar(entry, f, n);
   }
   // A user name must follow Django's username rules.
   if (entry.definition.fields.username) input.username = `user${n}`;
   return input;
+}
+
+/** An example with `{ $new: Model }` in it gets the id of a fresh object of that model there (a cable's ends). */
+async function materialize(app: TestApp, example: unknown): Promise<unknown> {
+  if (Array.isArray(example)) return Promise.all(example.map((e) => materialize(app, e)));
+  if (example !== null && typeof example === 'object') {
+    const spec = example as Record<string, unknown>;
+    if (typeof spec.$new === 'string') return (await createObject(app, model(spec.$new))).id;
+    return Object.fromEntries(await Promise.all(Object.entries(spec).map(async ([k, v]) => [k, await materialize(app, v)])));
+  }
+  return example;
 }
 
 function requiredRelations(entry: ModelEntry): number {

@@ -81,6 +81,7 @@ export const cableTerminationDefinition: ModelDefinition = {
         "dcim.powerport": "PowerPort",
         "dcim.rearport": "RearPort",
       },
+      example: "dcim.frontport",
       onDelete: "cascade",
     },
   },

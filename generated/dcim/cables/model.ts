@@ -56,6 +56,7 @@ export const cableDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
+      example: [{ object_type: "dcim.frontport", object_id: { $new: "FrontPort" } }],
       source: "hook:a_terminations",
     },
     b_terminations: {
@@ -69,6 +70,7 @@ export const cableDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
+      example: [{ object_type: "dcim.frontport", object_id: { $new: "FrontPort" } }],
       source: "hook:b_terminations",
     },
     status: {
