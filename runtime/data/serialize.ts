@@ -123,6 +123,11 @@ function scalar(field: FieldDefinition, value: unknown): unknown {
   }
 }
 
+/** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
+class Reference {
+  constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
+}
+
 export class Renderer {
   readonly cache: RowCache;
   private extras = new Map<string, Map<number, unknown>>();
@@ -190,7 +195,7 @@ export class Renderer {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        this.extras.set(name, await fn(rows, { db }));
+        this.extras.set(name, await fn(rows, { db, refer: (target, id, extra) => { this.cache.need(target, id); return new Reference(target, id, extra); } }));
       }
     }
     await this.cache.resolve();
@@ -228,6 +233,19 @@ export class Renderer {
     }
     const target = model(f.to!);
     return this.pathValue(target, this.cache.get(target.definition.name, row[f.columns[0]]), rest);
+  }
+
+  /** A computed value with its references to other objects replaced by their nested forms. */
+  private materialise(value: unknown): unknown {
+    if (value instanceof Reference) {
+      const nested = this.nested(model(value.model), value.id);
+      return nested && value.extra ? { ...nested, ...(this.materialise(value.extra) as object) } : nested;
+    }
+    if (Array.isArray(value)) return value.map((v) => this.materialise(v));
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.materialise(v)]));
+    }
+    return value;
   }
 
   nested(entry: ModelEntry, id: unknown): Record<string, unknown> | null {
@@ -292,7 +310,7 @@ export class Renderer {
           const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
           out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
         }
-        else out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null : null;
+        else out[name] = entry === this.entry ? this.materialise((this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null) : null;
         return;
       }
       case 'ip_prefix': case 'ip_address': out[name] = row[name]; return;

@@ -12,6 +12,7 @@ import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import type { User } from '../auth/authenticate.js';
 import { hashPassword, keyDigest } from '../core/secrets.js';
 import { checkSharedRelations } from './shared-relations.js';
+import { instantiateTemplates } from './templates.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
@@ -440,6 +441,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await instantiateTemplates(ctx, entry, items, bulk);
   const ids = items.map((i) => i.id!);
   await afterWrite(entry, ids, ctx);
   const data = await recordWrites(ctx, entry, 'create', ids, null);

@@ -102,6 +102,20 @@ export const interfaceFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
   mode: { kind: "field", field: "mode", family: "exact" },
+  module: {
+    kind: "path",
+    path: [{ field: "module", model: "Module" }],
+    by: "serial",
+    family: "exact",
+    tree: false,
+  },
+  module_id: {
+    kind: "path",
+    path: [{ field: "module", model: "Module" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   mtu: { kind: "field", field: "mtu", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   parent: {
@@ -226,6 +240,20 @@ export const interfaceFilterSet: FilterSet = {
   untagged_vlan_id: {
     kind: "path",
     path: [{ field: "untagged_vlan", model: "VLAN" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  virtual_chassis: {
+    kind: "path",
+    path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  virtual_chassis_id: {
+    kind: "path",
+    path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],
     by: "id",
     family: "exact",
     tree: false,
