@@ -12,14 +12,30 @@ import { cableDefinition, CableModel } from "./dcim/cables/model.js";
 import { cableSerializer } from "./dcim/cables/serializer.js";
 import { cableFilterSet } from "./dcim/cables/filterset.js";
 import { cableRoutes } from "./dcim/cables/routes.js";
+import { consolePortTemplateDefinition, ConsolePortTemplateModel } from "./dcim/console-port-templates/model.js";
+import { consolePortTemplateSerializer } from "./dcim/console-port-templates/serializer.js";
+import { consolePortTemplateFilterSet } from "./dcim/console-port-templates/filterset.js";
+import { consolePortTemplateRoutes } from "./dcim/console-port-templates/routes.js";
 import { consolePortDefinition, ConsolePortModel } from "./dcim/console-ports/model.js";
 import { consolePortSerializer } from "./dcim/console-ports/serializer.js";
 import { consolePortFilterSet } from "./dcim/console-ports/filterset.js";
 import { consolePortRoutes } from "./dcim/console-ports/routes.js";
+import { consoleServerPortTemplateDefinition, ConsoleServerPortTemplateModel } from "./dcim/console-server-port-templates/model.js";
+import { consoleServerPortTemplateSerializer } from "./dcim/console-server-port-templates/serializer.js";
+import { consoleServerPortTemplateFilterSet } from "./dcim/console-server-port-templates/filterset.js";
+import { consoleServerPortTemplateRoutes } from "./dcim/console-server-port-templates/routes.js";
 import { consoleServerPortDefinition, ConsoleServerPortModel } from "./dcim/console-server-ports/model.js";
 import { consoleServerPortSerializer } from "./dcim/console-server-ports/serializer.js";
 import { consoleServerPortFilterSet } from "./dcim/console-server-ports/filterset.js";
 import { consoleServerPortRoutes } from "./dcim/console-server-ports/routes.js";
+import { deviceBayTemplateDefinition, DeviceBayTemplateModel } from "./dcim/device-bay-templates/model.js";
+import { deviceBayTemplateSerializer } from "./dcim/device-bay-templates/serializer.js";
+import { deviceBayTemplateFilterSet } from "./dcim/device-bay-templates/filterset.js";
+import { deviceBayTemplateRoutes } from "./dcim/device-bay-templates/routes.js";
+import { deviceBayDefinition, DeviceBayModel } from "./dcim/device-bays/model.js";
+import { deviceBaySerializer } from "./dcim/device-bays/serializer.js";
+import { deviceBayFilterSet } from "./dcim/device-bays/filterset.js";
+import { deviceBayRoutes } from "./dcim/device-bays/routes.js";
 import { deviceRoleDefinition, DeviceRoleModel } from "./dcim/device-roles/model.js";
 import { deviceRoleSerializer } from "./dcim/device-roles/serializer.js";
 import { deviceRoleFilterSet } from "./dcim/device-roles/filterset.js";
@@ -32,14 +48,34 @@ import { deviceDefinition, DeviceModel } from "./dcim/devices/model.js";
 import { deviceSerializer } from "./dcim/devices/serializer.js";
 import { deviceFilterSet } from "./dcim/devices/filterset.js";
 import { deviceRoutes } from "./dcim/devices/routes.js";
+import { frontPortTemplateDefinition, FrontPortTemplateModel } from "./dcim/front-port-templates/model.js";
+import { frontPortTemplateSerializer } from "./dcim/front-port-templates/serializer.js";
+import { frontPortTemplateFilterSet } from "./dcim/front-port-templates/filterset.js";
+import { frontPortTemplateRoutes } from "./dcim/front-port-templates/routes.js";
 import { frontPortDefinition, FrontPortModel } from "./dcim/front-ports/model.js";
 import { frontPortSerializer } from "./dcim/front-ports/serializer.js";
 import { frontPortFilterSet } from "./dcim/front-ports/filterset.js";
 import { frontPortRoutes } from "./dcim/front-ports/routes.js";
+import { interfaceTemplateDefinition, InterfaceTemplateModel } from "./dcim/interface-templates/model.js";
+import { interfaceTemplateSerializer } from "./dcim/interface-templates/serializer.js";
+import { interfaceTemplateFilterSet } from "./dcim/interface-templates/filterset.js";
+import { interfaceTemplateRoutes } from "./dcim/interface-templates/routes.js";
 import { interfaceDefinition, InterfaceModel } from "./dcim/interfaces/model.js";
 import { interfaceSerializer } from "./dcim/interfaces/serializer.js";
 import { interfaceFilterSet } from "./dcim/interfaces/filterset.js";
 import { interfaceRoutes } from "./dcim/interfaces/routes.js";
+import { inventoryItemRoleDefinition, InventoryItemRoleModel } from "./dcim/inventory-item-roles/model.js";
+import { inventoryItemRoleSerializer } from "./dcim/inventory-item-roles/serializer.js";
+import { inventoryItemRoleFilterSet } from "./dcim/inventory-item-roles/filterset.js";
+import { inventoryItemRoleRoutes } from "./dcim/inventory-item-roles/routes.js";
+import { inventoryItemTemplateDefinition, InventoryItemTemplateModel } from "./dcim/inventory-item-templates/model.js";
+import { inventoryItemTemplateSerializer } from "./dcim/inventory-item-templates/serializer.js";
+import { inventoryItemTemplateFilterSet } from "./dcim/inventory-item-templates/filterset.js";
+import { inventoryItemTemplateRoutes } from "./dcim/inventory-item-templates/routes.js";
+import { inventoryItemDefinition, InventoryItemModel } from "./dcim/inventory-items/model.js";
+import { inventoryItemSerializer } from "./dcim/inventory-items/serializer.js";
+import { inventoryItemFilterSet } from "./dcim/inventory-items/filterset.js";
+import { inventoryItemRoutes } from "./dcim/inventory-items/routes.js";
 import { locationDefinition, LocationModel } from "./dcim/locations/model.js";
 import { locationSerializer } from "./dcim/locations/serializer.js";
 import { locationFilterSet } from "./dcim/locations/filterset.js";
@@ -48,14 +84,38 @@ import { manufacturerDefinition, ManufacturerModel } from "./dcim/manufacturers/
 import { manufacturerSerializer } from "./dcim/manufacturers/serializer.js";
 import { manufacturerFilterSet } from "./dcim/manufacturers/filterset.js";
 import { manufacturerRoutes } from "./dcim/manufacturers/routes.js";
+import { moduleBayTemplateDefinition, ModuleBayTemplateModel } from "./dcim/module-bay-templates/model.js";
+import { moduleBayTemplateSerializer } from "./dcim/module-bay-templates/serializer.js";
+import { moduleBayTemplateFilterSet } from "./dcim/module-bay-templates/filterset.js";
+import { moduleBayTemplateRoutes } from "./dcim/module-bay-templates/routes.js";
+import { moduleBayDefinition, ModuleBayModel } from "./dcim/module-bays/model.js";
+import { moduleBaySerializer } from "./dcim/module-bays/serializer.js";
+import { moduleBayFilterSet } from "./dcim/module-bays/filterset.js";
+import { moduleBayRoutes } from "./dcim/module-bays/routes.js";
+import { moduleTypeDefinition, ModuleTypeModel } from "./dcim/module-types/model.js";
+import { moduleTypeSerializer } from "./dcim/module-types/serializer.js";
+import { moduleTypeFilterSet } from "./dcim/module-types/filterset.js";
+import { moduleTypeRoutes } from "./dcim/module-types/routes.js";
+import { moduleDefinition, ModuleModel } from "./dcim/modules/model.js";
+import { moduleSerializer } from "./dcim/modules/serializer.js";
+import { moduleFilterSet } from "./dcim/modules/filterset.js";
+import { moduleRoutes } from "./dcim/modules/routes.js";
 import { platformDefinition, PlatformModel } from "./dcim/platforms/model.js";
 import { platformSerializer } from "./dcim/platforms/serializer.js";
 import { platformFilterSet } from "./dcim/platforms/filterset.js";
 import { platformRoutes } from "./dcim/platforms/routes.js";
+import { powerOutletTemplateDefinition, PowerOutletTemplateModel } from "./dcim/power-outlet-templates/model.js";
+import { powerOutletTemplateSerializer } from "./dcim/power-outlet-templates/serializer.js";
+import { powerOutletTemplateFilterSet } from "./dcim/power-outlet-templates/filterset.js";
+import { powerOutletTemplateRoutes } from "./dcim/power-outlet-templates/routes.js";
 import { powerOutletDefinition, PowerOutletModel } from "./dcim/power-outlets/model.js";
 import { powerOutletSerializer } from "./dcim/power-outlets/serializer.js";
 import { powerOutletFilterSet } from "./dcim/power-outlets/filterset.js";
 import { powerOutletRoutes } from "./dcim/power-outlets/routes.js";
+import { powerPortTemplateDefinition, PowerPortTemplateModel } from "./dcim/power-port-templates/model.js";
+import { powerPortTemplateSerializer } from "./dcim/power-port-templates/serializer.js";
+import { powerPortTemplateFilterSet } from "./dcim/power-port-templates/filterset.js";
+import { powerPortTemplateRoutes } from "./dcim/power-port-templates/routes.js";
 import { powerPortDefinition, PowerPortModel } from "./dcim/power-ports/model.js";
 import { powerPortSerializer } from "./dcim/power-ports/serializer.js";
 import { powerPortFilterSet } from "./dcim/power-ports/filterset.js";
@@ -68,6 +128,10 @@ import { rackDefinition, RackModel } from "./dcim/racks/model.js";
 import { rackSerializer } from "./dcim/racks/serializer.js";
 import { rackFilterSet } from "./dcim/racks/filterset.js";
 import { rackRoutes } from "./dcim/racks/routes.js";
+import { rearPortTemplateDefinition, RearPortTemplateModel } from "./dcim/rear-port-templates/model.js";
+import { rearPortTemplateSerializer } from "./dcim/rear-port-templates/serializer.js";
+import { rearPortTemplateFilterSet } from "./dcim/rear-port-templates/filterset.js";
+import { rearPortTemplateRoutes } from "./dcim/rear-port-templates/routes.js";
 import { rearPortDefinition, RearPortModel } from "./dcim/rear-ports/model.js";
 import { rearPortSerializer } from "./dcim/rear-ports/serializer.js";
 import { rearPortFilterSet } from "./dcim/rear-ports/filterset.js";
@@ -84,6 +148,10 @@ import { siteDefinition, SiteModel } from "./dcim/sites/model.js";
 import { siteSerializer } from "./dcim/sites/serializer.js";
 import { siteFilterSet } from "./dcim/sites/filterset.js";
 import { siteRoutes } from "./dcim/sites/routes.js";
+import { virtualChassisDefinition, VirtualChassisModel } from "./dcim/virtual-chassis/model.js";
+import { virtualChassisSerializer } from "./dcim/virtual-chassis/serializer.js";
+import { virtualChassisFilterSet } from "./dcim/virtual-chassis/filterset.js";
+import { virtualChassisRoutes } from "./dcim/virtual-chassis/routes.js";
 import { configContextDefinition, ConfigContextModel } from "./extras/config-contexts/model.js";
 import { configContextSerializer } from "./extras/config-contexts/serializer.js";
 import { configContextFilterSet } from "./extras/config-contexts/filterset.js";
@@ -193,30 +261,47 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'CableTermination' | 'Cable' | 'ConsolePort' | 'ConsoleServerPort' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPort' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'PowerOutlet' | 'PowerPort' | 'RackRole' | 'Rack' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPortTemplate' | 'PowerPort' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
   CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
   Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
+  ConsolePortTemplate: { definition: consolePortTemplateDefinition, serializer: consolePortTemplateSerializer, filters: consolePortTemplateFilterSet, routes: consolePortTemplateRoutes },
   ConsolePort: { definition: consolePortDefinition, serializer: consolePortSerializer, filters: consolePortFilterSet, routes: consolePortRoutes },
+  ConsoleServerPortTemplate: { definition: consoleServerPortTemplateDefinition, serializer: consoleServerPortTemplateSerializer, filters: consoleServerPortTemplateFilterSet, routes: consoleServerPortTemplateRoutes },
   ConsoleServerPort: { definition: consoleServerPortDefinition, serializer: consoleServerPortSerializer, filters: consoleServerPortFilterSet, routes: consoleServerPortRoutes },
+  DeviceBayTemplate: { definition: deviceBayTemplateDefinition, serializer: deviceBayTemplateSerializer, filters: deviceBayTemplateFilterSet, routes: deviceBayTemplateRoutes },
+  DeviceBay: { definition: deviceBayDefinition, serializer: deviceBaySerializer, filters: deviceBayFilterSet, routes: deviceBayRoutes },
   DeviceRole: { definition: deviceRoleDefinition, serializer: deviceRoleSerializer, filters: deviceRoleFilterSet, routes: deviceRoleRoutes },
   DeviceType: { definition: deviceTypeDefinition, serializer: deviceTypeSerializer, filters: deviceTypeFilterSet, routes: deviceTypeRoutes },
   Device: { definition: deviceDefinition, serializer: deviceSerializer, filters: deviceFilterSet, routes: deviceRoutes },
+  FrontPortTemplate: { definition: frontPortTemplateDefinition, serializer: frontPortTemplateSerializer, filters: frontPortTemplateFilterSet, routes: frontPortTemplateRoutes },
   FrontPort: { definition: frontPortDefinition, serializer: frontPortSerializer, filters: frontPortFilterSet, routes: frontPortRoutes },
+  InterfaceTemplate: { definition: interfaceTemplateDefinition, serializer: interfaceTemplateSerializer, filters: interfaceTemplateFilterSet, routes: interfaceTemplateRoutes },
   Interface: { definition: interfaceDefinition, serializer: interfaceSerializer, filters: interfaceFilterSet, routes: interfaceRoutes },
+  InventoryItemRole: { definition: inventoryItemRoleDefinition, serializer: inventoryItemRoleSerializer, filters: inventoryItemRoleFilterSet, routes: inventoryItemRoleRoutes },
+  InventoryItemTemplate: { definition: inventoryItemTemplateDefinition, serializer: inventoryItemTemplateSerializer, filters: inventoryItemTemplateFilterSet, routes: inventoryItemTemplateRoutes },
+  InventoryItem: { definition: inventoryItemDefinition, serializer: inventoryItemSerializer, filters: inventoryItemFilterSet, routes: inventoryItemRoutes },
   Location: { definition: locationDefinition, serializer: locationSerializer, filters: locationFilterSet, routes: locationRoutes },
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
+  ModuleBayTemplate: { definition: moduleBayTemplateDefinition, serializer: moduleBayTemplateSerializer, filters: moduleBayTemplateFilterSet, routes: moduleBayTemplateRoutes },
+  ModuleBay: { definition: moduleBayDefinition, serializer: moduleBaySerializer, filters: moduleBayFilterSet, routes: moduleBayRoutes },
+  ModuleType: { definition: moduleTypeDefinition, serializer: moduleTypeSerializer, filters: moduleTypeFilterSet, routes: moduleTypeRoutes },
+  Module: { definition: moduleDefinition, serializer: moduleSerializer, filters: moduleFilterSet, routes: moduleRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
+  PowerOutletTemplate: { definition: powerOutletTemplateDefinition, serializer: powerOutletTemplateSerializer, filters: powerOutletTemplateFilterSet, routes: powerOutletTemplateRoutes },
   PowerOutlet: { definition: powerOutletDefinition, serializer: powerOutletSerializer, filters: powerOutletFilterSet, routes: powerOutletRoutes },
+  PowerPortTemplate: { definition: powerPortTemplateDefinition, serializer: powerPortTemplateSerializer, filters: powerPortTemplateFilterSet, routes: powerPortTemplateRoutes },
   PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
+  RearPortTemplate: { definition: rearPortTemplateDefinition, serializer: rearPortTemplateSerializer, filters: rearPortTemplateFilterSet, routes: rearPortTemplateRoutes },
   RearPort: { definition: rearPortDefinition, serializer: rearPortSerializer, filters: rearPortFilterSet, routes: rearPortRoutes },
   Region: { definition: regionDefinition, serializer: regionSerializer, filters: regionFilterSet, routes: regionRoutes },
   SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
+  VirtualChassis: { definition: virtualChassisDefinition, serializer: virtualChassisSerializer, filters: virtualChassisFilterSet, routes: virtualChassisRoutes },
   ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
   CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
@@ -249,24 +334,41 @@ export const models: Record<ModelName, ModelEntry> = {
 export const objectionModels: Record<ModelName, typeof Model> = {
   CableTermination: CableTerminationModel,
   Cable: CableModel,
+  ConsolePortTemplate: ConsolePortTemplateModel,
   ConsolePort: ConsolePortModel,
+  ConsoleServerPortTemplate: ConsoleServerPortTemplateModel,
   ConsoleServerPort: ConsoleServerPortModel,
+  DeviceBayTemplate: DeviceBayTemplateModel,
+  DeviceBay: DeviceBayModel,
   DeviceRole: DeviceRoleModel,
   DeviceType: DeviceTypeModel,
   Device: DeviceModel,
+  FrontPortTemplate: FrontPortTemplateModel,
   FrontPort: FrontPortModel,
+  InterfaceTemplate: InterfaceTemplateModel,
   Interface: InterfaceModel,
+  InventoryItemRole: InventoryItemRoleModel,
+  InventoryItemTemplate: InventoryItemTemplateModel,
+  InventoryItem: InventoryItemModel,
   Location: LocationModel,
   Manufacturer: ManufacturerModel,
+  ModuleBayTemplate: ModuleBayTemplateModel,
+  ModuleBay: ModuleBayModel,
+  ModuleType: ModuleTypeModel,
+  Module: ModuleModel,
   Platform: PlatformModel,
+  PowerOutletTemplate: PowerOutletTemplateModel,
   PowerOutlet: PowerOutletModel,
+  PowerPortTemplate: PowerPortTemplateModel,
   PowerPort: PowerPortModel,
   RackRole: RackRoleModel,
   Rack: RackModel,
+  RearPortTemplate: RearPortTemplateModel,
   RearPort: RearPortModel,
   Region: RegionModel,
   SiteGroup: SiteGroupModel,
   Site: SiteModel,
+  VirtualChassis: VirtualChassisModel,
   ConfigContext: ConfigContextModel,
   ContentType: ContentTypeModel,
   CustomFieldChoiceSet: CustomFieldChoiceSetModel,

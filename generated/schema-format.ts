@@ -28,6 +28,33 @@ export interface ModelFile {
    */
   content_type?: string;
   /**
+   * A component template: the component model each of its rows becomes when a device (or module) of its type is created. Fields of the same name are copied; relations to other templates become relations to the components made from them; the owner relations (device_type, module_type) become the owner's (device, module)
+   */
+  template_for?: string;
+  /**
+   * Creating an object of this model instantiates the component templates of its type in one write per component table
+   */
+  templates?: {
+    /**
+     * the relation to the type whose templates apply (device_type)
+     */
+    from: string;
+    /**
+     * placeholders replaced in component names and labels: {module} → a path of the new object, e.g. module_bay.position
+     */
+    names?: {
+      [k: string]: string;
+    };
+    /**
+     * a write-only boolean input (default true) that turns instantiation off when false
+     */
+    skip_unless?: string;
+    /**
+     * a write-only boolean input (default false): components of the same name already on the device, outside any owner, are taken over instead of created
+     */
+    adopt_if?: string;
+  };
+  /**
    * Nested-set style tree: a self relation 'parent', cumulative counts and descendant filters
    */
   tree?: boolean;

@@ -192,6 +192,14 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    if (spec.template_for && !byName.has(spec.template_for)) problems.push(`${file}: template_for: unknown model '${spec.template_for}'`);
+    if (spec.templates) {
+      if (fields[spec.templates.from]?.type !== 'fk') problems.push(`${file}: templates.from: '${spec.templates.from}' is not a relation of ${spec.model}`);
+      for (const [name, path] of Object.entries(spec.templates.names ?? {})) {
+        const error = walk(spec.model, path, true);
+        if (error) problems.push(`${file}: templates.names.${name}: ${error}`);
+      }
+    }
     if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
     if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {

@@ -121,6 +121,8 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
+    ...(spec.template_for ? { templateFor: spec.template_for } : {}),
+    ...(spec.templates ? { templates: { from: spec.templates.from, names: spec.templates.names ?? {}, ...(spec.templates.skip_unless ? { skipUnless: spec.templates.skip_unless } : {}), ...(spec.templates.adopt_if ? { adoptIf: spec.templates.adopt_if } : {}) } } : {}),
     fields,
     counts,
     ...(spec.cabling ? { cabling: resolveCabling(spec, schemaChoices) } : {}),

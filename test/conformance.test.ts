@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { choiceSet, model, modelList } from '../runtime/data/registry.js';
 import type { ModelEntry } from '../runtime/core/types.js';
 import { detailPath, expectStatus, startApp, type TestApp } from './helpers.js';
-import { createObject, editableText, inputFor, requiredText, seedRow } from './factory.js';
+import { createObject, createRelated, editableText, inputFor, requiredText, seedRow } from './factory.js';
 
 // Started once for the whole file; every suite waits for it (uvu loads test files as CommonJS, so no top-level await).
 // No webhook worker: seeded deliveries must stay as they were written.
@@ -206,7 +206,7 @@ function conformance(entry: ModelEntry, last: boolean) {
     if (!fk) return;
     const target = model(fk.to!);
     const base = await inputFor(app, entry);
-    const related = await createObject(app, target, Object.fromEntries((fk.same ?? []).map((name) => [name, base[name]])));
+    const related = await createRelated(app, fk, base);
     const lookup = target.definition.lookup;
     const input = { ...base, [fk.name]: { [lookup]: related[lookup] } };
     const reply = await app.api('POST', list, input);

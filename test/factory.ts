@@ -43,7 +43,8 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
     if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || (f.readOnly && f.example === undefined)) continue;
     // A relation with an example is filled with a new related object (a service needs a device).
     // A relation whose target must share relations with this object (`same:`) gets a target that does.
-    if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!), Object.fromEntries((f.same ?? []).filter((s) => input[s] != null).map((s) => [s, input[s]])))).id;
+    // An fk example that is an object gives attributes of the new target (a device bay's device has a parent type).
+    if (f.type === 'fk') input[f.name] = (await createRelated(app, f, input)).id;
     else if (f.type === 'generic_fk') {
       // A required generic relation points at a fresh object of its example type, else of its simplest target type.
       const [type, target] = Object.entries(f.types!).find(([ct]) => ct === f.example) ?? Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
@@ -56,6 +57,25 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
   // A user name must follow Django's username rules.
   if (entry.definition.fields.username) input.username = `user${n}`;
   return input;
+}
+
+/** A new target for relation `f` of an object being built from `input`, as the schema wants it (example, same:). */
+export async function createRelated(app: TestApp, f: FieldDefinition, input: Record<string, unknown>): Promise<any> {
+  const shared = Object.fromEntries((f.same ?? []).filter((s) => input[s] != null).map((s) => [s, input[s]]));
+  const wanted = f.example !== null && typeof f.example === 'object' ? await exampleValues(app, model(f.to!), f.example as Record<string, unknown>) : {};
+  return createObject(app, model(f.to!), { ...wanted, ...shared });
+}
+
+/** Attribute overrides from a schema example: a nested object stands for a new related object with those attributes. */
+async function exampleValues(app: TestApp, entry: ModelEntry, example: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(example)) {
+    const f = entry.definition.fields[name];
+    out[name] = f?.type === 'fk' && value !== null && typeof value === 'object'
+      ? (await createObject(app, model(f.to!), await exampleValues(app, model(f.to!), value as Record<string, unknown>))).id
+      : value;
+  }
+  return out;
 }
 
 /** An example with `{ $new: Model }` in it gets the id of a fresh object of that model there (a cable's ends). */

@@ -134,6 +134,10 @@ export interface ModelDefinition {
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
   uniqueNullsMatch: string[];
+  /** a component template: the component model its rows become */
+  templateFor?: string;
+  /** creating an object instantiates the templates of its type (`from`), names' placeholders filled from paths */
+  templates?: { from: string; names: Record<string, string>; skipUnless?: string; adoptIf?: string };
   fields: Record<string, FieldDefinition>;
   counts: Record<string, CountDefinition>;
   cabling?: CablingDefinition;

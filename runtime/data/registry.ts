@@ -34,9 +34,18 @@ export interface WriteItem {
   reveal: Record<string, unknown>;
 }
 
+/**
+ * What a computed field's hook gets: `refer(model, id)` stands for the nested form of another
+ * object (rendered like any nested relation, loaded with the page's other rows); `extra` adds keys
+ * beside it (a parent device's `device_bay`).
+ */
+export interface ComputedContext extends HookContext {
+  refer(model: string, id: unknown, extra?: Record<string, unknown>): unknown;
+}
+
 export interface ModelHooks {
   /** computed fields, filled for a page of rows at once */
-  computed?: Record<string, (rows: Row[], ctx: HookContext) => Promise<Map<number, unknown>>>;
+  computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
   /** last checks and derived values of one element before it is written */
@@ -76,14 +85,6 @@ export interface ActionContext extends HookContext {
    * and returns the elements to create (or throws, e.g. a 409 when nothing is free).
    */
   create(model: string, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<ActionResult>;
-}
-
-/**
- * A reference a computed field returns in place of an object: the serializer loads every referenced
- * row of a page in one query per model and shows each in its nested form.
- */
-export class NestedRef {
-  constructor(readonly model: string, readonly id: number) {}
 }
 
 export interface ActionResult {

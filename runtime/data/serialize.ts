@@ -4,7 +4,7 @@
  * fields, counts and computed fields take one query each for the whole page.
  */
 import type { Knex } from 'knex';
-import { choiceSet, hooksOf, model, modelList, NestedRef, storedField, type Row } from './registry.js';
+import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
@@ -109,17 +109,6 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
   }
 }
 
-/** Asks for the rows a computed value refers to (NestedRef, also inside lists). */
-function needRefs(cache: RowCache, value: unknown): void {
-  if (value instanceof NestedRef) cache.need(value.model, value.id);
-  else if (Array.isArray(value)) for (const v of value) needRefs(cache, v);
-  else if (isPlainObject(value)) for (const v of Object.values(value)) needRefs(cache, v);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
-}
-
 function isBlank(v: unknown): boolean {
   return v === null || v === undefined || v === '';
 }
@@ -132,6 +121,11 @@ function scalar(field: FieldDefinition, value: unknown): unknown {
     case 'json': return typeof value === 'string' ? JSON.parse(value) : value;
     default: return value;
   }
+}
+
+/** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
+class Reference {
+  constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
 }
 
 export class Renderer {
@@ -201,9 +195,7 @@ export class Renderer {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        const values = await fn(rows, { db, entry: this.entry });
-        for (const v of values.values()) needRefs(this.cache, v);
-        this.extras.set(name, values);
+        this.extras.set(name, await fn(rows, { db, entry: this.entry, refer: (target, id, extra) => { this.cache.need(target, id); return new Reference(target, id, extra); } }));
       }
     }
     await this.cache.resolve();
@@ -243,11 +235,16 @@ export class Renderer {
     return this.pathValue(target, this.cache.get(target.definition.name, row[f.columns[0]]), rest);
   }
 
-  /** A computed value with its references to objects replaced by their nested forms. */
-  private withNested(value: unknown): unknown {
-    if (value instanceof NestedRef) return this.nested(model(value.model), value.id);
-    if (Array.isArray(value)) return value.map((v) => this.withNested(v));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.withNested(v)]));
+  /** A computed value with its references to other objects replaced by their nested forms. */
+  private materialise(value: unknown): unknown {
+    if (value instanceof Reference) {
+      const nested = this.nested(model(value.model), value.id);
+      return nested && value.extra ? { ...nested, ...(this.materialise(value.extra) as object) } : nested;
+    }
+    if (Array.isArray(value)) return value.map((v) => this.materialise(v));
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.materialise(v)]));
+    }
     return value;
   }
 
@@ -314,7 +311,7 @@ export class Renderer {
           out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
         }
         else if (f.source?.startsWith('any:')) out[name] = f.source.slice(4).split(',').some((n) => { const v = row[d.fields[n].columns[0]]; return v !== null && v !== undefined && v !== false && v !== 0; });
-        else out[name] = entry === this.entry ? this.withNested((this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null) : null;
+        else out[name] = entry === this.entry ? this.materialise((this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null) : null;
         return;
       }
       case 'ip_prefix': case 'ip_address': out[name] = row[name]; return;

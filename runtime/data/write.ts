@@ -11,6 +11,7 @@ import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from '
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { hashPassword, keyDigest } from '../core/secrets.js';
 import { checkSharedRelations } from './shared-relations.js';
+import { instantiateTemplates } from './templates.js';
 import type { User } from '../auth/authenticate.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
@@ -440,6 +441,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await instantiateTemplates(ctx, entry, items, bulk);
   const ids = items.map((i) => i.id!);
   await afterWrite(entry, items, ctx);
   const data = await recordWrites(ctx, entry, 'create', ids, null);

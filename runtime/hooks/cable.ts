@@ -6,7 +6,7 @@
  * termination_a_type/_id and termination_b_type/_id), device and site.
  */
 import type { Knex } from 'knex';
-import { model, NestedRef, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
+import { model, type ComputedContext, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
 import { byContentType } from '../data/registry.js';
 import { checkObjects, checkPair, parseEnd, setTerminations, type End } from './cable_rules.js';
 import { cabledModels, nodeKey, retrace } from './cable_paths.js';
@@ -28,13 +28,13 @@ async function termsOf(db: Knex, rows: Row[]): Promise<Map<number, Row[]>> {
 
 function side(end: 'A' | 'B') {
   const lookups = new WeakMap<Row[], Promise<Map<number, Row[]>>>();
-  return async (rows: Row[], ctx: { db: Knex }) => {
+  return async (rows: Row[], ctx: ComputedContext) => {
     let found = lookups.get(rows);
     if (!found) lookups.set(rows, (found = termsOf(ctx.db, rows)));
     const all = await found;
     return new Map(rows.map((r) => [Number(r.id), (all.get(Number(r.id)) ?? []).filter((ct) => ct.cable_end === end).map((ct) => {
       const target = byContentType.get(ct.termination_type);
-      return { object_type: ct.termination_type, object_id: Number(ct.termination_id), object: target ? new NestedRef(target.definition.name, Number(ct.termination_id)) : null };
+      return { object_type: ct.termination_type, object_id: Number(ct.termination_id), object: target ? ctx.refer(target.definition.name, Number(ct.termination_id)) : null };
     })]));
   };
 }

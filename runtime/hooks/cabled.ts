@@ -6,7 +6,7 @@
  * paths (pass-throughs) routes in NetBox's shapes.
  */
 import type { Knex } from 'knex';
-import { model, NestedRef, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
+import { model, type ComputedContext, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
 import { Renderer } from '../data/serialize.js';
 import type { ModelEntry } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
@@ -20,11 +20,16 @@ function entryOf(ctx: HookContext): ModelEntry {
   return ctx.entry;
 }
 
-/** A reference for the nested form of a node ("<content type>:<id>"). */
-function ref(node: string): NestedRef | null {
+/** The model name and id of a node ("<content type>:<id>"), if the model exists. */
+function ref(node: string): { model: string; id: number } | null {
   const [type, id] = parseNode(node);
   const entry = byContentType.get(type);
-  return entry ? new NestedRef(entry.definition.name, id) : null;
+  return entry ? { model: entry.definition.name, id } : null;
+}
+
+/** The nested form of each node, as a computed value (rendered with the page). */
+function nestedAll(ctx: ComputedContext, nodes: string[]): unknown[] {
+  return nodes.map(ref).filter((r) => r !== null).map((r) => ctx.refer(r!.model, r!.id));
 }
 
 // One lookup serves the several fields computed from it on the same page.
@@ -89,7 +94,7 @@ export const cabled: ModelHooks = {
   computed: {
     async link_peers(rows, ctx) {
       const peers = await linkPeers(rows, ctx);
-      return perRow(rows, (r) => (peers.get(Number(r.id)) ?? []).map(ref).filter(Boolean));
+      return perRow(rows, (r) => nestedAll(ctx, peers.get(Number(r.id)) ?? []));
     },
     async link_peers_type(rows, ctx) {
       const peers = await linkPeers(rows, ctx);
@@ -97,7 +102,7 @@ export const cabled: ModelHooks = {
     },
     async connected_endpoints(rows, ctx) {
       const found = await paths(rows, ctx);
-      return perRow(rows, (r) => { const ends = destinations(found.get(Number(r.id))); return ends.length ? ends.map(ref).filter(Boolean) : null; });
+      return perRow(rows, (r) => { const ends = destinations(found.get(Number(r.id))); return ends.length ? nestedAll(ctx, ends) : null; });
     },
     async connected_endpoints_type(rows, ctx) {
       const found = await paths(rows, ctx);

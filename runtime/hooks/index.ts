@@ -12,7 +12,12 @@ import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { component } from './component.js';
 import { device } from './device.js';
+import { componentTemplate } from './component_template.js';
+import { deviceBay } from './device_bay.js';
 import { frontPort } from './front_port.js';
+import { frontPortTemplate } from './front_port_template.js';
+import { interfaceTemplate } from './interface_template.js';
+import { moduleBay } from './module_bay.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
@@ -21,10 +26,12 @@ import { journalEntry } from './journal_entry.js';
 import { powerPort } from './power_port.js';
 import { prefix } from './prefix.js';
 import { rearPort } from './rear_port.js';
+import { rearPortTemplate } from './rear_port_template.js';
 import { service } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
+import { virtualChassis } from './virtual_chassis.js';
 import { virtualMachine } from './virtual_machine.js';
 import { vlanGroup } from './vlan_group.js';
 import { webhook } from './webhook.js';
@@ -39,20 +46,27 @@ export const hooks: Record<string, ModelHooks> = {
   config_context: configContext,
   content_type: contentType,
   component,
+  component_template: componentTemplate,
   device,
+  device_bay: deviceBay,
   front_port: frontPort,
+  front_port_template: frontPortTemplate,
   group,
   interface: interfaceHooks,
+  interface_template: interfaceTemplate,
+  module_bay: moduleBay,
   permission,
   ip_address: ipAddress,
   journal_entry: journalEntry,
   power_port: powerPort,
   prefix,
   rear_port: rearPort,
+  rear_port_template: rearPortTemplate,
   service,
   tag,
   token,
   user,
+  virtual_chassis: virtualChassis,
   virtual_machine: virtualMachine,
   vlan_group: vlanGroup,
   webhook,

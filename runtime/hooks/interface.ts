@@ -27,9 +27,6 @@ export const interfaceHooks: ModelHooks = {
   prepare(item) {
     const type = item.values.type ?? item.existing?.type;
     const parent = item.values.parent_id !== undefined ? item.values.parent_id : item.existing?.parent_id;
-    if (item.existing && item.values.device_id !== undefined && item.values.device_id !== item.existing.device_id) {
-      item.errors.add('device', 'Components cannot be moved to a different device.');
-    }
     if (parent !== null && parent !== undefined && item.id !== null && Number(parent) === item.id) item.errors.add('parent', 'An interface cannot be its own parent.');
     if (VIRTUAL.includes(type) && (item.values.mark_connected === true)) item.errors.add('mark_connected', `${type} interfaces cannot be marked as connected.`);
   },

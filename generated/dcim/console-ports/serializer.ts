@@ -12,6 +12,7 @@ export const consolePortSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",

@@ -12,6 +12,7 @@ export const consoleServerPortSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",

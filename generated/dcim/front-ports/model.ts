@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { ModuleModel } from "../modules/model.js";
 import { RearPortModel } from "../rear-ports/model.js";
 
 /** Resolved definition of FrontPort: fields, counts and rules the runtime applies. */
@@ -45,6 +46,21 @@ export const frontPortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      onDelete: "cascade",
+    },
+    module: {
+      name: "module",
+      type: "fk",
+      label: "Module",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["module_id"],
+      to: "Module",
+      same: ["device"],
       onDelete: "cascade",
     },
     name: {
@@ -248,11 +264,13 @@ export class FrontPortModel extends Model {
   static tableName = 'dcim_frontport';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_frontport.device_id', to: 'dcim_device.id' } },
+    module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_frontport.module_id', to: 'dcim_module.id' } },
     rear_port: { relation: Model.BelongsToOneRelation, modelClass: RearPortModel, join: { from: 'dcim_frontport.rear_port_id', to: 'dcim_rearport.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_frontport.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
+  module_id!: number | null;
   name!: string;
   _name_natural!: string;
   label!: string;

@@ -12,6 +12,7 @@ export const frontPortSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",

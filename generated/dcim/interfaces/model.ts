@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { ModuleModel } from "../modules/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
 
@@ -29,7 +30,7 @@ export const interfaceDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],
   search: ["name", "label", "description"],
-  hooks: ["interface", "cabled"],
+  hooks: ["component", "interface", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -46,6 +47,21 @@ export const interfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      onDelete: "cascade",
+    },
+    module: {
+      name: "module",
+      type: "fk",
+      label: "Module",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["module_id"],
+      to: "Module",
+      same: ["device"],
       onDelete: "cascade",
     },
     name: {
@@ -562,6 +578,7 @@ export class InterfaceModel extends Model {
   static tableName = 'dcim_interface';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_interface.device_id', to: 'dcim_device.id' } },
+    module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_interface.module_id', to: 'dcim_module.id' } },
     parent: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.parent_id', to: 'dcim_interface.id' } },
     bridge: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.bridge_id', to: 'dcim_interface.id' } },
     lag: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.lag_id', to: 'dcim_interface.id' } },
@@ -571,6 +588,7 @@ export class InterfaceModel extends Model {
   });
   public id!: number;
   device_id!: number;
+  module_id!: number | null;
   name!: string;
   _name_natural!: string;
   label!: string;

@@ -93,6 +93,20 @@ export const powerOutletFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
+  module: {
+    kind: "path",
+    path: [{ field: "module", model: "Module" }],
+    by: "serial",
+    family: "exact",
+    tree: false,
+  },
+  module_id: {
+    kind: "path",
+    path: [{ field: "module", model: "Module" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   name: { kind: "field", field: "name", family: "string" },
   occupied: { kind: "method", method: "cable_occupied" },
   power_port: {
@@ -199,4 +213,18 @@ export const powerOutletFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  virtual_chassis: {
+    kind: "path",
+    path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  virtual_chassis_id: {
+    kind: "path",
+    path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
 };

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { ModuleModel } from "../modules/model.js";
 import { PowerPortModel } from "../power-ports/model.js";
 
 /** Resolved definition of PowerOutlet: fields, counts and rules the runtime applies. */
@@ -45,6 +46,21 @@ export const powerOutletDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      onDelete: "cascade",
+    },
+    module: {
+      name: "module",
+      type: "fk",
+      label: "Module",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["module_id"],
+      to: "Module",
+      same: ["device"],
       onDelete: "cascade",
     },
     name: {
@@ -266,11 +282,13 @@ export class PowerOutletModel extends Model {
   static tableName = 'dcim_poweroutlet';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_poweroutlet.device_id', to: 'dcim_device.id' } },
+    module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_poweroutlet.module_id', to: 'dcim_module.id' } },
     power_port: { relation: Model.BelongsToOneRelation, modelClass: PowerPortModel, join: { from: 'dcim_poweroutlet.power_port_id', to: 'dcim_powerport.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_poweroutlet.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
+  module_id!: number | null;
   name!: string;
   _name_natural!: string;
   label!: string;

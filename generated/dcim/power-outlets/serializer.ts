@@ -12,6 +12,7 @@ export const powerOutletSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",

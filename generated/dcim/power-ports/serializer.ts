@@ -12,6 +12,7 @@ export const powerPortSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { ModuleModel } from "../modules/model.js";
 
 /** Resolved definition of RearPort: fields, counts and rules the runtime applies. */
 export const rearPortDefinition: ModelDefinition = {
@@ -44,6 +45,21 @@ export const rearPortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      onDelete: "cascade",
+    },
+    module: {
+      name: "module",
+      type: "fk",
+      label: "Module",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["module_id"],
+      to: "Module",
+      same: ["device"],
       onDelete: "cascade",
     },
     name: {
@@ -232,10 +248,12 @@ export class RearPortModel extends Model {
   static tableName = 'dcim_rearport';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_rearport.device_id', to: 'dcim_device.id' } },
+    module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_rearport.module_id', to: 'dcim_module.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_rearport.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   device_id!: number;
+  module_id!: number | null;
   name!: string;
   _name_natural!: string;
   label!: string;

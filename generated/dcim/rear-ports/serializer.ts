@@ -12,6 +12,7 @@ export const rearPortSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "module",
     "name",
     "label",
     "type",
