@@ -107,6 +107,8 @@ function pathSubquery(db: Knex, steps: PathStep[], last: Knex.QueryBuilder | (st
     const from = model(steps[i - 1].model);
     const step = steps[i];
     const field = from.definition.fields[step.field];
+    // a many-to-many step reads the join table: the rows linked to any of the inner ids
+    if (field.type === 'm2m') { inner = db(field.through!).select('from_id').whereIn('to_id', inner as never); continue; }
     const q = db(from.definition.table).select('id');
     if (field.type === 'generic_fk') {
       q.where(`${step.field}_type`, model(step.model).definition.contentType).whereIn(`${step.field}_id`, inner as never);
@@ -145,8 +147,18 @@ function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinitio
     }
     if (filter.tree) endIds = withDescendants(db, end.definition.table, endIds);
   }
-  const ids = pathSubquery(db, filter.path, endIds);
+  let ids = pathSubquery(db, filter.path, endIds);
   const negate = lookup === 'n';
+  if (firstField.type === 'm2m') {
+    // objects linked to a match (or, for `null`, linked to nothing at all)
+    const linked = (to: Knex.QueryBuilder | (string | number)[]) => db(firstField.through!).select('from_id').whereIn('to_id', to as never);
+    const anyLink = db(firstField.through!).select('from_id');
+    qb.where((w) => {
+      if (real.length) w.orWhere((x) => (negate ? x.whereNotIn('id', linked(ids)) : x.whereIn('id', linked(ids))));
+      if (wantsNull) w.orWhere((x) => (negate ? x.whereIn('id', anyLink) : x.whereNotIn('id', anyLink)));
+    });
+    return;
+  }
   qb.where((w) => {
     if (negate) {
       w.where((x) => { if (real.length) x.whereNotIn(firstColumn, ids as never); if (wantsNull) x.whereNotNull(firstColumn); }).orWhere((x) => { if (!wantsNull) x.whereNull(firstColumn); else x.whereRaw('1 = 0'); });
@@ -220,7 +232,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       if (!filter) { ignored.push(param); continue; }
       const family = filter.kind === 'field' || filter.kind === 'path' ? filter.family
         : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
-          : filter.kind === 'tag' || filter.kind === 'reverse' ? 'exact' : 'boolean';
+          : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
       if (!LOOKUPS[family].includes(lookup)) { ignored.push(param); continue; }
     }
     switch (filter.kind) {
@@ -247,17 +259,49 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ip': applyIp(qb, entry, filter, lookup, values, param); break;
       case 'reverse': {
         const other = model(filter.model);
-        const column = other.definition.fields[filter.field].columns[0];
-        if (filter.boolean) {
-          const sub = db(other.definition.table).select(column).whereNotNull(column);
-          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
-          else qb.whereNotIn('id', sub);
-        } else {
-          const by = fieldTarget(other, filter.by!);
-          const sub = db(other.definition.table).select(column).whereIn(by.column, values);
+        const via = other.definition.fields[filter.field];
+        if (via.type === 'm2m') {
+          // objects linked from rows of the other model whose `by` matches
+          const from = filter.by && filter.by !== 'id' ? db(other.definition.table).select('id').whereIn(fieldTarget(other, filter.by).column, values) : values.map((v) => parseScalar(param, v, 'integer'));
+          const sub = db(via.through!).select('to_id').whereIn('from_id', from as never);
           if (lookup === 'n') qb.whereNotIn('id', sub);
           else qb.whereIn('id', sub);
+          break;
         }
+        const generic = via.type === 'generic_fk';
+        const column = generic ? `${via.name}_id` : via.columns[0];
+        // ids of this model that rows of the other one point at (a generic relation: of this content type)
+        const pointing = () => {
+          const sub = db(other.definition.table).select(column).whereNotNull(column);
+          if (generic) sub.where(`${via.name}_type`, entry.definition.contentType);
+          return sub;
+        };
+        if (filter.boolean) {
+          if (parseBoolean(param, values[0])) qb.whereIn('id', pointing());
+          else qb.whereNotIn('id', pointing());
+          break;
+        }
+        const sub = pointing();
+        if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
+        else {
+          const by = fieldTarget(other, filter.by ?? 'id');
+          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        if (lookup === 'n') qb.whereNotIn('id', sub);
+        else qb.whereIn('id', sub);
+        break;
+      }
+      case 'request': {
+        // NetBox's created_by_request / updated_by_request / modified_by_request, from the change log
+        const uuids = values.map((v) => {
+          if (!/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v.trim())) throw errors.badFilter(param, 'Enter a valid UUID.');
+          const hex = v.trim().replace(/-/g, '').toLowerCase();
+          return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+        });
+        const changed = db('extras_objectchange').select('changed_object_id').where('changed_object_type', entry.definition.contentType)
+          .whereIn('action', filter.actions).whereIn('request_id', uuids);
+        if (lookup === 'n') qb.whereNotIn('id', changed);
+        else qb.whereIn('id', changed);
         break;
       }
       case 'tag': {

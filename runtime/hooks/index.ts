@@ -6,8 +6,14 @@ import type { ModelHooks } from '../data/registry.js';
 import { cable } from './cable.js';
 import { cabled } from './cabled.js';
 import { cableTermination } from './cable_termination.js';
+import { aggregate } from './aggregate.js';
+import { asn } from './asn.js';
+import { asnRange } from './asn_range.js';
+import { circuit } from './circuit.js';
+import { circuitTermination } from './circuit_termination.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
+import { cluster } from './cluster.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { component } from './component.js';
@@ -18,22 +24,27 @@ import { frontPort } from './front_port.js';
 import { frontPortTemplate } from './front_port_template.js';
 import { interfaceTemplate } from './interface_template.js';
 import { moduleBay } from './module_bay.js';
+import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
+import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { powerPort } from './power_port.js';
-import { prefix } from './prefix.js';
 import { rearPort } from './rear_port.js';
 import { rearPortTemplate } from './rear_port_template.js';
-import { service } from './service.js';
+import { l2vpnTermination } from './l2vpn_termination.js';
+import { prefix } from './prefix.js';
+import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
 import { virtualMachine } from './virtual_machine.js';
+import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
+import { vmInterface } from './vm_interface.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 
@@ -41,6 +52,12 @@ export const hooks: Record<string, ModelHooks> = {
   cable,
   cable_termination: cableTermination,
   cabled,
+  aggregate,
+  asn,
+  asn_range: asnRange,
+  cluster,
+  circuit,
+  circuit_termination: circuitTermination,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
@@ -51,24 +68,30 @@ export const hooks: Record<string, ModelHooks> = {
   device_bay: deviceBay,
   front_port: frontPort,
   front_port_template: frontPortTemplate,
+  fhrp_group: fhrpGroup,
   group,
   interface: interfaceHooks,
   interface_template: interfaceTemplate,
   module_bay: moduleBay,
   permission,
   ip_address: ipAddress,
+  ip_range: ipRange,
   journal_entry: journalEntry,
   power_port: powerPort,
+  l2vpn_termination: l2vpnTermination,
   prefix,
   rear_port: rearPort,
   rear_port_template: rearPortTemplate,
   service,
+  service_template: serviceTemplate,
   tag,
   token,
   user,
   virtual_chassis: virtualChassis,
   virtual_machine: virtualMachine,
+  vlan,
   vlan_group: vlanGroup,
+  vm_interface: vmInterface,
   webhook,
   webhook_delivery: webhookDelivery,
 };

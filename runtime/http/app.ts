@@ -21,7 +21,7 @@ import { actionView } from './actions.js';
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization'];
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
 const BODY_LIMIT = 64 * 1024 * 1024;
 
 function absolute(ctx: Context, path: string): string {

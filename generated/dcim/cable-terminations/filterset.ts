@@ -15,8 +15,11 @@ export const cableTerminationFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   termination_id: { kind: "field", field: "termination_id", family: "number" },
   termination_type: { kind: "field", field: "termination", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -73,6 +73,7 @@ export const cableTerminationDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["termination_type", "termination_id"],
       types: {
+        "circuits.circuittermination": "CircuitTermination",
         "dcim.consoleport": "ConsolePort",
         "dcim.consoleserverport": "ConsoleServerPort",
         "dcim.frontport": "FrontPort",
@@ -83,6 +84,7 @@ export const cableTerminationDefinition: ModelDefinition = {
       },
       example: "dcim.frontport",
       onDelete: "cascade",
+      typeKey: "termination_type",
     },
   },
   counts: {},

@@ -9,6 +9,7 @@ export const cableFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: { kind: "method", method: "cable_device" },
   device_id: { kind: "method", method: "cable_device_id" },
@@ -17,6 +18,7 @@ export const cableFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   length: { kind: "field", field: "length", family: "number" },
   length_unit: { kind: "field", field: "length_unit", family: "exact" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   q: { kind: "q" },
   site: { kind: "method", method: "cable_site" },
   site_id: { kind: "method", method: "cable_site_id" },
@@ -56,4 +58,5 @@ export const cableFilterSet: FilterSet = {
   termination_b_id: { kind: "method", method: "cable_termination_b_id" },
   termination_b_type: { kind: "method", method: "cable_termination_b_type" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -24,6 +24,7 @@ export const consoleServerPortFilterSet: FilterSet = {
   },
   connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -92,6 +93,7 @@ export const consoleServerPortFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -199,6 +201,7 @@ export const consoleServerPortFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

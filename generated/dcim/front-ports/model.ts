@@ -248,6 +248,7 @@ export const frontPortDefinition: ModelDefinition = {
   cabling: {
     role: "pass_through",
     peers: [
+      "circuits.circuittermination",
       "dcim.consoleport",
       "dcim.consoleserverport",
       "dcim.frontport",

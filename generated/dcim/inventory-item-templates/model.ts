@@ -156,6 +156,7 @@ export const inventoryItemTemplateDefinition: ModelDefinition = {
         "dcim.rearporttemplate": "RearPortTemplate",
       },
       onDelete: "set_null",
+      typeKey: "component_type",
     },
     description: {
       name: "description",

@@ -232,6 +232,7 @@ export const rearPortDefinition: ModelDefinition = {
   cabling: {
     role: "pass_through",
     peers: [
+      "circuits.circuittermination",
       "dcim.consoleport",
       "dcim.consoleserverport",
       "dcim.frontport",

@@ -7,13 +7,16 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/config-contexts/. */
 export const configContextFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   is_active: { kind: "field", field: "is_active", family: "boolean" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },
 };

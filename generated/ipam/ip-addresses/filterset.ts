@@ -27,6 +27,7 @@ export const ipAddressFilterSet: FilterSet = {
   },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -50,6 +51,13 @@ export const ipAddressFilterSet: FilterSet = {
   },
   dns_name: { kind: "field", field: "dns_name", family: "string" },
   family: { kind: "field", field: "family", family: "exact" },
+  fhrpgroup_id: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "FHRPGroup", contentType: "ipam.fhrpgroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   id: { kind: "field", field: "id", family: "number" },
   interface: {
     kind: "path",
@@ -67,6 +75,7 @@ export const ipAddressFilterSet: FilterSet = {
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mask_length: { kind: "ip", field: "address", op: "mask_length" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   nat_inside: {
     kind: "path",
     path: [{ field: "nat_inside", model: "IPAddress" }],
@@ -117,6 +126,7 @@ export const ipAddressFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [
