@@ -69,6 +69,8 @@ export interface ModelHooks {
   authorize?: (action: Action, user: User, config: Config) => boolean;
   /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
   selfService?: boolean;
+  /** brings rows an upgrade left incomplete up to date, once per process start, after migrations */
+  startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 }

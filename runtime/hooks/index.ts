@@ -47,6 +47,10 @@ import { vlanGroup } from './vlan_group.js';
 import { vmInterface } from './vm_interface.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
+import { eventRule } from './event_rule.js';
+import { exportTemplate } from './export_template.js';
+import { savedFilter } from './saved_filter.js';
+import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
   cable,
@@ -94,4 +98,8 @@ export const hooks: Record<string, ModelHooks> = {
   vm_interface: vmInterface,
   webhook,
   webhook_delivery: webhookDelivery,
+  event_rule: eventRule,
+  export_template: exportTemplate,
+  saved_filter: savedFilter,
+  custom_link: customLink,
 };

@@ -12,6 +12,7 @@ export const webhookFilterSet: FilterSet = {
   content_types: { kind: "method", method: "webhook_content_types" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
+  description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   http_content_type: { kind: "field", field: "http_content_type", family: "string" },
   http_method: { kind: "field", field: "http_method", family: "string" },
