@@ -113,4 +113,47 @@ test('changing a cable end re-routes; remapping a front port re-routes', async (
   assert.equal(trace[2][2], []);
 });
 
+test('through a circuit: switch port → termination A | termination Z → switch port; a provider network ends the path', async () => {
+  const site = (await get('/api/dcim/sites/?slug=paths')).results[0];
+  const provider = await app.post('/api/circuits/providers/', { name: 'Carrier', slug: 'carrier' });
+  const kind = await app.post('/api/circuits/circuit-types/', { name: 'Transit', slug: 'transit' });
+  const circuit = await app.post('/api/circuits/circuits/', { cid: 'CX-1', provider: provider.id, type: kind.id });
+  const [ta, tz] = await app.post('/api/circuits/circuit-terminations/', [{ circuit: circuit.id, term_side: 'A', site: site.id }, { circuit: circuit.id, term_side: 'Z', site: site.id }]);
+  const sw1 = (await get(`/api/dcim/interfaces/${eth1.id}/`)).device;
+  const sw2 = (await get(`/api/dcim/interfaces/${eth2.id}/`)).device;
+  const [wan1, wan2] = await app.post('/api/dcim/interfaces/', [{ device: sw1.id, name: 'wan', type: '10gbase-x-sfpp' }, { device: sw2.id, name: 'wan', type: '10gbase-x-sfpp' }]);
+  await app.post('/api/dcim/cables/', [
+    { a_terminations: [term('dcim.interface', wan1.id)], b_terminations: [term('circuits.circuittermination', ta.id)] },
+    { a_terminations: [term('circuits.circuittermination', tz.id)], b_terminations: [term('dcim.interface', wan2.id)] },
+  ]);
+  for (const [from, to] of [[wan1, wan2], [wan2, wan1]]) {
+    const iface = await get(`/api/dcim/interfaces/${from.id}/`);
+    assert.equal(iface.connected_endpoints?.map((e: any) => e.id), [to.id]);
+    assert.equal(iface.link_peers_type, 'circuits.circuittermination');
+    const trace = await get(`/api/dcim/interfaces/${from.id}/trace/`);
+    assert.equal(trace.length, 2, JSON.stringify(trace));
+    assert.equal(trace[0][2][0].term_side, from === wan1 ? 'A' : 'Z');
+    assert.equal(trace[1][0][0].term_side, from === wan1 ? 'Z' : 'A');
+    assert.equal(trace[1][2][0].id, to.id);
+  }
+  const paths = await get(`/api/circuits/circuit-terminations/${ta.id}/paths/`);
+  assert.equal(paths.length, 2);
+  assert.equal((await get(`/api/circuits/circuit-terminations/${tz.id}/`)).link_peers[0].id, wan2.id);
+  // the Z side moves into a provider network: it cannot keep a cable, and the path ends there
+  const network = await app.post('/api/circuits/provider-networks/', { name: 'Backbone', provider: provider.id });
+  const cabled = await app.api('POST', '/api/dcim/cables/', { a_terminations: [term('circuits.circuittermination', ta.id)], b_terminations: [term('dcim.interface', wan2.id)] });
+  expectStatus(cabled, 400);
+  const zCable = (await get(`/api/circuits/circuit-terminations/${tz.id}/`)).cable;
+  expectStatus(await app.api('DELETE', `/api/dcim/cables/${zCable.id}/`), 204);
+  expectStatus(await app.api('PATCH', `/api/circuits/circuit-terminations/${tz.id}/`, { site: null, provider_network: network.id }), 200);
+  const ended = await get(`/api/dcim/interfaces/${wan1.id}/`);
+  assert.equal(ended.connected_endpoints_type, 'circuits.providernetwork');
+  assert.equal(ended.connected_endpoints.map((e: any) => e.id), [network.id], JSON.stringify(ended.connected_endpoints));
+  const refused = await app.api('POST', '/api/dcim/cables/', { a_terminations: [term('circuits.circuittermination', tz.id)], b_terminations: [term('dcim.interface', wan2.id)] });
+  expectStatus(refused, 400);
+  assert.match(refused.body.a_terminations[0], /provider network may not be cabled/);
+  const wan2Now = await get(`/api/dcim/interfaces/${wan2.id}/`);
+  assert.equal(wan2Now.connected_endpoints, null);
+});
+
 test.run();

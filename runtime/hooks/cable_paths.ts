@@ -172,6 +172,7 @@ export class Tracer {
           isComplete = true;
           break;
         }
+        type = farType;
         rows = [sibling];
       }
     }
