@@ -44,6 +44,7 @@ export const cableDefinition: ModelDefinition = {
       default: "",
       choices: "cable-type",
       blank: true,
+      plain: true,
     },
     a_terminations: {
       name: "a_terminations",
