@@ -128,7 +128,7 @@ export const frontPortFilterSet: FilterSet = {
   rear_port: {
     kind: "path",
     path: [{ field: "rear_port", model: "RearPort" }],
-    by: "name",
+    by: "id",
     family: "exact",
     tree: false,
   },
