@@ -172,6 +172,18 @@ import { customFieldDefinition, CustomFieldModel } from "./extras/custom-fields/
 import { customFieldSerializer } from "./extras/custom-fields/serializer.js";
 import { customFieldFilterSet } from "./extras/custom-fields/filterset.js";
 import { customFieldRoutes } from "./extras/custom-fields/routes.js";
+import { customLinkDefinition, CustomLinkModel } from "./extras/custom-links/model.js";
+import { customLinkSerializer } from "./extras/custom-links/serializer.js";
+import { customLinkFilterSet } from "./extras/custom-links/filterset.js";
+import { customLinkRoutes } from "./extras/custom-links/routes.js";
+import { eventRuleDefinition, EventRuleModel } from "./extras/event-rules/model.js";
+import { eventRuleSerializer } from "./extras/event-rules/serializer.js";
+import { eventRuleFilterSet } from "./extras/event-rules/filterset.js";
+import { eventRuleRoutes } from "./extras/event-rules/routes.js";
+import { exportTemplateDefinition, ExportTemplateModel } from "./extras/export-templates/model.js";
+import { exportTemplateSerializer } from "./extras/export-templates/serializer.js";
+import { exportTemplateFilterSet } from "./extras/export-templates/filterset.js";
+import { exportTemplateRoutes } from "./extras/export-templates/routes.js";
 import { journalEntryDefinition, JournalEntryModel } from "./extras/journal-entries/model.js";
 import { journalEntrySerializer } from "./extras/journal-entries/serializer.js";
 import { journalEntryFilterSet } from "./extras/journal-entries/filterset.js";
@@ -180,6 +192,10 @@ import { objectChangeDefinition, ObjectChangeModel } from "./extras/object-chang
 import { objectChangeSerializer } from "./extras/object-changes/serializer.js";
 import { objectChangeFilterSet } from "./extras/object-changes/filterset.js";
 import { objectChangeRoutes } from "./extras/object-changes/routes.js";
+import { savedFilterDefinition, SavedFilterModel } from "./extras/saved-filters/model.js";
+import { savedFilterSerializer } from "./extras/saved-filters/serializer.js";
+import { savedFilterFilterSet } from "./extras/saved-filters/filterset.js";
+import { savedFilterRoutes } from "./extras/saved-filters/routes.js";
 import { tagDefinition, TagModel } from "./extras/tags/model.js";
 import { tagSerializer } from "./extras/tags/serializer.js";
 import { tagFilterSet } from "./extras/tags/filterset.js";
@@ -265,7 +281,7 @@ import { virtualMachineSerializer } from "./virtualization/virtual-machines/seri
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
 
-export type ModelName = 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'JournalEntry' | 'ObjectChange' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -311,8 +327,12 @@ export const models: Record<ModelName, ModelEntry> = {
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
   CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
   CustomField: { definition: customFieldDefinition, serializer: customFieldSerializer, filters: customFieldFilterSet, routes: customFieldRoutes },
+  CustomLink: { definition: customLinkDefinition, serializer: customLinkSerializer, filters: customLinkFilterSet, routes: customLinkRoutes },
+  EventRule: { definition: eventRuleDefinition, serializer: eventRuleSerializer, filters: eventRuleFilterSet, routes: eventRuleRoutes },
+  ExportTemplate: { definition: exportTemplateDefinition, serializer: exportTemplateSerializer, filters: exportTemplateFilterSet, routes: exportTemplateRoutes },
   JournalEntry: { definition: journalEntryDefinition, serializer: journalEntrySerializer, filters: journalEntryFilterSet, routes: journalEntryRoutes },
   ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
+  SavedFilter: { definition: savedFilterDefinition, serializer: savedFilterSerializer, filters: savedFilterFilterSet, routes: savedFilterRoutes },
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
   Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
@@ -379,8 +399,12 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ContentType: ContentTypeModel,
   CustomFieldChoiceSet: CustomFieldChoiceSetModel,
   CustomField: CustomFieldModel,
+  CustomLink: CustomLinkModel,
+  EventRule: EventRuleModel,
+  ExportTemplate: ExportTemplateModel,
   JournalEntry: JournalEntryModel,
   ObjectChange: ObjectChangeModel,
+  SavedFilter: SavedFilterModel,
   Tag: TagModel,
   WebhookDelivery: WebhookDeliveryModel,
   Webhook: WebhookModel,

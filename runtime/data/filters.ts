@@ -5,10 +5,10 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
-import { parseBoolean } from '../core/query-values.js';
 import { parseNetwork } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
+import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 
 const LOOKUPS: Record<LookupFamily, string[]> = {
@@ -26,7 +26,6 @@ type Where = Knex.QueryBuilder;
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
-
 
 function parseScalar(param: string, value: string, type: string): string | number {
   switch (type) {

@@ -1,12 +1,12 @@
 /**
  * Everything a process does before it uses the database, whether it serves the API, runs a CLI
  * command or only migrates: the schema's hooks exist, pending migrations are applied, and rows an
- * upgrade left incomplete (content types, natural sort keys) are filled in.
+ * upgrade left incomplete (content types, natural sort keys, what hooks' `startup` fills) are filled in.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
 import { migrate, openDatabase } from './db.js';
-import { checkHooks } from './registry.js';
+import { checkHooks, hooksOf, modelList } from './registry.js';
 import { backfillNaturalKeys } from './natural.js';
 import { syncContentTypes } from './content-types.js';
 
@@ -17,6 +17,7 @@ export async function prepareDatabase(config: Config): Promise<{ db: Knex; appli
     const applied = await migrate(db, config.databaseSchema);
     await backfillNaturalKeys(db);
     await syncContentTypes(db);
+    for (const hook of new Set(modelList.flatMap(hooksOf))) await hook.startup?.({ db });
     return { db, applied };
   } catch (error) {
     await db.destroy();

@@ -60,6 +60,8 @@ export interface ModelHooks {
   authorize?: (action: Action, user: User, config: Config) => boolean;
   /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
   selfService?: boolean;
+  /** brings rows an upgrade left incomplete up to date, once per process start, after migrations */
+  startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 }
@@ -104,17 +106,20 @@ export function choiceSet(name: string): ChoiceSet {
   return choiceSets[name];
 }
 
-let hookModules: Record<string, ModelHooks> = {};
+/**
+ * Hooks by the name the schema gives them. The composition root (runtime/compose.ts) registers
+ * runtime/hooks/ here, so this ground-floor module never imports the layers above it.
+ */
+const hookModules: Record<string, ModelHooks> = {};
 
-/** Called once by the composition root (runtime/compose.ts): the hooks the schema names, by name. */
 export function registerHooks(hooks: Record<string, ModelHooks>): void {
-  hookModules = hooks;
+  Object.assign(hookModules, hooks);
 }
 
 export function hooksOf(entry: ModelEntry): ModelHooks[] {
   return entry.definition.hooks.map((name) => {
     const hook = hookModules[name];
-    if (!hook) throw new Error(`${entry.definition.source}: hook '${name}' is not registered in runtime/hooks/index.ts`);
+    if (!hook) throw new Error(`${entry.definition.source}: hook '${name}' is not registered (runtime/hooks/index.ts, registered by runtime/compose.ts)`);
     return hook;
   });
 }

@@ -39,6 +39,10 @@ import { virtualMachine } from './virtual_machine.js';
 import { vlanGroup } from './vlan_group.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
+import { eventRule } from './event_rule.js';
+import { exportTemplate } from './export_template.js';
+import { savedFilter } from './saved_filter.js';
+import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
   custom_field: customField,
@@ -77,4 +81,8 @@ export const hooks: Record<string, ModelHooks> = {
   vlan_group: vlanGroup,
   webhook,
   webhook_delivery: webhookDelivery,
+  event_rule: eventRule,
+  export_template: exportTemplate,
+  saved_filter: savedFilter,
+  custom_link: customLink,
 };

@@ -17,6 +17,8 @@ import { paginate } from './pagination.js';
 import { inTransaction } from '../data/db.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
+import { withSavedFilters } from './saved-filters.js';
+import { exportTemplateFor, sendExport } from './export.js';
 
 export interface State {
   auth: Auth;
@@ -178,14 +180,19 @@ export function views(entry: ModelEntry, services: Services) {
   return {
     async list(ctx: Context): Promise<void> {
       authorize(ctx, entry, 'view', config);
-      const params = ctx.URL.searchParams;
+      const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
+      const template = await exportTemplateFor(db, entry, params);
       const base = db(d.table);
       const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
       applyFilters(base, entry, params, { db, customFields });
       scoped(db, entry, ctx)(base);
-      const page = paginate(params, config);
       const query = base.clone().select('*');
       applyOrdering(query, entry, params);
+      if (template) {
+        const all = await renderRows(entry, await query, { db, baseUrl: baseUrl(ctx), exclude: excluded(params) });
+        return sendExport(ctx, entry, template, all);
+      }
+      const page = paginate(params, config);
       if (page.limit !== null) query.limit(page.limit);
       if (page.offset) query.offset(page.offset);
       const rows: Row[] = await query;

@@ -3,9 +3,9 @@
  * rolled-back request leaves none and a committed one always has them, even if the process dies right
  * after the commit. Imported once at start-up (runtime/server.ts).
  *
- * Per request (that is, per transaction): one query loads the enabled webhooks; each change is
- * matched against their content types, event flags and conditions (evaluated on the object's API
- * representation); the rows are inserted set-wise. When one request writes the same object in two
+ * Per request (that is, per transaction): one query loads the enabled event rules whose action is a
+ * webhook; each change is matched against their object types, event flags and conditions (evaluated
+ * on the object's API representation); one delivery per (change, matching rule), inserted set-wise. When one request writes the same object in two
  * write calls, its queued row is updated to the last state instead of adding a second event:
  * created+updated stays `created`, anything+deleted becomes `deleted`, and the prechange snapshot is
  * the one from before the first write.
@@ -22,14 +22,16 @@ export type EventName = 'created' | 'updated' | 'deleted';
 
 const EVENT: Record<Change['action'], EventName> = { create: 'created', update: 'updated', delete: 'deleted' };
 
-interface Webhook {
+/** An enabled event rule whose action is a webhook. */
+interface Rule {
   id: number;
+  webhookId: number;
   contentTypes: Set<string>;
   on: Record<EventName, boolean>;
   conditions: unknown;
 }
 
-/** What a request has queued so far for one (webhook, object). */
+/** What a request has queued so far for one (event rule, object). */
 interface Seen {
   event: EventName;
   prechange: Record<string, unknown> | null;
@@ -38,7 +40,7 @@ interface Seen {
 }
 
 interface RequestState {
-  webhooks: Promise<Webhook[]>;
+  rules: Promise<Rule[]>;
   seen: Map<string, Seen>;
   notified: boolean;
 }
@@ -53,12 +55,15 @@ function parse(text: unknown): unknown {
   try { return JSON.parse(text); } catch { return null; }
 }
 
-async function enabledWebhooks(db: Knex): Promise<Webhook[]> {
-  const rows: Row[] = await db(model('Webhook').definition.table).where('enabled', true);
+async function enabledRules(db: Knex): Promise<Rule[]> {
+  const rows: Row[] = await db(model('EventRule').definition.table)
+    .where({ enabled: true, action_type: 'webhook', action_object_type: 'extras.webhook' })
+    .whereIn('action_object_id', db(model('Webhook').definition.table).select('id'));
   return rows.map((r) => {
     const types = parse(r.content_types);
     return {
       id: Number(r.id),
+      webhookId: Number(r.action_object_id),
       contentTypes: new Set(Array.isArray(types) ? types.map(String) : []),
       on: { created: truthy(r.type_create), updated: truthy(r.type_update), deleted: truthy(r.type_delete) },
       conditions: parse(r.conditions),
@@ -70,7 +75,7 @@ async function enabledWebhooks(db: Knex): Promise<Webhook[]> {
 function stateOf(db: Knex): RequestState {
   let state = requests.get(db);
   if (!state) {
-    state = { webhooks: enabledWebhooks(db), seen: new Map(), notified: false };
+    state = { rules: enabledRules(db), seen: new Map(), notified: false };
     if ((db as Knex & { isTransaction?: boolean }).isTransaction) requests.set(db, state);
   }
   return state;
@@ -83,22 +88,22 @@ function merged(first: EventName, next: EventName): EventName {
 
 export async function queueChanges(changes: Change[], ctx: ChangeContext): Promise<void> {
   const state = stateOf(ctx.db);
-  const webhooks = await state.webhooks;
-  if (!webhooks.length) return;
+  const rules = await state.rules;
+  if (!rules.length) return;
   const table = model('WebhookDelivery').definition.table;
   const inserts: { row: Row; key: string }[] = [];
   const updates: { id: number; row: Row }[] = [];
   const removals: number[] = [];
   for (const change of changes) {
     const contentType = change.entry.definition.contentType;
-    const interested = webhooks.filter((w) => w.contentTypes.has(contentType));
+    const interested = rules.filter((r) => r.contentTypes.has(contentType));
     if (!interested.length) continue;
-    for (const webhook of interested) {
-      const key = `${webhook.id}|${contentType}|${change.id}`;
+    for (const rule of interested) {
+      const key = `${rule.id}|${contentType}|${change.id}`;
       const earlier = state.seen.get(key);
       const event = earlier ? merged(earlier.event, EVENT[change.action]) : EVENT[change.action];
       const prechange = earlier ? earlier.prechange : change.prechange;
-      const fires = webhook.on[event] && matches(webhook.conditions, change.data);
+      const fires = rule.on[event] && matches(rule.conditions, change.data);
       state.seen.set(key, { event, prechange, rowId: earlier?.rowId ?? null });
       if (!fires) {
         if (earlier?.rowId) removals.push(earlier.rowId);
@@ -120,7 +125,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
         inserts.push({
           key,
           row: {
-            webhook_id: webhook.id, message_id: `msg_${randomUUID()}`, object_type: contentType, object_id: change.id, request_id: ctx.requestId,
+            webhook_id: rule.webhookId, message_id: `msg_${randomUUID()}`, object_type: contentType, object_id: change.id, request_id: ctx.requestId,
             state: 'queued', attempt_count: 0, attempts: '[]', next_attempt_at: ctx.now, lease_owner: null, lease_expires_at: null, created: ctx.now,
             ...fields,
           },

@@ -11,6 +11,7 @@ export const webhookFilterSet: FilterSet = {
   ca_file_path: { kind: "field", field: "ca_file_path", family: "string" },
   content_types: { kind: "method", method: "webhook_content_types" },
   created: { kind: "field", field: "created", family: "number" },
+  description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   http_content_type: { kind: "field", field: "http_content_type", family: "string" },
   http_method: { kind: "field", field: "http_method", family: "string" },

@@ -24,7 +24,7 @@ export const webhookDefinition: ModelDefinition = {
   display: ["{name}"],
   ordering: ["name"],
   brief: ["id", "url", "display", "name"],
-  search: ["name", "payload_url"],
+  search: ["name", "description", "payload_url"],
   hooks: ["webhook"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
@@ -46,14 +46,15 @@ export const webhookDefinition: ModelDefinition = {
       name: "content_types",
       type: "json",
       label: "Content types",
-      required: true,
+      required: false,
       nullable: false,
       readOnly: false,
       writeOnly: false,
       unique: false,
       uniqueCi: false,
       columns: ["content_types"],
-      helpText: "One or more object types (app.model) whose changes trigger this webhook",
+      helpText: "NetBox 3.6 compatibility: object types (app.model) whose changes trigger this webhook (kept on its event rule)",
+      default: [],
       example: ["tenancy.tenant"],
     },
     type_create: {
@@ -95,6 +96,20 @@ export const webhookDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["type_delete"],
       default: false,
+    },
+    description: {
+      name: "description",
+      type: "string",
+      label: "Description",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["description"],
+      default: "",
+      maxLength: 200,
     },
     payload_url: {
       name: "payload_url",
@@ -248,6 +263,7 @@ export class WebhookModel extends Model {
   type_create!: boolean;
   type_update!: boolean;
   type_delete!: boolean;
+  description!: string;
   payload_url!: string;
   enabled!: boolean;
   http_method!: string;

@@ -16,6 +16,7 @@ export const webhookSerializer: SerializerDefinition = {
     "type_create",
     "type_update",
     "type_delete",
+    "description",
     "payload_url",
     "enabled",
     "http_method",

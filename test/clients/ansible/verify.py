@@ -127,6 +127,21 @@ def verify_04_webhook():
         eq((hook.payload_url, hook.http_method, hook.http_content_type, hook.enabled, hook.ssl_verification),
            ("https://hooks.example.com/netledger", "POST", "application/json", True, True), "delivery")
 
+    @c.check("the 3.6 webhook fields are mapped onto an event rule of the same name")
+    def _():
+        hook = one(nb.extras.webhooks, "webhook", name="ans-hook1")
+        rule = one(nb.extras.event_rules, "event rule", name="ans-hook1")
+        eq((rule.content_types, rule.type_create, rule.type_update, rule.type_delete, rule.enabled), (["dcim.device"], True, True, False, True), "rule triggers")
+        eq((rule.action_type.value, rule.action_object_type, rule.action_object_id), ("webhook", "extras.webhook", hook.id), "rule action")
+
+    @c.check("stored export template and custom link")
+    def _():
+        template = one(nb.extras.export_templates, "export template", name="ans-device-names")
+        eq((template.content_types, template.mime_type, template.file_extension, template.as_attachment), (["dcim.device"], "text/plain", "txt", False), "export template")
+        link = one(nb.extras.custom_links, "custom link", name="ans-site-wiki")
+        eq((link.content_types, link.weight, link.group_name, link.button_class.value, link.new_window),
+           (["dcim.site"], 50, "Docs", "blue", True), "custom link")
+
 
 VERIFY = {
     "01_sites": verify_01_sites,

@@ -1,0 +1,20 @@
+/**
+ * Saved filters: object types that exist, parameters that are an object of filter name → value(s),
+ * and `user` defaulting to the requesting user.
+ */
+import type { ModelHooks } from '../data/registry.js';
+import { checkContentTypes, contentTypesFilter, parseJson } from './object-types.js';
+
+const scalar = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
+
+export const savedFilter: ModelHooks = {
+  filters: { saved_filter_content_types: contentTypesFilter() },
+  prepare(item, { user }) {
+    if (!item.existing && !('user' in item.input)) item.values.user_id = user?.id ?? null;
+    checkContentTypes(item);
+    const parameters = parseJson({ ...(item.existing ?? {}), ...item.values }.parameters);
+    const valid = !!parameters && typeof parameters === 'object' && !Array.isArray(parameters)
+      && Object.values(parameters).every((v) => scalar(v) || (Array.isArray(v) && v.every(scalar)));
+    if (!valid) item.errors.add('parameters', 'Give an object of filter names to a value or a list of values, e.g. {"status": ["active"]}.');
+  },
+};
