@@ -128,6 +128,10 @@ import { platformDefinition, PlatformModel } from "./dcim/platforms/model.js";
 import { platformSerializer } from "./dcim/platforms/serializer.js";
 import { platformFilterSet } from "./dcim/platforms/filterset.js";
 import { platformRoutes } from "./dcim/platforms/routes.js";
+import { powerFeedDefinition, PowerFeedModel } from "./dcim/power-feeds/model.js";
+import { powerFeedSerializer } from "./dcim/power-feeds/serializer.js";
+import { powerFeedFilterSet } from "./dcim/power-feeds/filterset.js";
+import { powerFeedRoutes } from "./dcim/power-feeds/routes.js";
 import { powerOutletTemplateDefinition, PowerOutletTemplateModel } from "./dcim/power-outlet-templates/model.js";
 import { powerOutletTemplateSerializer } from "./dcim/power-outlet-templates/serializer.js";
 import { powerOutletTemplateFilterSet } from "./dcim/power-outlet-templates/filterset.js";
@@ -136,6 +140,10 @@ import { powerOutletDefinition, PowerOutletModel } from "./dcim/power-outlets/mo
 import { powerOutletSerializer } from "./dcim/power-outlets/serializer.js";
 import { powerOutletFilterSet } from "./dcim/power-outlets/filterset.js";
 import { powerOutletRoutes } from "./dcim/power-outlets/routes.js";
+import { powerPanelDefinition, PowerPanelModel } from "./dcim/power-panels/model.js";
+import { powerPanelSerializer } from "./dcim/power-panels/serializer.js";
+import { powerPanelFilterSet } from "./dcim/power-panels/filterset.js";
+import { powerPanelRoutes } from "./dcim/power-panels/routes.js";
 import { powerPortTemplateDefinition, PowerPortTemplateModel } from "./dcim/power-port-templates/model.js";
 import { powerPortTemplateSerializer } from "./dcim/power-port-templates/serializer.js";
 import { powerPortTemplateFilterSet } from "./dcim/power-port-templates/filterset.js";
@@ -144,6 +152,10 @@ import { powerPortDefinition, PowerPortModel } from "./dcim/power-ports/model.js
 import { powerPortSerializer } from "./dcim/power-ports/serializer.js";
 import { powerPortFilterSet } from "./dcim/power-ports/filterset.js";
 import { powerPortRoutes } from "./dcim/power-ports/routes.js";
+import { rackReservationDefinition, RackReservationModel } from "./dcim/rack-reservations/model.js";
+import { rackReservationSerializer } from "./dcim/rack-reservations/serializer.js";
+import { rackReservationFilterSet } from "./dcim/rack-reservations/filterset.js";
+import { rackReservationRoutes } from "./dcim/rack-reservations/routes.js";
 import { rackRoleDefinition, RackRoleModel } from "./dcim/rack-roles/model.js";
 import { rackRoleSerializer } from "./dcim/rack-roles/serializer.js";
 import { rackRoleFilterSet } from "./dcim/rack-roles/filterset.js";
@@ -365,7 +377,7 @@ import { l2VPNSerializer } from "./vpn/l2vpns/serializer.js";
 import { l2VPNFilterSet } from "./vpn/l2vpns/filterset.js";
 import { l2VPNRoutes } from "./vpn/l2vpns/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPortTemplate' | 'PowerPort' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -400,10 +412,13 @@ export const models: Record<ModelName, ModelEntry> = {
   ModuleType: { definition: moduleTypeDefinition, serializer: moduleTypeSerializer, filters: moduleTypeFilterSet, routes: moduleTypeRoutes },
   Module: { definition: moduleDefinition, serializer: moduleSerializer, filters: moduleFilterSet, routes: moduleRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
+  PowerFeed: { definition: powerFeedDefinition, serializer: powerFeedSerializer, filters: powerFeedFilterSet, routes: powerFeedRoutes },
   PowerOutletTemplate: { definition: powerOutletTemplateDefinition, serializer: powerOutletTemplateSerializer, filters: powerOutletTemplateFilterSet, routes: powerOutletTemplateRoutes },
   PowerOutlet: { definition: powerOutletDefinition, serializer: powerOutletSerializer, filters: powerOutletFilterSet, routes: powerOutletRoutes },
+  PowerPanel: { definition: powerPanelDefinition, serializer: powerPanelSerializer, filters: powerPanelFilterSet, routes: powerPanelRoutes },
   PowerPortTemplate: { definition: powerPortTemplateDefinition, serializer: powerPortTemplateSerializer, filters: powerPortTemplateFilterSet, routes: powerPortTemplateRoutes },
   PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
+  RackReservation: { definition: rackReservationDefinition, serializer: rackReservationSerializer, filters: rackReservationFilterSet, routes: rackReservationRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
   RearPortTemplate: { definition: rearPortTemplateDefinition, serializer: rearPortTemplateSerializer, filters: rearPortTemplateFilterSet, routes: rearPortTemplateRoutes },
@@ -493,10 +508,13 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ModuleType: ModuleTypeModel,
   Module: ModuleModel,
   Platform: PlatformModel,
+  PowerFeed: PowerFeedModel,
   PowerOutletTemplate: PowerOutletTemplateModel,
   PowerOutlet: PowerOutletModel,
+  PowerPanel: PowerPanelModel,
   PowerPortTemplate: PowerPortTemplateModel,
   PowerPort: PowerPortModel,
+  RackReservation: RackReservationModel,
   RackRole: RackRoleModel,
   Rack: RackModel,
   RearPortTemplate: RearPortTemplateModel,

@@ -6,231 +6,6 @@ import type { Knex } from 'knex';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('ipam_rir', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.boolean('is_private').notNullable().defaultTo(false);
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_rir_name_key' });
-    t.unique(['slug'], { indexName: 'ipam_rir_slug_key' });
-  });
-  await knex.schema.createTable('ipam_aggregate', (t) => {
-    t.increments('id').primary();
-    t.integer('family').nullable();
-    t.string('prefix', 64).notNullable();
-    t.binary('prefix_first', 16).notNullable();
-    t.binary('prefix_last', 16).notNullable();
-    t.integer('prefix_length').notNullable();
-    t.index(['family', 'prefix_first', 'prefix_last'], 'ipam_aggregate_prefix_range_idx');
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_aggregate_rir_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_aggregate_tenant_id_idx');
-    t.string('date_added', 10).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('ipam_asn', (t) => {
-    t.increments('id').primary();
-    t.bigInteger('asn').notNullable();
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_asn_rir_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_asn_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['asn'], { indexName: 'ipam_asn_asn_key' });
-  });
-  await knex.schema.createTable('ipam_asnrange', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_asnrange_rir_id_idx');
-    t.bigInteger('start').notNullable();
-    t.bigInteger('end').notNullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_asnrange_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_asnrange_name_key' });
-    t.unique(['slug'], { indexName: 'ipam_asnrange_slug_key' });
-  });
-  await knex.schema.createTable('dcim_cable', (t) => {
-    t.increments('id').primary();
-    t.string('type', 100).nullable();
-    t.string('status', 100).nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'dcim_cable_tenant_id_idx');
-    t.string('label', 100).nullable();
-    t.string('color', 255).nullable();
-    t.decimal('length', 8, 2).nullable();
-    t.string('length_unit', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('dcim_cabletermination', (t) => {
-    t.increments('id').primary();
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('CASCADE');
-    t.index(['cable_id'], 'dcim_cabletermination_cable_id_idx');
-    t.string('cable_end', 100).nullable();
-    t.string('termination_type', 100).nullable();
-    t.bigInteger('termination_id').nullable();
-    t.index(['termination_type', 'termination_id'], 'dcim_cabletermination_termination_idx');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('circuits_provider', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'circuits_provider_name_key' });
-    t.unique(['slug'], { indexName: 'circuits_provider_slug_key' });
-  });
-  await knex.schema.createTable('circuits_provider_asns', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('circuits_provider').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_asn').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'circuits_provider_asns_key' });
-    t.index(['to_id'], 'circuits_provider_asns_to_idx');
-  });
-  await knex.schema.createTable('circuits_provideraccount', (t) => {
-    t.increments('id').primary();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_provideraccount_provider_id_idx');
-    t.string('name', 100).nullable();
-    t.string('account', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'account'], { indexName: 'circuits_provideraccount_provider_account_key' });
-  });
-  await knex.schema.createTable('circuits_circuittype', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('color', 255).nullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'circuits_circuittype_name_key' });
-    t.unique(['slug'], { indexName: 'circuits_circuittype_slug_key' });
-  });
-  await knex.schema.createTable('circuits_circuit', (t) => {
-    t.increments('id').primary();
-    t.string('cid', 100).notNullable();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_circuit_provider_id_idx');
-    t.integer('provider_account_id').unsigned().nullable().references('id').inTable('circuits_provideraccount').onDelete('RESTRICT');
-    t.index(['provider_account_id'], 'circuits_circuit_provider_account_id_idx');
-    t.integer('type_id').unsigned().nullable().references('id').inTable('circuits_circuittype').onDelete('RESTRICT');
-    t.index(['type_id'], 'circuits_circuit_type_id_idx');
-    t.string('status', 100).nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'circuits_circuit_tenant_id_idx');
-    t.string('install_date', 10).nullable();
-    t.string('termination_date', 10).nullable();
-    t.bigInteger('commit_rate').nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'cid'], { indexName: 'circuits_circuit_provider_cid_key' });
-    t.unique(['provider_account_id', 'cid'], { indexName: 'circuits_circuit_provider_account_cid_key' });
-  });
-  await knex.schema.createTable('dcim_site_asns', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('dcim_site').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_asn').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'dcim_site_asns_key' });
-    t.index(['to_id'], 'dcim_site_asns_to_idx');
-  });
-  await knex.schema.createTable('circuits_providernetwork', (t) => {
-    t.increments('id').primary();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_providernetwork_provider_id_idx');
-    t.string('name', 100).notNullable();
-    t.string('service_id', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'name'], { indexName: 'circuits_providernetwork_provider_name_key' });
-  });
-  await knex.schema.createTable('circuits_circuittermination', (t) => {
-    t.increments('id').primary();
-    t.integer('circuit_id').unsigned().nullable().references('id').inTable('circuits_circuit').onDelete('CASCADE');
-    t.index(['circuit_id'], 'circuits_circuittermination_circuit_id_idx');
-    t.string('term_side', 100).nullable();
-    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
-    t.index(['site_id'], 'circuits_circuittermination_site_id_idx');
-    t.integer('provider_network_id').unsigned().nullable().references('id').inTable('circuits_providernetwork').onDelete('RESTRICT');
-    t.index(['provider_network_id'], 'circuits_circuittermination_provider_network_id_idx');
-    t.bigInteger('port_speed').nullable();
-    t.bigInteger('upstream_speed').nullable();
-    t.string('xconnect_id', 50).nullable();
-    t.string('pp_info', 100).nullable();
-    t.string('description', 200).nullable();
-    t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'circuits_circuittermination_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['circuit_id', 'term_side'], { indexName: 'circuits_circuittermination_circuit_term_side_key' });
-  });
-  await knex.schema.createTable('ipam_routetarget', (t) => {
-    t.increments('id').primary();
-    t.string('name', 21).notNullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_routetarget_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_routetarget_name_key' });
-  });
-  await knex.schema.createTable('ipam_vrf_import_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_import_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_import_targets_to_idx');
-  });
-  await knex.schema.createTable('ipam_vrf_export_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_export_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_export_targets_to_idx');
-  });
   await knex.schema.createTable('dcim_virtualchassis', (t) => {
     t.increments('id').primary();
     t.string('name', 64).notNullable();
@@ -244,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('dcim_device', (t) => {
     t.integer('virtual_chassis_id').unsigned().nullable().references('id').inTable('dcim_virtualchassis').onDelete('SET NULL');
     t.index(['virtual_chassis_id'], 'dcim_device_virtual_chassis_id_idx');
+    t.unique(['virtual_chassis_id', 'vc_position'], { indexName: 'dcim_device_virtual_chassis_vc_position_key' });
   });
   await knex.schema.createTable('dcim_modulebay', (t) => {
     t.increments('id').primary();
@@ -308,9 +84,6 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('speed').nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_consoleport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -348,9 +121,6 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('speed').nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_consoleserverport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -373,66 +143,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'name'], { indexName: 'dcim_consoleserverporttemplate_device_type_name_key' });
     t.unique(['module_type_id', 'name'], { indexName: 'dcim_consoleserverporttemplate_module_type_name_key' });
-  });
-  await knex.schema.createTable('tenancy_contactgroup', (t) => {
-    t.increments('id').primary();
-    t.string('_path', 512).notNullable().defaultTo('');
-    t.integer('_depth').notNullable().defaultTo(0);
-    t.string('_sort', 2048).notNullable().defaultTo('');
-    t.index(['_path'], 'tenancy_contactgroup_path_idx');
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.integer('parent_id').unsigned().nullable().references('id').inTable('tenancy_contactgroup').onDelete('CASCADE');
-    t.index(['parent_id'], 'tenancy_contactgroup_parent_id_idx');
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.raw("CREATE UNIQUE INDEX tenancy_contactgroup_parent_name_key ON tenancy_contactgroup (COALESCE(parent_id, 0), name)");
-  await knex.raw("CREATE UNIQUE INDEX tenancy_contactgroup_parent_slug_key ON tenancy_contactgroup (COALESCE(parent_id, 0), slug)");
-  await knex.schema.createTable('tenancy_contact', (t) => {
-    t.increments('id').primary();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('tenancy_contactgroup').onDelete('SET NULL');
-    t.index(['group_id'], 'tenancy_contact_group_id_idx');
-    t.string('name', 100).notNullable();
-    t.string('title', 100).nullable();
-    t.string('phone', 50).nullable();
-    t.string('email', 254).nullable();
-    t.string('address', 200).nullable();
-    t.string('link', 200).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['group_id', 'name'], { indexName: 'tenancy_contact_group_name_key' });
-  });
-  await knex.schema.createTable('tenancy_contactrole', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'tenancy_contactrole_name_key' });
-    t.unique(['slug'], { indexName: 'tenancy_contactrole_slug_key' });
-  });
-  await knex.schema.createTable('tenancy_contactassignment', (t) => {
-    t.increments('id').primary();
-    t.string('object_type', 100).nullable();
-    t.bigInteger('object_id').nullable();
-    t.index(['object_type', 'object_id'], 'tenancy_contactassignment_object_idx');
-    t.integer('contact_id').unsigned().nullable().references('id').inTable('tenancy_contact').onDelete('RESTRICT');
-    t.index(['contact_id'], 'tenancy_contactassignment_contact_id_idx');
-    t.integer('role_id').unsigned().nullable().references('id').inTable('tenancy_contactrole').onDelete('RESTRICT');
-    t.index(['role_id'], 'tenancy_contactassignment_role_id_idx');
-    t.string('priority', 100).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['object_type', 'object_id', 'contact_id', 'role_id'], { indexName: 'tenancy_contactassignment_object_contact_role_key' });
   });
   await knex.schema.createTable('dcim_devicebay', (t) => {
     t.increments('id').primary();
@@ -465,31 +175,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'name'], { indexName: 'dcim_devicebaytemplate_device_type_name_key' });
   });
-  await knex.schema.createTable('ipam_fhrpgroup', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).nullable();
-    t.string('protocol', 100).nullable();
-    t.bigInteger('group_id').notNullable();
-    t.string('auth_type', 100).nullable();
-    t.string('auth_key', 255).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('ipam_fhrpgroupassignment', (t) => {
-    t.increments('id').primary();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('ipam_fhrpgroup').onDelete('CASCADE');
-    t.index(['group_id'], 'ipam_fhrpgroupassignment_group_id_idx');
-    t.string('interface_type', 100).nullable();
-    t.bigInteger('interface_id').nullable();
-    t.index(['interface_type', 'interface_id'], 'ipam_fhrpgroupassignment_interface_idx');
-    t.bigInteger('priority').notNullable();
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['interface_type', 'interface_id', 'group_id'], { indexName: 'ipam_fhrpgroupassignment_interface_group_key' });
-  });
   await knex.schema.createTable('dcim_rearport', (t) => {
     t.increments('id').primary();
     t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('CASCADE');
@@ -505,9 +190,6 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('positions').nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_rearport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -530,9 +212,6 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('rear_port_position').nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_frontport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -585,9 +264,6 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('dcim_interface', (t) => {
     t.integer('module_id').unsigned().nullable().references('id').inTable('dcim_module').onDelete('CASCADE');
     t.index(['module_id'], 'dcim_interface_module_id_idx');
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_interface_cable_id_idx');
-    t.string('cable_end', 1).nullable();
   });
   await knex.schema.createTable('dcim_interfacetemplate', (t) => {
     t.increments('id').primary();
@@ -684,79 +360,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'parent_id', 'name'], { indexName: 'dcim_inventoryitemtemplate_device_type_parent_name_key' });
   });
-  await knex.schema.createTable('ipam_iprange', (t) => {
-    t.increments('id').primary();
-    t.integer('family').nullable();
-    t.string('start_address', 64).notNullable();
-    t.binary('start_address_host', 16).notNullable();
-    t.binary('start_address_first', 16).notNullable();
-    t.binary('start_address_last', 16).notNullable();
-    t.integer('start_address_length').notNullable();
-    t.index(['family', 'start_address_first', 'start_address_last'], 'ipam_iprange_start_address_range_idx');
-    t.index(['family', 'start_address_host'], 'ipam_iprange_start_address_host_idx');
-    t.string('end_address', 64).notNullable();
-    t.binary('end_address_host', 16).notNullable();
-    t.binary('end_address_first', 16).notNullable();
-    t.binary('end_address_last', 16).notNullable();
-    t.integer('end_address_length').notNullable();
-    t.index(['family', 'end_address_first', 'end_address_last'], 'ipam_iprange_end_address_range_idx');
-    t.index(['family', 'end_address_host'], 'ipam_iprange_end_address_host_idx');
-    t.bigInteger('size').nullable();
-    t.integer('vrf_id').unsigned().nullable().references('id').inTable('ipam_vrf').onDelete('RESTRICT');
-    t.index(['vrf_id'], 'ipam_iprange_vrf_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_iprange_tenant_id_idx');
-    t.string('status', 100).nullable();
-    t.integer('role_id').unsigned().nullable().references('id').inTable('ipam_role').onDelete('SET NULL');
-    t.index(['role_id'], 'ipam_iprange_role_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.boolean('mark_utilized').notNullable().defaultTo(false);
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('vpn_l2vpn', (t) => {
-    t.increments('id').primary();
-    t.bigInteger('identifier').nullable();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('type', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'vpn_l2vpn_tenant_id_idx');
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_l2vpn_name_key' });
-    t.unique(['slug'], { indexName: 'vpn_l2vpn_slug_key' });
-  });
-  await knex.schema.createTable('vpn_l2vpn_import_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_l2vpn_import_targets_key' });
-    t.index(['to_id'], 'vpn_l2vpn_import_targets_to_idx');
-  });
-  await knex.schema.createTable('vpn_l2vpn_export_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_l2vpn_export_targets_key' });
-    t.index(['to_id'], 'vpn_l2vpn_export_targets_to_idx');
-  });
-  await knex.schema.createTable('vpn_l2vpntermination', (t) => {
-    t.increments('id').primary();
-    t.integer('l2vpn_id').unsigned().nullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.index(['l2vpn_id'], 'vpn_l2vpntermination_l2vpn_id_idx');
-    t.string('assigned_object_type', 100).nullable();
-    t.bigInteger('assigned_object_id').nullable();
-    t.index(['assigned_object_type', 'assigned_object_id'], 'vpn_l2vpntermination_assigned_object_idx');
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
   await knex.schema.createTable('dcim_modulebaytemplate', (t) => {
     t.increments('id').primary();
     t.integer('device_type_id').unsigned().nullable().references('id').inTable('dcim_devicetype').onDelete('CASCADE');
@@ -771,6 +374,48 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'name'], { indexName: 'dcim_modulebaytemplate_device_type_name_key' });
+  });
+  await knex.schema.createTable('dcim_powerpanel', (t) => {
+    t.increments('id').primary();
+    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('CASCADE');
+    t.index(['site_id'], 'dcim_powerpanel_site_id_idx');
+    t.integer('location_id').unsigned().nullable().references('id').inTable('dcim_location').onDelete('RESTRICT');
+    t.index(['location_id'], 'dcim_powerpanel_location_id_idx');
+    t.string('name', 100).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_powerpanel__name_natural_idx');
+    t.string('description', 200).nullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['site_id', 'name'], { indexName: 'dcim_powerpanel_site_name_key' });
+  });
+  await knex.schema.createTable('dcim_powerfeed', (t) => {
+    t.increments('id').primary();
+    t.integer('power_panel_id').unsigned().nullable().references('id').inTable('dcim_powerpanel').onDelete('RESTRICT');
+    t.index(['power_panel_id'], 'dcim_powerfeed_power_panel_id_idx');
+    t.integer('rack_id').unsigned().nullable().references('id').inTable('dcim_rack').onDelete('RESTRICT');
+    t.index(['rack_id'], 'dcim_powerfeed_rack_id_idx');
+    t.string('name', 100).notNullable();
+    t.string('_name_natural', 1024).nullable();
+    t.index(['_name_natural'], 'dcim_powerfeed__name_natural_idx');
+    t.string('status', 100).nullable();
+    t.string('type', 100).nullable();
+    t.string('supply', 100).nullable();
+    t.string('phase', 100).nullable();
+    t.bigInteger('voltage').nullable();
+    t.bigInteger('amperage').nullable();
+    t.bigInteger('max_utilization').nullable();
+    t.boolean('mark_connected').notNullable().defaultTo(false);
+    t.string('description', 200).nullable();
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'dcim_powerfeed_tenant_id_idx');
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
+    t.unique(['power_panel_id', 'name'], { indexName: 'dcim_powerfeed_power_panel_name_key' });
   });
   await knex.schema.createTable('dcim_powerport', (t) => {
     t.increments('id').primary();
@@ -787,9 +432,6 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('allocated_draw').nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_powerport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -811,9 +453,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('feed_leg', 100).nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_poweroutlet_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
@@ -860,31 +499,20 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['device_type_id', 'name'], { indexName: 'dcim_poweroutlettemplate_device_type_name_key' });
     t.unique(['module_type_id', 'name'], { indexName: 'dcim_poweroutlettemplate_module_type_name_key' });
   });
-  await knex.schema.createTable('ipam_servicetemplate', (t) => {
+  await knex.schema.createTable('dcim_rackreservation', (t) => {
     t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('protocol', 100).nullable();
-    t.text('ports').nullable();
-    t.string('description', 200).nullable();
+    t.integer('rack_id').unsigned().nullable().references('id').inTable('dcim_rack').onDelete('CASCADE');
+    t.index(['rack_id'], 'dcim_rackreservation_rack_id_idx');
+    t.text('units').nullable();
+    t.integer('user_id').unsigned().nullable().references('id').inTable('users_user').onDelete('RESTRICT');
+    t.index(['user_id'], 'dcim_rackreservation_user_id_idx');
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'dcim_rackreservation_tenant_id_idx');
+    t.string('description', 200).notNullable();
     t.text('comments').nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_servicetemplate_name_key' });
-  });
-  await knex.schema.createTable('virtualization_virtualdisk', (t) => {
-    t.increments('id').primary();
-    t.integer('virtual_machine_id').unsigned().nullable().references('id').inTable('virtualization_virtualmachine').onDelete('CASCADE');
-    t.index(['virtual_machine_id'], 'virtualization_virtualdisk_virtual_machine_id_idx');
-    t.string('name', 64).notNullable();
-    t.string('_name_natural', 1024).nullable();
-    t.index(['_name_natural'], 'virtualization_virtualdisk__name_natural_idx');
-    t.bigInteger('size').notNullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['virtual_machine_id', 'name'], { indexName: 'virtualization_virtualdisk_virtual_machine_name_key' });
   });
   await knex.schema.alterTable('dcim_virtualchassis', (t) => {
     t.integer('master_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('SET NULL');
@@ -897,41 +525,28 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.dropTableIfExists('virtualization_virtualdisk');
-  await knex.schema.dropTableIfExists('ipam_servicetemplate');
+  await knex.schema.dropTableIfExists('dcim_rackreservation');
   await knex.schema.dropTableIfExists('dcim_poweroutlettemplate');
   await knex.schema.dropTableIfExists('dcim_powerporttemplate');
   await knex.schema.dropTableIfExists('dcim_poweroutlet');
   await knex.schema.dropTableIfExists('dcim_powerport');
+  await knex.schema.dropTableIfExists('dcim_powerfeed');
+  await knex.schema.dropTableIfExists('dcim_powerpanel');
   await knex.schema.dropTableIfExists('dcim_modulebaytemplate');
-  await knex.schema.dropTableIfExists('vpn_l2vpntermination');
-  await knex.schema.dropTableIfExists('vpn_l2vpn_export_targets');
-  await knex.schema.dropTableIfExists('vpn_l2vpn_import_targets');
-  await knex.schema.dropTableIfExists('vpn_l2vpn');
-  await knex.schema.dropTableIfExists('ipam_iprange');
   await knex.schema.dropTableIfExists('dcim_inventoryitemtemplate');
   await knex.schema.dropTableIfExists('dcim_inventoryitem');
   await knex.schema.dropTableIfExists('dcim_inventoryitemrole');
   await knex.schema.dropTableIfExists('dcim_interfacetemplate');
   await knex.schema.alterTable('dcim_interface', (t) => {
     t.dropIndex([], 'dcim_interface_module_id_idx');
-    t.dropIndex([], 'dcim_interface_cable_id_idx');
     t.dropColumn('module_id');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
   });
   await knex.schema.dropTableIfExists('dcim_frontporttemplate');
   await knex.schema.dropTableIfExists('dcim_rearporttemplate');
   await knex.schema.dropTableIfExists('dcim_frontport');
   await knex.schema.dropTableIfExists('dcim_rearport');
-  await knex.schema.dropTableIfExists('ipam_fhrpgroupassignment');
-  await knex.schema.dropTableIfExists('ipam_fhrpgroup');
   await knex.schema.dropTableIfExists('dcim_devicebaytemplate');
   await knex.schema.dropTableIfExists('dcim_devicebay');
-  await knex.schema.dropTableIfExists('tenancy_contactassignment');
-  await knex.schema.dropTableIfExists('tenancy_contactrole');
-  await knex.schema.dropTableIfExists('tenancy_contact');
-  await knex.schema.dropTableIfExists('tenancy_contactgroup');
   await knex.schema.dropTableIfExists('dcim_consoleserverporttemplate');
   await knex.schema.dropTableIfExists('dcim_consoleserverport');
   await knex.schema.dropTableIfExists('dcim_consoleporttemplate');
@@ -941,24 +556,8 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('dcim_modulebay');
   await knex.schema.alterTable('dcim_device', (t) => {
     t.dropIndex([], 'dcim_device_virtual_chassis_id_idx');
+    t.dropUnique(['virtual_chassis_id', 'vc_position'], 'dcim_device_virtual_chassis_vc_position_key');
     t.dropColumn('virtual_chassis_id');
   });
   await knex.schema.dropTableIfExists('dcim_virtualchassis');
-  await knex.schema.dropTableIfExists('ipam_vrf_export_targets');
-  await knex.schema.dropTableIfExists('ipam_vrf_import_targets');
-  await knex.schema.dropTableIfExists('ipam_routetarget');
-  await knex.schema.dropTableIfExists('circuits_circuittermination');
-  await knex.schema.dropTableIfExists('circuits_providernetwork');
-  await knex.schema.dropTableIfExists('dcim_site_asns');
-  await knex.schema.dropTableIfExists('circuits_circuit');
-  await knex.schema.dropTableIfExists('circuits_circuittype');
-  await knex.schema.dropTableIfExists('circuits_provideraccount');
-  await knex.schema.dropTableIfExists('circuits_provider_asns');
-  await knex.schema.dropTableIfExists('circuits_provider');
-  await knex.schema.dropTableIfExists('dcim_cabletermination');
-  await knex.schema.dropTableIfExists('dcim_cable');
-  await knex.schema.dropTableIfExists('ipam_asnrange');
-  await knex.schema.dropTableIfExists('ipam_asn');
-  await knex.schema.dropTableIfExists('ipam_aggregate');
-  await knex.schema.dropTableIfExists('ipam_rir');
 }

@@ -32,7 +32,7 @@ export interface WriteItem {
   errors: ErrorCollector;
   /** values to show once in the response (e.g. a new token key), by field */
   reveal: Record<string, unknown>;
-  /** many-to-many fields given in the request: field → target ids (an empty list clears) */
+  /** many-to-many fields the request sets (ids, once resolved); a hook may set one to clear it */
   m2m?: Record<string, number[]>;
 }
 
@@ -96,6 +96,8 @@ export interface ActionContext extends HookContext {
 export interface ActionResult {
   status: number;
   body: unknown;
+  /** the response's content type when it is not JSON (an SVG drawing) */
+  type?: string;
 }
 
 export const models: Record<string, ModelEntry> = generatedModels;

@@ -25,10 +25,11 @@ export async function checkSharedRelations(db: Knex, entry: ModelEntry, items: W
     if (!relevant.length) continue;
     const target = model(f.to!).definition;
     const targetColumns = f.same.map((name) => target.fields[name].columns[0]);
+    const named = target.fields.name?.columns.length ? ['name'] : [];
     const ids = [...new Set(relevant.map((i) => Number(current(i, column))))];
     const rows = new Map<number, Row>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      for (const r of await db(target.table).select('id', ...targetColumns).whereIn('id', ids.slice(i, i + CHUNK))) rows.set(Number(r.id), r);
+      for (const r of await db(target.table).select('id', ...named, ...targetColumns).whereIn('id', ids.slice(i, i + CHUNK))) rows.set(Number(r.id), r);
     }
     for (const item of relevant) {
       const row = rows.get(Number(current(item, column)));
@@ -38,7 +39,7 @@ export async function checkSharedRelations(db: Knex, entry: ModelEntry, items: W
         if (mine == null) return;
         const theirs = row[targetColumns[k]];
         if (theirs == null || Number(theirs) !== Number(mine)) {
-          item.errors.add(f.name, `${capitalise(target.verboseName)} ${row.id} must belong to the same ${fields[name].label.toLowerCase()}.`);
+          item.errors.add(f.name, `${capitalise(target.verboseName)} ${row.name ?? row.id} must belong to the same ${fields[name].label.toLowerCase()}.`);
         }
       });
     }

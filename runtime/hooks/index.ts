@@ -20,6 +20,9 @@ import { component } from './component.js';
 import { device } from './device.js';
 import { componentTemplate } from './component_template.js';
 import { deviceBay } from './device_bay.js';
+import { deviceIps } from './device_ips.js';
+import { devicePlacement } from './device_placement.js';
+import { deviceType } from './device_type.js';
 import { frontPort } from './front_port.js';
 import { frontPortTemplate } from './front_port_template.js';
 import { interfaceTemplate } from './interface_template.js';
@@ -32,10 +35,13 @@ import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { powerPort } from './power_port.js';
+import { powerFeed } from './power_feed.js';
+import { prefix } from './prefix.js';
+import { rack } from './rack.js';
+import { rackReservation } from './rack_reservation.js';
 import { rearPort } from './rear_port.js';
 import { rearPortTemplate } from './rear_port_template.js';
 import { l2vpnTermination } from './l2vpn_termination.js';
-import { prefix } from './prefix.js';
 import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
@@ -70,6 +76,9 @@ export const hooks: Record<string, ModelHooks> = {
   component_template: componentTemplate,
   device,
   device_bay: deviceBay,
+  device_ips: deviceIps,
+  device_placement: devicePlacement,
+  device_type: deviceType,
   front_port: frontPort,
   front_port_template: frontPortTemplate,
   fhrp_group: fhrpGroup,
@@ -83,7 +92,10 @@ export const hooks: Record<string, ModelHooks> = {
   journal_entry: journalEntry,
   power_port: powerPort,
   l2vpn_termination: l2vpnTermination,
+  power_feed: powerFeed,
   prefix,
+  rack,
+  rack_reservation: rackReservation,
   rear_port: rearPort,
   rear_port_template: rearPortTemplate,
   service,

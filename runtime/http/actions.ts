@@ -28,6 +28,7 @@ export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][nu
       create: (modelName, build) => createThrough(ctx, services, model(modelName), build),
     });
     ctx.status = result.status;
+    if (result.type) ctx.type = result.type;
     ctx.body = result.body;
     if (action !== 'view') services.afterCommit?.();
   };

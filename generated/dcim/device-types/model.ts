@@ -27,7 +27,7 @@ export const deviceTypeDefinition: ModelDefinition = {
   ordering: ["manufacturer", "model"],
   brief: ["id", "url", "display", "manufacturer", "model", "slug", "device_count"],
   search: ["model", "part_number", "description", "comments"],
-  hooks: [],
+  hooks: ["device_type"],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
   uniqueNullsMatch: [],
   fields: {

@@ -40,8 +40,8 @@ export const deviceDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "display_name"],
   search: ["name", "serial", "asset_tag", "description", "comments"],
-  hooks: ["device"],
-  uniqueTogether: [["site", "tenant", "name"]],
+  hooks: ["device", "device_placement", "device_ips"],
+  uniqueTogether: [["site", "tenant", "name"], ["virtual_chassis", "vc_position"]],
   uniqueNullsMatch: ["tenant"],
   templates: { from: "device_type", names: {} },
   fields: {
@@ -194,6 +194,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["location_id"],
       to: "Location",
+      same: ["site"],
       onDelete: "protect",
     },
     rack: {
@@ -208,6 +209,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["rack_id"],
       to: "Rack",
+      same: ["site"],
       onDelete: "protect",
     },
     cluster: {
