@@ -106,4 +106,49 @@ test('model rules: a 400 naming the field, single and bulk', async () => {
   assert.ok(marked.body.mark_connected);
 });
 
+test('power feed ⇄ power port ⇄ power outlet, console ports; incompatible types refused', async () => {
+  const device = await createObject(app, model('Device'));
+  const panel = await app.post('/api/dcim/power-panels/', { site: device.site.id, name: 'PP-1' });
+  const feed = await app.post('/api/dcim/power-feeds/', { power_panel: panel.id, name: 'Feed A' });
+  const [psu1, psu2] = await app.post('/api/dcim/power-ports/', [{ device: device.id, name: 'PSU1' }, { device: device.id, name: 'PSU2' }]);
+  const outlet = await app.post('/api/dcim/power-outlets/', { device: device.id, name: 'Outlet 1' });
+  const [console] = await app.post('/api/dcim/console-ports/', [{ device: device.id, name: 'Console' }]);
+  const server = await app.post('/api/dcim/console-server-ports/', { device: device.id, name: 'Port 1' });
+  await app.post('/api/dcim/cables/', [
+    { a_terminations: [term(feed.id, 'dcim.powerfeed')], b_terminations: [term(psu1.id, 'dcim.powerport')] },
+    { a_terminations: [term(outlet.id, 'dcim.poweroutlet')], b_terminations: [term(psu2.id, 'dcim.powerport')] },
+    { a_terminations: [term(console.id, 'dcim.consoleport')], b_terminations: [term(server.id, 'dcim.consoleserverport')] },
+  ]);
+  const f = (await app.api('GET', `/api/dcim/power-feeds/${feed.id}/`)).body;
+  assert.equal([f.connected_endpoints_type, f.connected_endpoints.map((e: any) => e.id), f._occupied], ['dcim.powerport', [psu1.id], true]);
+  const trace = (await app.api('GET', `/api/dcim/power-feeds/${feed.id}/trace/`)).body;
+  assert.equal([trace[0][0][0].name, trace[0][2][0].name], ['Feed A', 'PSU1']);
+  assert.equal((await app.api('GET', `/api/dcim/power-ports/${psu1.id}/`)).body.connected_endpoints.map((e: any) => e.id), [feed.id]);
+  assert.equal((await app.api('GET', `/api/dcim/power-outlets/${outlet.id}/`)).body.connected_endpoints.map((e: any) => e.id), [psu2.id]);
+  assert.equal((await app.api('GET', `/api/dcim/console-server-ports/${server.id}/`)).body.connected_endpoints.map((e: any) => e.id), [console.id]);
+  assert.equal((await app.api('GET', `/api/dcim/console-ports/${console.id}/trace/`)).body[0][2][0].name, 'Port 1');
+  const [spare] = await app.post('/api/dcim/console-ports/', [{ device: device.id, name: 'Console 2' }]);
+  const outlet2 = await app.post('/api/dcim/power-outlets/', { device: device.id, name: 'Outlet 2' });
+  const incompatible = await app.api('POST', '/api/dcim/cables/', { a_terminations: [term(spare.id, 'dcim.consoleport')], b_terminations: [term(outlet2.id, 'dcim.poweroutlet')] });
+  expectStatus(incompatible, 400);
+  assert.match(incompatible.body.b_terminations[0], /Incompatible termination types: consoleport and poweroutlet/);
+  const mixed = await app.api('POST', '/api/dcim/cables/', { a_terminations: [term(spare.id, 'dcim.consoleport'), term(outlet2.id, 'dcim.poweroutlet')], b_terminations: [term(psu2.id, 'dcim.powerport')] });
+  expectStatus(mixed, 400);
+  assert.match(mixed.body.a_terminations[0], /different termination types/);
+});
+
+test('cable terminations: listed per cable end; deleting a device frees the far end', async () => {
+  const [a, b] = await app.post('/api/dcim/interfaces/', [
+    { device: (await createObject(app, model('Device'))).id, name: 'x0', type: '1000base-t' },
+    { device: (await createObject(app, model('Device'))).id, name: 'y0', type: '1000base-t' },
+  ]);
+  const cable = await app.post('/api/dcim/cables/', { a_terminations: [term(a.id)], b_terminations: [term(b.id)] });
+  const ends = (await app.api('GET', `/api/dcim/cable-terminations/?cable_id=${cable.id}`)).body.results;
+  assert.equal(ends.map((t: any) => [t.cable_end.value, t.termination_type, t.termination_id]), [['A', 'dcim.interface', a.id], ['B', 'dcim.interface', b.id]]);
+  expectStatus(await app.api('DELETE', `/api/dcim/devices/${a.device.id}/`), 204);
+  const left = (await app.api('GET', `/api/dcim/interfaces/${b.id}/`)).body;
+  assert.equal([left.cable?.id, left.link_peers, left.connected_endpoints], [cable.id, [], null]);
+  assert.equal((await app.api('GET', `/api/dcim/cables/${cable.id}/`)).body.a_terminations, []);
+});
+
 test.run();

@@ -414,6 +414,11 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
+  await knex.schema.alterTable('dcim_powerfeed', (t) => {
+    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
+    t.index(['cable_id'], 'dcim_powerfeed_cable_id_idx');
+    t.string('cable_end', 1).nullable();
+  });
   await knex.schema.alterTable('dcim_powerport', (t) => {
     t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
     t.index(['cable_id'], 'dcim_powerport_cable_id_idx');
@@ -462,6 +467,11 @@ export async function down(knex: Knex): Promise<void> {
   });
   await knex.schema.alterTable('dcim_powerport', (t) => {
     t.dropIndex([], 'dcim_powerport_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
+  await knex.schema.alterTable('dcim_powerfeed', (t) => {
+    t.dropIndex([], 'dcim_powerfeed_cable_id_idx');
     t.dropColumn('cable_id');
     t.dropColumn('cable_end');
   });

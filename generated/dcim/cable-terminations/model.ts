@@ -78,6 +78,7 @@ export const cableTerminationDefinition: ModelDefinition = {
         "dcim.consoleserverport": "ConsoleServerPort",
         "dcim.frontport": "FrontPort",
         "dcim.interface": "Interface",
+        "dcim.powerfeed": "PowerFeed",
         "dcim.poweroutlet": "PowerOutlet",
         "dcim.powerport": "PowerPort",
         "dcim.rearport": "RearPort",

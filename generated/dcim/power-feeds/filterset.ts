@@ -7,7 +7,24 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/power-feeds/. */
 export const powerFeedFilterSet: FilterSet = {
   amperage: { kind: "field", field: "amperage", family: "number" },
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
   comments: { kind: "field", field: "comments", family: "string" },
+  connected: { kind: "method", method: "path_connected" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
@@ -17,6 +34,7 @@ export const powerFeedFilterSet: FilterSet = {
   max_utilization: { kind: "field", field: "max_utilization", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  occupied: { kind: "method", method: "cable_occupied" },
   phase: { kind: "field", field: "phase", family: "exact" },
   power_panel: {
     kind: "path",

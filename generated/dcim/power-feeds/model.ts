@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { PowerPanelModel } from "../power-panels/model.js";
 import { RackModel } from "../racks/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -26,9 +27,9 @@ export const powerFeedDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name}"],
   ordering: ["power_panel", "name"],
-  brief: ["id", "url", "display", "name"],
+  brief: ["id", "url", "display", "name", "cable", "_occupied"],
   search: ["name", "description", "comments"],
-  hooks: ["power_feed"],
+  hooks: ["power_feed", "cabled"],
   uniqueTogether: [["power_panel", "name"]],
   uniqueNullsMatch: [],
   fields: {
@@ -245,8 +246,114 @@ export const powerFeedDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    connected_endpoints: {
+      name: "connected_endpoints",
+      type: "computed",
+      label: "Connected endpoints",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints",
+    },
+    connected_endpoints_type: {
+      name: "connected_endpoints_type",
+      type: "computed",
+      label: "Connected endpoints type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_type",
+    },
+    connected_endpoints_reachable: {
+      name: "connected_endpoints_reachable",
+      type: "computed",
+      label: "Connected endpoints reachable",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_reachable",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: { role: "endpoint", peers: ["dcim.powerport"], parent: "power_panel" },
 };
 
 /** Objection model of dcim_powerfeed: table metadata and relations only; queries go through the runtime. */
@@ -256,6 +363,7 @@ export class PowerFeedModel extends Model {
     power_panel: { relation: Model.BelongsToOneRelation, modelClass: PowerPanelModel, join: { from: 'dcim_powerfeed.power_panel_id', to: 'dcim_powerpanel.id' } },
     rack: { relation: Model.BelongsToOneRelation, modelClass: RackModel, join: { from: 'dcim_powerfeed.rack_id', to: 'dcim_rack.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_powerfeed.tenant_id', to: 'tenancy_tenant.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_powerfeed.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   power_panel_id!: number;
@@ -273,4 +381,6 @@ export class PowerFeedModel extends Model {
   description!: string;
   tenant_id!: number | null;
   comments!: string;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

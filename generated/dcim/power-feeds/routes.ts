@@ -9,5 +9,12 @@ export const powerFeedRoutes: RouteDefinition = {
   model: "PowerFeed",
   list: "/api/dcim/power-feeds/",
   detail: "/api/dcim/power-feeds/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/power-feeds/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+  ],
 };

@@ -270,7 +270,7 @@ export const powerPortDefinition: ModelDefinition = {
     },
   },
   counts: {},
-  cabling: { role: "endpoint", peers: ["dcim.poweroutlet"], parent: "device" },
+  cabling: { role: "endpoint", peers: ["dcim.powerfeed", "dcim.poweroutlet"], parent: "device" },
 };
 
 /** Objection model of dcim_powerport: table metadata and relations only; queries go through the runtime. */
