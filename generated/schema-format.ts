@@ -450,6 +450,10 @@ export interface Action {
       schema?: {};
     };
   };
+  /**
+   * The route belongs to the app, not to an object: /api/<app>/<name>/ (NetBox's dcim/connected-device/); the hook gets no object, and the query string
+   */
+  app?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -49,7 +49,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         detail: detailPath(definition.app, definition.endpoint),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
-          .map(([name, a]) => ({ path: `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
+          .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
       },
     }));
   const choiceSets = [...schema.choiceSets.values()]

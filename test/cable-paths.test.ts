@@ -78,6 +78,16 @@ test('traces, link peers and connected endpoints from both ends, position by pos
   assert.equal((await get(`/api/dcim/front-ports/${front1.id}/paths/`)).length, 2);
 });
 
+test('connected-device: the device at the far end of a named interface (LLDP lookups)', async () => {
+  const found = await app.api('GET', '/api/dcim/connected-device/?peer_device=sw1&peer_interface=eth1');
+  expectStatus(found, 200);
+  assert.equal([found.body.name, found.body.device_type.model], ['sw2', 'Box']);
+  assert.equal((await get('/api/dcim/connected-device/?peer_device=sw2&peer_interface=eth2')).name, 'sw1');
+  expectStatus(await app.api('GET', '/api/dcim/connected-device/?peer_device=sw1'), 400);
+  expectStatus(await app.api('GET', '/api/dcim/connected-device/?peer_device=sw1&peer_interface=nope'), 404);
+  expectStatus(await app.api('GET', '/api/dcim/connected-device/?peer_device=pp1&peer_interface=eth1'), 404);
+});
+
 test('removing the middle cable breaks both ends; adding it back re-forms the path', async () => {
   expectStatus(await app.api('DELETE', `/api/dcim/cables/${middle.id}/`), 204);
   for (const end of [eth1, eth2]) {

@@ -178,6 +178,8 @@ export interface RouteDefinition {
     path: string;
     methods: string[];
     hook: string;
+    /** a route of the app (/api/<app>/<name>/), not of an object */
+    app?: boolean;
     permission?: 'view' | 'add' | 'change' | 'delete';
     /** per method, what it answers (for the OpenAPI document) */
     returns?: Record<string, { status?: number; model?: string; many?: boolean; schema?: Record<string, unknown> }>;

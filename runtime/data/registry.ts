@@ -75,7 +75,7 @@ export interface ModelHooks {
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 }
 
-/** An extra detail route's request: the object (visible to the user) and what was sent. */
+/** An extra detail route's request: the object (visible to the user; empty for an app route) and what was sent. */
 export interface ActionContext extends HookContext {
   entry: ModelEntry;
   row: Row;

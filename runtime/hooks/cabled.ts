@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { model, type ComputedContext, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
-import { Renderer } from '../data/serialize.js';
+import { Renderer, renderRows } from '../data/serialize.js';
 import type { ModelEntry } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { byContentType } from '../data/registry.js';
@@ -66,6 +66,8 @@ function paths(rows: Row[], ctx: HookContext): ReturnType<typeof pathsOf> {
   }
   return lookup;
 }
+
+const column = (entry: ModelEntry, field: string) => entry.definition.fields[field].columns[0];
 
 const perRow = <T>(rows: Row[], value: (row: Row) => T) => new Map(rows.map((r) => [Number(r.id), value(r)]));
 
@@ -198,6 +200,29 @@ export const cabled: ModelHooks = {
         body.push([steps[i].map(nested), steps[i + 1].length ? traced(steps[i + 1][0]) : [], steps[i + 2].map(nested)]);
       }
       return { status: 200, body };
+    },
+    /**
+     * GET /api/<app>/connected-device/?peer_device=&peer_interface=: the parent (device) of the
+     * endpoint at the far end of the named one, when that endpoint is of the same model.
+     */
+    async connected_device({ db, entry, query, baseUrl }) {
+      const peerDevice = query.get('peer_device');
+      const peerInterface = query.get('peer_interface');
+      if (!peerDevice || !peerInterface) return { status: 400, body: { detail: 'Request must include "peer_device" and "peer_interface" filters.' } };
+      const parentField = entry.definition.fields[entry.definition.cabling!.parent!];
+      const parent = model(parentField.to!);
+      const notFound = { status: 404, body: { detail: 'Not found.' } };
+      const owner = await db(parent.definition.table).select('id').where(column(parent, parent.definition.lookup), peerDevice).first();
+      if (!owner) return notFound;
+      const own = await db(entry.definition.table).select('id').where(parentField.columns[0], owner.id).where(column(entry, entry.definition.lookup), peerInterface).first();
+      if (!own) return notFound;
+      const ends = destinations((await pathsOf(db, entry.definition.contentType, [Number(own.id)])).get(Number(own.id)));
+      const [type, id] = ends.length ? parseNode(ends[0]) : ['', 0];
+      if (type !== entry.definition.contentType) return notFound;
+      const far = await db(entry.definition.table).select(parentField.columns[0]).where('id', id).first();
+      const device = far ? await db(parent.definition.table).where('id', far[parentField.columns[0]]).first() : null;
+      if (!device) return notFound;
+      return { status: 200, body: (await renderRows(parent, [device], { db, baseUrl }))[0] };
     },
     /** GET …/paths/: every stored path through a pass-through. */
     async paths({ db, entry, row, baseUrl }) {

@@ -16,5 +16,12 @@ export const interfaceRoutes: RouteDefinition = {
       hook: "trace",
       returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
     },
+    {
+      path: "/api/dcim/connected-device/",
+      methods: ["GET"],
+      hook: "connected_device",
+      app: true,
+      returns: { GET: { model: "Device" } },
+    },
   ],
 };
