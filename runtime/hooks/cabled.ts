@@ -139,17 +139,23 @@ export const cabled: ModelHooks = {
     const through = entry.definition.cabling!.through;
     if (!through) return;
     const type = entry.definition.contentType;
-    const nodes = rows.map((r) => nodeKey(type, r.id));
+    // only a new pass-through, or one whose mapping fields changed, can send a path another way
+    const mapping = [through.to, through.position, through.positions, through.group, through.side, ...(through.terminus ?? [])]
+      .filter((n): n is string => !!n).map((n) => entry.definition.fields[n].columns[0]);
+    const moved = ctx.items.filter((i) => !i.existing || mapping.some((c) => c in i.values && String(i.values[c]) !== String(i.existing![c])));
+    if (!moved.length) return;
+    const ids = new Set(moved.map((i) => i.id));
+    const nodes = rows.filter((r) => ids.has(Number(r.id))).map((r) => nodeKey(type, r.id));
     const target = through.kind === 'to_position' ? entry.definition.fields[through.to!] : undefined;
     if (target) {
       const targetType = model(target.to!).definition.contentType;
-      for (const item of ctx.items) {
+      for (const item of moved) {
         for (const v of [item.values[target.columns[0]], item.existing?.[target.columns[0]]]) if (v !== null && v !== undefined) nodes.push(nodeKey(targetType, v));
       }
     }
     if (through.kind === 'sibling') {
       const group = entry.definition.fields[through.group!].columns[0];
-      const siblings = await ctx.db(entry.definition.table).select('id').whereIn(group, rows.map((r) => r[group]).filter((v) => v !== null));
+      const siblings = await ctx.db(entry.definition.table).select('id').whereIn(group, rows.filter((r) => ids.has(Number(r.id))).map((r) => r[group]).filter((v) => v !== null));
       for (const s of siblings) nodes.push(nodeKey(type, s.id));
     }
     await retrace(ctx.db, nodes);
