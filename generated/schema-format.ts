@@ -392,6 +392,10 @@ export interface Filter {
    */
   method?: string;
   /**
+   * A parameter a known client sends that NetBox ignores: accepted and ignored even with STRICT_FILTERS (the text says who sends it and why ignoring it is safe)
+   */
+  ignore?: string;
+  /**
    * With path: true means 'has a related object', false 'has none'
    */
   boolean?: boolean;

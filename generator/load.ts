@@ -257,8 +257,8 @@ function checkCrossReferences(
     for (const [name, filter] of Object.entries(spec.filters ?? {})) {
       const at = `${file}: filters.${name}`;
       // `reverse` may come with a `path` followed from the other model's rows.
-      const modes = [filter.reverse ?? filter.path, filter.method, filter.field].filter((x) => x !== undefined).length;
-      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field`);
+      const modes = [filter.reverse ?? filter.path, filter.method, filter.field, filter.ignore].filter((x) => x !== undefined).length;
+      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field, ignore`);
       if (filter.field !== undefined && !hasField(spec.model, filter.field)) problems.push(`${at}: field: '${filter.field}' is not a field of ${spec.model}`);
       if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
       if (filter.path && filter.reverse) {

@@ -231,7 +231,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
 
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;
-    if (f.method) filter = { kind: 'method', method: f.method };
+    if (f.ignore) filter = { kind: 'ignored', reason: f.ignore };
+    else if (f.method) filter = { kind: 'method', method: f.method };
     else if (f.field) {
       const target = d.fields[f.field];
       const family: LookupFamily = target ? familyOf(target.type) ?? 'exact' : 'number';

@@ -101,7 +101,9 @@ export type FilterDefinition =
   /** objects the change log shows a request (a UUID) created, updated, or either */
   | { kind: 'request'; actions: ('create' | 'update')[] }
   | { kind: 'q' }
-  | { kind: 'method'; method: string };
+  | { kind: 'method'; method: string }
+  /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
+  | { kind: 'ignored'; reason: string };
 
 /** A model that can terminate a cable (`cabling:` in its YAML); the path tracer reads only this. */
 export interface CablingDefinition {

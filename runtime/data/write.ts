@@ -262,6 +262,7 @@ async function resolveByAttributes(db: Knex, targetName: string, attrs: Record<s
       if (!n) return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
       q.where(f.columns[0], f.type === 'ip_prefix' ? networkText(n) : n.text);
     } else if (typeof value === 'object') return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
+    else if ((f.type === 'integer' || f.columns[0] === 'id') && !/^-?\d+$/.test(String(value))) return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
     else q.where(f.columns[0], value as string | number);
   }
   const rows = await q;

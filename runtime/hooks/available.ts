@@ -27,20 +27,27 @@ function sameVrf(q: Knex.QueryBuilder, vrfId: unknown): Knex.QueryBuilder {
 }
 
 /**
- * Up to `limit` addresses from `first` to `last` that no IP address uses, ascending; `vrfId`
- * undefined counts addresses of every VRF.
+ * Up to `limit` addresses from `first` to `last` that no IP address uses (nor, with `skipRanges`, an
+ * IP range lying inside), ascending; `vrfId` undefined counts addresses of every VRF.
  */
-export async function freeBetween(db: Knex, family: number, first: bigint, last: bigint, vrfId: unknown, limit: number): Promise<bigint[]> {
+export async function freeBetween(db: Knex, family: number, first: bigint, last: bigint, vrfId: unknown, limit: number, skipRanges = false): Promise<bigint[]> {
   const q = db('ipam_ipaddress').select('address_host').where('family', family)
     .where('address_host', '>=', toBytes(first)).where('address_host', '<=', toBytes(last)).orderBy('address_host');
   if (vrfId !== undefined) sameVrf(q, vrfId);
-  const used = (await q).map((r: Row) => toBigInt(r.address_host));
+  const taken: Block[] = (await q).map((r: Row) => ({ first: toBigInt(r.address_host), last: toBigInt(r.address_host) }));
+  if (skipRanges) {
+    const ranges = db('ipam_iprange').select('start_address_host', 'end_address_host').where('family', family)
+      .where('start_address_host', '>=', toBytes(first)).where('end_address_host', '<=', toBytes(last));
+    sameVrf(ranges, vrfId ?? null);
+    for (const r of await ranges) taken.push({ first: toBigInt(r.start_address_host), last: toBigInt(r.end_address_host) });
+    taken.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  }
   const free: bigint[] = [];
   let next = first;
-  for (const u of [...used, last + 1n]) {
-    while (next < u && next <= last && free.length < limit) free.push(next++);
+  for (const t of [...taken, { first: last + 1n, last: last + 1n }]) {
+    while (next < t.first && next <= last && free.length < limit) free.push(next++);
     if (free.length >= limit || next > last) break;
-    if (u >= next) next = u + 1n;
+    if (t.last >= next) next = t.last + 1n;
   }
   return free;
 }
@@ -58,7 +65,8 @@ async function freeAddresses(db: Knex, prefix: Row, limit: number): Promise<bigi
   if (!pool && family === 6 && length < 127) first += 1n;
   // A global container counts addresses of every VRF.
   const vrf = prefix.vrf_id === null && prefix.status === 'container' ? undefined : prefix.vrf_id;
-  return freeBetween(db, family, first, last, vrf, limit);
+  // addresses inside the prefix's IP ranges (same VRF) are not handed out either
+  return freeBetween(db, family, first, last, vrf, limit, true);
 }
 
 /** The largest CIDR blocks covering [first, last], ascending. */

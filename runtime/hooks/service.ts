@@ -2,7 +2,7 @@
  * Services and service templates: ports are whole numbers from 1 to 65535, and `?port=` finds the
  * ones listing a port. A service is attached to exactly one device or virtual machine.
  */
-import type { ModelHooks, WriteItem } from '../data/registry.js';
+import { choiceSet, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
 import { errors } from '../core/errors.js';
 
 function checkPorts(item: WriteItem): void {
@@ -24,7 +24,28 @@ const portFilter: NonNullable<ModelHooks['filters']>[string] = (qb, values) => {
   });
 };
 
+/** Ports as NetBox lists them: runs of consecutive numbers collapsed (80-82, 443). */
+function portList(ports: number[]): string {
+  const runs: string[] = [];
+  const sorted = [...ports].sort((a, b) => a - b);
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    runs.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j;
+  }
+  return runs.join(', ');
+}
+
+/** "<name> (<protocol>/<ports>)", e.g. "web (TCP/80-82, 443)". */
+function serviceDisplay(row: Row): string {
+  const label = choiceSet('service-protocol').choices.find((c) => c.value === row.protocol)?.label ?? row.protocol;
+  const ports = typeof row.ports === 'string' ? JSON.parse(row.ports) : row.ports;
+  return `${row.name} (${label}/${Array.isArray(ports) ? portList(ports) : ''})`;
+}
+
 export const service: ModelHooks = {
+  display: serviceDisplay,
   filters: { port: portFilter },
   prepare(item) {
     const v = { ...(item.existing ?? {}), ...item.values };

@@ -160,6 +160,38 @@ def verify_30_cables():
     def _():
         eq(nb.dcim.cables.count(device="ans-cab-sw1"), 2, "cables of ans-cab-sw1")
 
+def verify_05_ipam_catalogue():
+    @c.check("stored RIR, aggregate and prefix inside it")
+    def _():
+        rir = one(nb.ipam.rirs, "RIR", slug="ans-rir")
+        eq((rir.name, rir.is_private), ("Ans RIR", True), "RIR")
+        agg = one(nb.ipam.aggregates, "aggregate", prefix="10.90.0.0/16")
+        eq((agg.rir.id, str(agg.date_added), agg.description), (rir.id, "2024-01-18", "lab space"), "aggregate")
+        eq(nb.ipam.aggregates.get(contains="10.90.1.0/24").id, agg.id, "the prefix lies in the aggregate")
+
+    @c.check("stored ASN and route targets on the VRF")
+    def _():
+        asn = one(nb.ipam.asns, "ASN", asn=4200000001)
+        eq((asn.rir.slug, asn.description, str(asn)), ("ans-rir", "lab AS", "AS4200000001 (64086.59905)"), "ASN")
+        vrf = one(nb.ipam.vrfs, "VRF", name="ans-vrf-rt")
+        eq(sorted(t.name for t in vrf.import_targets), ["65090:1", "65090:2"], "import targets")
+        eq([t.name for t in vrf.export_targets], ["65090:1"], "export targets")
+        eq(nb.ipam.route_targets.count(name__isw="65090:"), 2, "no duplicate targets")
+
+    @c.check("stored FHRP group and its assignment")
+    def _():
+        group = one(nb.ipam.fhrp_groups, "FHRP group", group_id=90)
+        eq((group.protocol.value, group.auth_type.value, group.auth_key), ("vrrp2", "md5", "ans-secret"), "group")
+        assignment = one(nb.ipam.fhrp_group_assignments, "assignment", group_id=group.id)
+        eq((assignment.interface.name, assignment.interface.device.name, assignment.priority), ("Ethernet1", "ans-leaf1", 200), "assignment")
+
+    @c.check("stored service template and VLAN group")
+    def _():
+        tmpl = one(nb.ipam.service_templates, "service template", name="ans-https")
+        eq((tmpl.protocol.value, tmpl.ports), ("tcp", [443, 8443]), "template")
+        group = one(nb.ipam.vlan_groups, "VLAN group", name="ans-vlan-pool")
+        eq((group.min_vid, group.max_vid), (500, 599), "VID range")
+
 
 VERIFY = {
     "01_sites": verify_01_sites,
@@ -167,6 +199,7 @@ VERIFY = {
     "03_ipam": verify_03_ipam,
     "04_webhook": verify_04_webhook,
     "30_cables": verify_30_cables,
+    "05_ipam_catalogue": verify_05_ipam_catalogue,
 }
 
 if PLAYBOOK not in VERIFY:
