@@ -6,95 +6,6 @@ import type { Knex } from 'knex';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('ipam_rir', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.boolean('is_private').notNullable().defaultTo(false);
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_rir_name_key' });
-    t.unique(['slug'], { indexName: 'ipam_rir_slug_key' });
-  });
-  await knex.schema.createTable('ipam_aggregate', (t) => {
-    t.increments('id').primary();
-    t.integer('family').nullable();
-    t.string('prefix', 64).notNullable();
-    t.binary('prefix_first', 16).notNullable();
-    t.binary('prefix_last', 16).notNullable();
-    t.integer('prefix_length').notNullable();
-    t.index(['family', 'prefix_first', 'prefix_last'], 'ipam_aggregate_prefix_range_idx');
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_aggregate_rir_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_aggregate_tenant_id_idx');
-    t.string('date_added', 10).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('ipam_asn', (t) => {
-    t.increments('id').primary();
-    t.bigInteger('asn').notNullable();
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_asn_rir_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_asn_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['asn'], { indexName: 'ipam_asn_asn_key' });
-  });
-  await knex.schema.createTable('ipam_asnrange', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.integer('rir_id').unsigned().nullable().references('id').inTable('ipam_rir').onDelete('RESTRICT');
-    t.index(['rir_id'], 'ipam_asnrange_rir_id_idx');
-    t.bigInteger('start').notNullable();
-    t.bigInteger('end').notNullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_asnrange_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_asnrange_name_key' });
-    t.unique(['slug'], { indexName: 'ipam_asnrange_slug_key' });
-  });
-  await knex.schema.createTable('dcim_cable', (t) => {
-    t.increments('id').primary();
-    t.string('type', 100).nullable();
-    t.string('status', 100).nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'dcim_cable_tenant_id_idx');
-    t.string('label', 100).nullable();
-    t.string('color', 255).nullable();
-    t.decimal('length', 8, 2).nullable();
-    t.string('length_unit', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('dcim_cabletermination', (t) => {
-    t.increments('id').primary();
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('CASCADE');
-    t.index(['cable_id'], 'dcim_cabletermination_cable_id_idx');
-    t.string('cable_end', 100).nullable();
-    t.string('termination_type', 100).nullable();
-    t.bigInteger('termination_id').nullable();
-    t.index(['termination_type', 'termination_id'], 'dcim_cabletermination_termination_idx');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
   await knex.schema.createTable('circuits_provider', (t) => {
     t.increments('id').primary();
     t.string('name', 100).notNullable();
@@ -162,13 +73,6 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['provider_id', 'cid'], { indexName: 'circuits_circuit_provider_cid_key' });
     t.unique(['provider_account_id', 'cid'], { indexName: 'circuits_circuit_provider_account_cid_key' });
   });
-  await knex.schema.createTable('dcim_site_asns', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('dcim_site').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_asn').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'dcim_site_asns_key' });
-    t.index(['to_id'], 'dcim_site_asns_to_idx');
-  });
   await knex.schema.createTable('circuits_providernetwork', (t) => {
     t.increments('id').primary();
     t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
@@ -197,49 +101,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('pp_info', 100).nullable();
     t.string('description', 200).nullable();
     t.boolean('mark_connected').notNullable().defaultTo(false);
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'circuits_circuittermination_cable_id_idx');
-    t.string('cable_end', 1).nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
     t.unique(['circuit_id', 'term_side'], { indexName: 'circuits_circuittermination_circuit_term_side_key' });
-  });
-  await knex.schema.createTable('ipam_routetarget', (t) => {
-    t.increments('id').primary();
-    t.string('name', 21).notNullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_routetarget_tenant_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_routetarget_name_key' });
-  });
-  await knex.schema.createTable('ipam_vrf_import_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_import_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_import_targets_to_idx');
-  });
-  await knex.schema.createTable('ipam_vrf_export_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('ipam_vrf').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'ipam_vrf_export_targets_key' });
-    t.index(['to_id'], 'ipam_vrf_export_targets_to_idx');
-  });
-  await knex.schema.alterTable('dcim_consoleport', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_consoleport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.alterTable('dcim_consoleserverport', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_consoleserverport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
   });
   await knex.schema.createTable('tenancy_contactgroup', (t) => {
     t.increments('id').primary();
@@ -301,78 +166,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['object_type', 'object_id', 'contact_id', 'role_id'], { indexName: 'tenancy_contactassignment_object_contact_role_key' });
   });
-  await knex.schema.createTable('ipam_fhrpgroup', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).nullable();
-    t.string('protocol', 100).nullable();
-    t.bigInteger('group_id').notNullable();
-    t.string('auth_type', 100).nullable();
-    t.string('auth_key', 255).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('ipam_fhrpgroupassignment', (t) => {
-    t.increments('id').primary();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('ipam_fhrpgroup').onDelete('CASCADE');
-    t.index(['group_id'], 'ipam_fhrpgroupassignment_group_id_idx');
-    t.string('interface_type', 100).nullable();
-    t.bigInteger('interface_id').nullable();
-    t.index(['interface_type', 'interface_id'], 'ipam_fhrpgroupassignment_interface_idx');
-    t.bigInteger('priority').notNullable();
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['interface_type', 'interface_id', 'group_id'], { indexName: 'ipam_fhrpgroupassignment_interface_group_key' });
-  });
-  await knex.schema.alterTable('dcim_rearport', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_rearport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.alterTable('dcim_frontport', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_frontport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_interface_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.createTable('ipam_iprange', (t) => {
-    t.increments('id').primary();
-    t.integer('family').nullable();
-    t.string('start_address', 64).notNullable();
-    t.binary('start_address_host', 16).notNullable();
-    t.binary('start_address_first', 16).notNullable();
-    t.binary('start_address_last', 16).notNullable();
-    t.integer('start_address_length').notNullable();
-    t.index(['family', 'start_address_first', 'start_address_last'], 'ipam_iprange_start_address_range_idx');
-    t.index(['family', 'start_address_host'], 'ipam_iprange_start_address_host_idx');
-    t.string('end_address', 64).notNullable();
-    t.binary('end_address_host', 16).notNullable();
-    t.binary('end_address_first', 16).notNullable();
-    t.binary('end_address_last', 16).notNullable();
-    t.integer('end_address_length').notNullable();
-    t.index(['family', 'end_address_first', 'end_address_last'], 'ipam_iprange_end_address_range_idx');
-    t.index(['family', 'end_address_host'], 'ipam_iprange_end_address_host_idx');
-    t.bigInteger('size').nullable();
-    t.integer('vrf_id').unsigned().nullable().references('id').inTable('ipam_vrf').onDelete('RESTRICT');
-    t.index(['vrf_id'], 'ipam_iprange_vrf_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'ipam_iprange_tenant_id_idx');
-    t.string('status', 100).nullable();
-    t.integer('role_id').unsigned().nullable().references('id').inTable('ipam_role').onDelete('SET NULL');
-    t.index(['role_id'], 'ipam_iprange_role_id_idx');
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.boolean('mark_utilized').notNullable().defaultTo(false);
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
   await knex.schema.createTable('vpn_l2vpn', (t) => {
     t.increments('id').primary();
     t.bigInteger('identifier').nullable();
@@ -414,33 +207,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
-  await knex.schema.alterTable('dcim_powerfeed', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_powerfeed_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.alterTable('dcim_powerport', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_powerport_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.alterTable('dcim_poweroutlet', (t) => {
-    t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
-    t.index(['cable_id'], 'dcim_poweroutlet_cable_id_idx');
-    t.string('cable_end', 1).nullable();
-  });
-  await knex.schema.createTable('ipam_servicetemplate', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('protocol', 100).nullable();
-    t.text('ports').nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'ipam_servicetemplate_name_key' });
-  });
   await knex.schema.createTable('virtualization_virtualdisk', (t) => {
     t.increments('id').primary();
     t.integer('virtual_machine_id').unsigned().nullable().references('id').inTable('virtualization_virtualmachine').onDelete('CASCADE');
@@ -459,73 +225,19 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('virtualization_virtualdisk');
-  await knex.schema.dropTableIfExists('ipam_servicetemplate');
-  await knex.schema.alterTable('dcim_poweroutlet', (t) => {
-    t.dropIndex([], 'dcim_poweroutlet_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.alterTable('dcim_powerport', (t) => {
-    t.dropIndex([], 'dcim_powerport_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.alterTable('dcim_powerfeed', (t) => {
-    t.dropIndex([], 'dcim_powerfeed_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
   await knex.schema.dropTableIfExists('vpn_l2vpntermination');
   await knex.schema.dropTableIfExists('vpn_l2vpn_export_targets');
   await knex.schema.dropTableIfExists('vpn_l2vpn_import_targets');
   await knex.schema.dropTableIfExists('vpn_l2vpn');
-  await knex.schema.dropTableIfExists('ipam_iprange');
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.dropIndex([], 'dcim_interface_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.alterTable('dcim_frontport', (t) => {
-    t.dropIndex([], 'dcim_frontport_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.alterTable('dcim_rearport', (t) => {
-    t.dropIndex([], 'dcim_rearport_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.dropTableIfExists('ipam_fhrpgroupassignment');
-  await knex.schema.dropTableIfExists('ipam_fhrpgroup');
   await knex.schema.dropTableIfExists('tenancy_contactassignment');
   await knex.schema.dropTableIfExists('tenancy_contactrole');
   await knex.schema.dropTableIfExists('tenancy_contact');
   await knex.schema.dropTableIfExists('tenancy_contactgroup');
-  await knex.schema.alterTable('dcim_consoleserverport', (t) => {
-    t.dropIndex([], 'dcim_consoleserverport_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.alterTable('dcim_consoleport', (t) => {
-    t.dropIndex([], 'dcim_consoleport_cable_id_idx');
-    t.dropColumn('cable_id');
-    t.dropColumn('cable_end');
-  });
-  await knex.schema.dropTableIfExists('ipam_vrf_export_targets');
-  await knex.schema.dropTableIfExists('ipam_vrf_import_targets');
-  await knex.schema.dropTableIfExists('ipam_routetarget');
   await knex.schema.dropTableIfExists('circuits_circuittermination');
   await knex.schema.dropTableIfExists('circuits_providernetwork');
-  await knex.schema.dropTableIfExists('dcim_site_asns');
   await knex.schema.dropTableIfExists('circuits_circuit');
   await knex.schema.dropTableIfExists('circuits_circuittype');
   await knex.schema.dropTableIfExists('circuits_provideraccount');
   await knex.schema.dropTableIfExists('circuits_provider_asns');
   await knex.schema.dropTableIfExists('circuits_provider');
-  await knex.schema.dropTableIfExists('dcim_cabletermination');
-  await knex.schema.dropTableIfExists('dcim_cable');
-  await knex.schema.dropTableIfExists('ipam_asnrange');
-  await knex.schema.dropTableIfExists('ipam_asn');
-  await knex.schema.dropTableIfExists('ipam_aggregate');
-  await knex.schema.dropTableIfExists('ipam_rir');
 }

@@ -33,108 +33,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
-  await knex.schema.createTable('circuits_provider', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'circuits_provider_name_key' });
-    t.unique(['slug'], { indexName: 'circuits_provider_slug_key' });
-  });
-  await knex.schema.createTable('circuits_provider_asns', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('circuits_provider').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_asn').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'circuits_provider_asns_key' });
-    t.index(['to_id'], 'circuits_provider_asns_to_idx');
-  });
-  await knex.schema.createTable('circuits_provideraccount', (t) => {
-    t.increments('id').primary();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_provideraccount_provider_id_idx');
-    t.string('name', 100).nullable();
-    t.string('account', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'account'], { indexName: 'circuits_provideraccount_provider_account_key' });
-  });
-  await knex.schema.createTable('circuits_circuittype', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('color', 255).nullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'circuits_circuittype_name_key' });
-    t.unique(['slug'], { indexName: 'circuits_circuittype_slug_key' });
-  });
-  await knex.schema.createTable('circuits_circuit', (t) => {
-    t.increments('id').primary();
-    t.string('cid', 100).notNullable();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_circuit_provider_id_idx');
-    t.integer('provider_account_id').unsigned().nullable().references('id').inTable('circuits_provideraccount').onDelete('RESTRICT');
-    t.index(['provider_account_id'], 'circuits_circuit_provider_account_id_idx');
-    t.integer('type_id').unsigned().nullable().references('id').inTable('circuits_circuittype').onDelete('RESTRICT');
-    t.index(['type_id'], 'circuits_circuit_type_id_idx');
-    t.string('status', 100).nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'circuits_circuit_tenant_id_idx');
-    t.string('install_date', 10).nullable();
-    t.string('termination_date', 10).nullable();
-    t.bigInteger('commit_rate').nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'cid'], { indexName: 'circuits_circuit_provider_cid_key' });
-    t.unique(['provider_account_id', 'cid'], { indexName: 'circuits_circuit_provider_account_cid_key' });
-  });
-  await knex.schema.createTable('circuits_providernetwork', (t) => {
-    t.increments('id').primary();
-    t.integer('provider_id').unsigned().nullable().references('id').inTable('circuits_provider').onDelete('RESTRICT');
-    t.index(['provider_id'], 'circuits_providernetwork_provider_id_idx');
-    t.string('name', 100).notNullable();
-    t.string('service_id', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['provider_id', 'name'], { indexName: 'circuits_providernetwork_provider_name_key' });
-  });
-  await knex.schema.createTable('circuits_circuittermination', (t) => {
-    t.increments('id').primary();
-    t.integer('circuit_id').unsigned().nullable().references('id').inTable('circuits_circuit').onDelete('CASCADE');
-    t.index(['circuit_id'], 'circuits_circuittermination_circuit_id_idx');
-    t.string('term_side', 100).nullable();
-    t.integer('site_id').unsigned().nullable().references('id').inTable('dcim_site').onDelete('RESTRICT');
-    t.index(['site_id'], 'circuits_circuittermination_site_id_idx');
-    t.integer('provider_network_id').unsigned().nullable().references('id').inTable('circuits_providernetwork').onDelete('RESTRICT');
-    t.index(['provider_network_id'], 'circuits_circuittermination_provider_network_id_idx');
-    t.bigInteger('port_speed').nullable();
-    t.bigInteger('upstream_speed').nullable();
-    t.string('xconnect_id', 50).nullable();
-    t.string('pp_info', 100).nullable();
-    t.string('description', 200).nullable();
-    t.boolean('mark_connected').notNullable().defaultTo(false);
+  await knex.schema.alterTable('circuits_circuittermination', (t) => {
     t.integer('cable_id').unsigned().nullable().references('id').inTable('dcim_cable').onDelete('SET NULL');
     t.index(['cable_id'], 'circuits_circuittermination_cable_id_idx');
     t.string('cable_end', 1).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['circuit_id', 'term_side'], { indexName: 'circuits_circuittermination_circuit_term_side_key' });
   });
   await knex.schema.createTable('dcim_virtualchassis', (t) => {
     t.increments('id').primary();
@@ -279,66 +181,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'name'], { indexName: 'dcim_consoleserverporttemplate_device_type_name_key' });
     t.unique(['module_type_id', 'name'], { indexName: 'dcim_consoleserverporttemplate_module_type_name_key' });
-  });
-  await knex.schema.createTable('tenancy_contactgroup', (t) => {
-    t.increments('id').primary();
-    t.string('_path', 512).notNullable().defaultTo('');
-    t.integer('_depth').notNullable().defaultTo(0);
-    t.string('_sort', 2048).notNullable().defaultTo('');
-    t.index(['_path'], 'tenancy_contactgroup_path_idx');
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.integer('parent_id').unsigned().nullable().references('id').inTable('tenancy_contactgroup').onDelete('CASCADE');
-    t.index(['parent_id'], 'tenancy_contactgroup_parent_id_idx');
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.raw("CREATE UNIQUE INDEX tenancy_contactgroup_parent_name_key ON tenancy_contactgroup (COALESCE(parent_id, 0), name)");
-  await knex.raw("CREATE UNIQUE INDEX tenancy_contactgroup_parent_slug_key ON tenancy_contactgroup (COALESCE(parent_id, 0), slug)");
-  await knex.schema.createTable('tenancy_contact', (t) => {
-    t.increments('id').primary();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('tenancy_contactgroup').onDelete('SET NULL');
-    t.index(['group_id'], 'tenancy_contact_group_id_idx');
-    t.string('name', 100).notNullable();
-    t.string('title', 100).nullable();
-    t.string('phone', 50).nullable();
-    t.string('email', 254).nullable();
-    t.string('address', 200).nullable();
-    t.string('link', 200).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['group_id', 'name'], { indexName: 'tenancy_contact_group_name_key' });
-  });
-  await knex.schema.createTable('tenancy_contactrole', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'tenancy_contactrole_name_key' });
-    t.unique(['slug'], { indexName: 'tenancy_contactrole_slug_key' });
-  });
-  await knex.schema.createTable('tenancy_contactassignment', (t) => {
-    t.increments('id').primary();
-    t.string('object_type', 100).nullable();
-    t.bigInteger('object_id').nullable();
-    t.index(['object_type', 'object_id'], 'tenancy_contactassignment_object_idx');
-    t.integer('contact_id').unsigned().nullable().references('id').inTable('tenancy_contact').onDelete('RESTRICT');
-    t.index(['contact_id'], 'tenancy_contactassignment_contact_id_idx');
-    t.integer('role_id').unsigned().nullable().references('id').inTable('tenancy_contactrole').onDelete('RESTRICT');
-    t.index(['role_id'], 'tenancy_contactassignment_role_id_idx');
-    t.string('priority', 100).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['object_type', 'object_id', 'contact_id', 'role_id'], { indexName: 'tenancy_contactassignment_object_contact_role_key' });
   });
   await knex.schema.createTable('dcim_devicebay', (t) => {
     t.increments('id').primary();
@@ -565,47 +407,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_updated', 32).nullable();
     t.unique(['device_type_id', 'parent_id', 'name'], { indexName: 'dcim_inventoryitemtemplate_device_type_parent_name_key' });
   });
-  await knex.schema.createTable('vpn_l2vpn', (t) => {
-    t.increments('id').primary();
-    t.bigInteger('identifier').nullable();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('type', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'vpn_l2vpn_tenant_id_idx');
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_l2vpn_name_key' });
-    t.unique(['slug'], { indexName: 'vpn_l2vpn_slug_key' });
-  });
-  await knex.schema.createTable('vpn_l2vpn_import_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_l2vpn_import_targets_key' });
-    t.index(['to_id'], 'vpn_l2vpn_import_targets_to_idx');
-  });
-  await knex.schema.createTable('vpn_l2vpn_export_targets', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('ipam_routetarget').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_l2vpn_export_targets_key' });
-    t.index(['to_id'], 'vpn_l2vpn_export_targets_to_idx');
-  });
-  await knex.schema.createTable('vpn_l2vpntermination', (t) => {
-    t.increments('id').primary();
-    t.integer('l2vpn_id').unsigned().nullable().references('id').inTable('vpn_l2vpn').onDelete('CASCADE');
-    t.index(['l2vpn_id'], 'vpn_l2vpntermination_l2vpn_id_idx');
-    t.string('assigned_object_type', 100).nullable();
-    t.bigInteger('assigned_object_id').nullable();
-    t.index(['assigned_object_type', 'assigned_object_id'], 'vpn_l2vpntermination_assigned_object_idx');
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
   await knex.schema.createTable('dcim_modulebaytemplate', (t) => {
     t.increments('id').primary();
     t.integer('device_type_id').unsigned().nullable().references('id').inTable('dcim_devicetype').onDelete('CASCADE');
@@ -769,20 +570,6 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
   });
-  await knex.schema.createTable('virtualization_virtualdisk', (t) => {
-    t.increments('id').primary();
-    t.integer('virtual_machine_id').unsigned().nullable().references('id').inTable('virtualization_virtualmachine').onDelete('CASCADE');
-    t.index(['virtual_machine_id'], 'virtualization_virtualdisk_virtual_machine_id_idx');
-    t.string('name', 64).notNullable();
-    t.string('_name_natural', 1024).nullable();
-    t.index(['_name_natural'], 'virtualization_virtualdisk__name_natural_idx');
-    t.bigInteger('size').notNullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['virtual_machine_id', 'name'], { indexName: 'virtualization_virtualdisk_virtual_machine_name_key' });
-  });
   await knex.schema.alterTable('dcim_virtualchassis', (t) => {
     t.integer('master_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('SET NULL');
     t.index(['master_id'], 'dcim_virtualchassis_master_id_idx');
@@ -794,7 +581,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.dropTableIfExists('virtualization_virtualdisk');
   await knex.schema.dropTableIfExists('dcim_rackreservation');
   await knex.schema.dropTableIfExists('dcim_poweroutlettemplate');
   await knex.schema.dropTableIfExists('dcim_powerporttemplate');
@@ -803,10 +589,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('dcim_powerfeed');
   await knex.schema.dropTableIfExists('dcim_powerpanel');
   await knex.schema.dropTableIfExists('dcim_modulebaytemplate');
-  await knex.schema.dropTableIfExists('vpn_l2vpntermination');
-  await knex.schema.dropTableIfExists('vpn_l2vpn_export_targets');
-  await knex.schema.dropTableIfExists('vpn_l2vpn_import_targets');
-  await knex.schema.dropTableIfExists('vpn_l2vpn');
   await knex.schema.dropTableIfExists('dcim_inventoryitemtemplate');
   await knex.schema.dropTableIfExists('dcim_inventoryitem');
   await knex.schema.dropTableIfExists('dcim_inventoryitemrole');
@@ -824,10 +606,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('dcim_rearport');
   await knex.schema.dropTableIfExists('dcim_devicebaytemplate');
   await knex.schema.dropTableIfExists('dcim_devicebay');
-  await knex.schema.dropTableIfExists('tenancy_contactassignment');
-  await knex.schema.dropTableIfExists('tenancy_contactrole');
-  await knex.schema.dropTableIfExists('tenancy_contact');
-  await knex.schema.dropTableIfExists('tenancy_contactgroup');
   await knex.schema.dropTableIfExists('dcim_consoleserverporttemplate');
   await knex.schema.dropTableIfExists('dcim_consoleserverport');
   await knex.schema.dropTableIfExists('dcim_consoleporttemplate');
@@ -841,13 +619,11 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('virtual_chassis_id');
   });
   await knex.schema.dropTableIfExists('dcim_virtualchassis');
-  await knex.schema.dropTableIfExists('circuits_circuittermination');
-  await knex.schema.dropTableIfExists('circuits_providernetwork');
-  await knex.schema.dropTableIfExists('circuits_circuit');
-  await knex.schema.dropTableIfExists('circuits_circuittype');
-  await knex.schema.dropTableIfExists('circuits_provideraccount');
-  await knex.schema.dropTableIfExists('circuits_provider_asns');
-  await knex.schema.dropTableIfExists('circuits_provider');
+  await knex.schema.alterTable('circuits_circuittermination', (t) => {
+    t.dropIndex([], 'circuits_circuittermination_cable_id_idx');
+    t.dropColumn('cable_id');
+    t.dropColumn('cable_end');
+  });
   await knex.schema.dropTableIfExists('dcim_cabletermination');
   await knex.schema.dropTableIfExists('dcim_cable');
 }
