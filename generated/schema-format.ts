@@ -16,6 +16,10 @@ export interface ModelFile {
    */
   endpoint: string;
   /**
+   * Also served under /api/<legacy_app>/<endpoint>/, where NetBox 3.6 had the model (the Ansible collection in Debian still calls L2VPNs there); not listed in that app's root, marked deprecated in the OpenAPI document
+   */
+  legacy_app?: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn";
+  /**
    * SQL table; default <app>_<model lowercased>
    */
   table?: string;

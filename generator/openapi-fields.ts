@@ -120,10 +120,10 @@ export class Builder {
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
         if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), readOnly: true };
+        // the first related row in its nested form (or the fields the schema lists), null where the object is nested itself
+        if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
         if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
-        // the related row in its nested form (or the fields the schema lists), null where the object is nested itself
-        if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
       case 'token_key': return { type: 'string' };

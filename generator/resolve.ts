@@ -37,6 +37,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
       else if (typeof types === 'string') f.types = flagged(types);
     }
   }
+  const spec = (d: ModelDefinition) => schema.models.find((m) => m.spec.model === d.name)!.spec;
   const entries = [...definitions.values()]
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
     .map((definition) => ({
@@ -47,6 +48,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         model: definition.name,
         list: listPath(definition.app, definition.endpoint),
         detail: detailPath(definition.app, definition.endpoint),
+        ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
           .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),

@@ -50,6 +50,9 @@ test('a contact assigned to a site: nested forms, filters by contact, role and g
   assert.equal(await sites(`contact__n=${contact.id}`), [other.id]);
   assert.is((await app.get(`${ASSIGN}?content_type=dcim.site&object_id=${site.id}`)).count, 1);
   assert.is((await app.get(`${ASSIGN}?group_id=${parent.id}`)).count, 1);
+  const siteType = (await app.get('/api/extras/content-types/?app_label=dcim&model=site')).results[0];
+  assert.equal((await app.get(`${ASSIGN}?content_type_id=${siteType.id}&contact_id=${contact.id}`)).results.map((a: any) => a.id), [assignment.id]);
+  assert.is((await app.get(`${ASSIGN}?content_type_id=${siteType.id + 100000}&contact_id=${contact.id}`)).count, 0);
   assert.is((await app.get(`/api/tenancy/contact-groups/${parent.id}/`)).contact_count, 1, 'cumulative');
   // deleting the site removes its assignments; the contact stays
   expectStatus(await app.api('DELETE', `/api/dcim/sites/${site.id}/`), 204);

@@ -23,6 +23,16 @@ test('/api/ and /api/vpn/ list the vpn application', async () => {
   assert.equal(Object.keys(await app.get('/api/vpn/')), ['l2vpn-terminations', 'l2vpns']);
 });
 
+test('NetBox 3.6\'s /api/ipam/l2vpns/ serves the same objects (the Debian Ansible collection calls it there)', async () => {
+  const created = await app.post('/api/ipam/l2vpns/', { name: slug('Old'), slug: slug('old'), type: 'vpls' });
+  assert.is(created.url, `${app.url}/api/vpn/l2vpns/${created.id}/`, 'the canonical URL');
+  assert.is((await app.get(`/api/vpn/l2vpns/${created.id}/`)).id, created.id);
+  assert.is((await app.get(`/api/ipam/l2vpns/?slug=${created.slug}`)).count, 1);
+  assert.is((await app.get('/api/ipam/l2vpn-terminations/')).count >= 0, true);
+  assert.not.ok('l2vpns' in (await app.get('/api/ipam/')), 'not listed under ipam');
+  expectStatus(await app.api('DELETE', `/api/ipam/l2vpns/${created.id}/`), 204);
+});
+
 test('terminations on a VLAN, an interface and a VM interface show on those objects and filter them', async () => {
   const l2vpn = await app.post('/api/vpn/l2vpns/', { name: slug('Customer A'), slug: slug('customer-a'), type: 'vxlan-evpn', identifier: 10100 });
   assert.is(l2vpn.display, `${l2vpn.name} (10100)`);

@@ -175,6 +175,8 @@ export interface RouteDefinition {
   model: string;
   list: string;
   detail: string;
+  /** the same list and detail under the app where NetBox 3.6 had the model (`legacy_app:`) */
+  legacy?: { list: string; detail: string };
   /** extra detail routes served by the model's hooks, e.g. available-ips */
   extra: {
     path: string;

@@ -11,6 +11,7 @@ import { asn } from './asn.js';
 import { asnRange } from './asn_range.js';
 import { circuit } from './circuit.js';
 import { circuitTermination } from './circuit_termination.js';
+import { contactAssignment } from './contact_assignment.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { cluster } from './cluster.js';
@@ -68,6 +69,7 @@ export const hooks: Record<string, ModelHooks> = {
   cluster,
   circuit,
   circuit_termination: circuitTermination,
+  contact_assignment: contactAssignment,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,

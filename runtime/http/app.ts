@@ -120,24 +120,28 @@ export function createApp(services: Services): Koa {
 
   for (const entry of modelList) {
     const v = views(entry, services);
-    const { list, detail } = entry.routes;
-    router.get(list, v.list);
-    router.get(detail, v.retrieve);
-    router.options(list, v.options);
-    router.options(detail, v.options);
+    // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
+    const lists = [entry.routes.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
+    const details = [entry.routes.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
+    for (const list of lists) router.get(list, v.list).options(list, v.options);
+    for (const detail of details) router.get(detail, v.retrieve).options(detail, v.options);
     // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
     for (const extra of entry.routes.extra) {
       const view = actionView(entry, extra, services);
       for (const method of extra.methods) router.register(extra.path, [method], view);
     }
     if (entry.definition.readOnly) continue;
-    router.post(list, v.create);
-    router.put(list, (ctx) => v.update(ctx, false));
-    router.patch(list, (ctx) => v.update(ctx, true));
-    router.delete(list, v.remove);
-    router.put(detail, (ctx) => v.update(ctx, false));
-    router.patch(detail, (ctx) => v.update(ctx, true));
-    router.delete(detail, v.remove);
+    for (const list of lists) {
+      router.post(list, v.create);
+      router.put(list, (ctx) => v.update(ctx, false));
+      router.patch(list, (ctx) => v.update(ctx, true));
+      router.delete(list, v.remove);
+    }
+    for (const detail of details) {
+      router.put(detail, (ctx) => v.update(ctx, false));
+      router.patch(detail, (ctx) => v.update(ctx, true));
+      router.delete(detail, v.remove);
+    }
   }
 
   app.use(router.routes());

@@ -27,7 +27,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
   ordering: ["contact", "priority", "role"],
   brief: ["id", "url", "display", "contact", "role", "priority"],
   search: [],
-  hooks: [],
+  hooks: ["contact_assignment"],
   uniqueTogether: [["object", "contact", "role"]],
   uniqueNullsMatch: [],
   fields: {

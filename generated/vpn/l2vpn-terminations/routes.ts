@@ -9,5 +9,6 @@ export const l2VPNTerminationRoutes: RouteDefinition = {
   model: "L2VPNTermination",
   list: "/api/vpn/l2vpn-terminations/",
   detail: "/api/vpn/l2vpn-terminations/:id/",
+  legacy: { list: "/api/ipam/l2vpn-terminations/", detail: "/api/ipam/l2vpn-terminations/:id/" },
   extra: [],
 };

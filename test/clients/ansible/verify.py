@@ -193,6 +193,46 @@ def verify_05_ipam_catalogue():
         eq((group.min_vid, group.max_vid), (500, 599), "VID range")
 
 
+def verify_20_circuits():
+    @c.check("stored provider, network, circuit type and circuit")
+    def _():
+        provider = one(nb.circuits.providers, "provider", name="Ans Transit")
+        eq((provider.slug, provider.description, provider.comments), ("ans-transit", "upstream transit", "contract 42"), "provider")
+        network = one(nb.circuits.provider_networks, "provider network", name="Ans MPLS")
+        eq((network.provider.id, network.service_id), (provider.id, "SVC-7"), "provider network")
+        ctype = one(nb.circuits.circuit_types, "circuit type", name="Ans Internet")
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        eq((circuit.provider.id, circuit.type.id, circuit.status.value, circuit.commit_rate, circuit.install_date, circuit.description),
+           (provider.id, ctype.id, "active", 200000, "2024-02-01", "main uplink"), "circuit")
+
+    @c.check("stored terminations A and Z, shown on the circuit; no duplicates")
+    def _():
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        a = one(nb.circuits.circuit_terminations, "termination A", circuit_id=circuit.id, term_side="A")
+        eq((a.site.slug, a.port_speed, a.upstream_speed, a.xconnect_id, a.pp_info), ("ans-circuit-site", 1000000, 500000, "XC-ANS-1", "PP1 port 3"), "A")
+        z = one(nb.circuits.circuit_terminations, "termination Z", circuit_id=circuit.id, term_side="Z")
+        eq((z.site, z.provider_network.name), (None, "Ans MPLS"), "Z")
+        eq((circuit.termination_a.id, circuit.termination_z.id), (a.id, z.id), "termination_a/_z")
+
+    @c.check("stored contact group, role and contact")
+    def _():
+        group = one(nb.tenancy.contact_groups, "contact group", name="Ans NOC")
+        eq((group.slug, group.description), ("ans-noc", "network operations"), "group")
+        one(nb.tenancy.contact_roles, "contact role", slug="ans-operations")
+        contact = one(nb.tenancy.contacts, "contact", name="Ans Grace")
+        eq((contact.title, contact.phone, contact.email), ("Engineer", "+1 555 0101", "grace@example.net"), "contact")
+
+    @c.check("stored L2VPN with its route targets and its VLAN termination")
+    def _():
+        l2vpn = one(nb.ipam.l2vpns, "L2VPN (at NetBox 3.6's path)", name="Ans EVPN")
+        eq((l2vpn.type.value, l2vpn.identifier, l2vpn.description), ("vxlan-evpn", 7007, "tenant fabric"), "l2vpn")
+        eq(([t.name for t in l2vpn.import_targets], [t.name for t in l2vpn.export_targets]), (["65002:7"], ["65002:7"]), "route targets")
+        vlan = one(nb.ipam.vlans, "VLAN", name="ans-l2vpn-vlan")
+        term = one(nb.ipam.l2vpn_terminations, "termination", l2vpn_id=l2vpn.id)
+        eq((term.assigned_object_type, term.assigned_object_id), ("ipam.vlan", vlan.id), "termination")
+        eq(vlan.l2vpn_termination.id, term.id, "vlan.l2vpn_termination")
+
+
 VERIFY = {
     "01_sites": verify_01_sites,
     "02_dcim": verify_02_dcim,
@@ -200,6 +240,7 @@ VERIFY = {
     "04_webhook": verify_04_webhook,
     "30_cables": verify_30_cables,
     "05_ipam_catalogue": verify_05_ipam_catalogue,
+    "20_circuits": verify_20_circuits,
 }
 
 if PLAYBOOK not in VERIFY:
