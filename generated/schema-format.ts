@@ -32,6 +32,33 @@ export interface ModelFile {
    */
   content_type?: string;
   /**
+   * A component template: the component model each of its rows becomes when a device (or module) of its type is created. Fields of the same name are copied; relations to other templates become relations to the components made from them; the owner relations (device_type, module_type) become the owner's (device, module)
+   */
+  template_for?: string;
+  /**
+   * Creating an object of this model instantiates the component templates of its type in one write per component table
+   */
+  templates?: {
+    /**
+     * the relation to the type whose templates apply (device_type)
+     */
+    from: string;
+    /**
+     * placeholders replaced in component names and labels: {module} → a path of the new object, e.g. module_bay.position
+     */
+    names?: {
+      [k: string]: string;
+    };
+    /**
+     * a write-only boolean input (default true) that turns instantiation off when false
+     */
+    skip_unless?: string;
+    /**
+     * a write-only boolean input (default false): components of the same name already on the device, outside any owner, are taken over instead of created
+     */
+    adopt_if?: string;
+  };
+  /**
    * Nested-set style tree: a self relation 'parent', cumulative counts and descendant filters
    */
   tree?: boolean;
@@ -131,6 +158,55 @@ export interface ModelFile {
      */
     columns?: [string, ...string[]];
   };
+  /**
+   * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it
+   */
+  cabling?: {
+    /**
+     * endpoint: a path starts and ends here (trace); pass_through: paths continue through it (front/rear ports, circuit terminations)
+     */
+    role: "endpoint" | "pass_through";
+    /**
+     * Content types a cable may join this model to (the other end)
+     *
+     * @minItems 1
+     */
+    peers: [string, ...string[]];
+    /**
+     * The relation naming the object the termination belongs to (device, circuit, power panel)
+     */
+    parent?: string;
+    /**
+     * Objects whose field has one of these values (or a choice in one of these groups) cannot take a cable
+     */
+    not_cabled?: {
+      field: string;
+      values?: string[];
+      groups?: string[];
+    };
+    /**
+     * How a path continues through a pass-through
+     */
+    through?: {
+      /**
+       * to_position: to the object `to` points at, at position `position` (a front port to its rear port); from_positions: back out through the to_position objects pointing here, `positions` wide (a rear port to its front ports); sibling: to the other object of the same `group` with the opposite `side` (circuit terminations A and Z)
+       */
+      kind: "to_position" | "from_positions" | "sibling";
+      to?: string;
+      position?: string;
+      positions?: string;
+      group?: string;
+      side?: string;
+      /**
+       * sibling: relations of the sibling at which a path ends (provider network, site)
+       */
+      terminus?: string[];
+    };
+    /**
+     * endpoint: a relation to another endpoint through which a trace goes on (an interface's bridge)
+     */
+    continue_via?: string;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -212,7 +288,7 @@ export interface Field {
    */
   filter?: boolean;
   /**
-   * generic_fk: content type (app.model) to model name, '*' for any model, or a model flag (e.g. contacts) for every model that sets it
+   * generic_fk: content type (app.model) to model name, '*' for any model, or a model flag (contacts, cabling) for every model that sets it
    */
   types?:
     | {
@@ -244,6 +320,10 @@ export interface Field {
   example?: {
     [k: string]: unknown;
   };
+  /**
+   * fk: the related object must have the same value(s) of these relations as this one (a front port's rear port is on the same device); a null value on this side skips that relation
+   */
+  same?: string | [string, ...string[]];
   /**
    * string: ordered naturally, digit runs as numbers (dc2 before dc10); kept in a hidden sort column
    */
@@ -389,6 +469,10 @@ export interface Action {
       schema?: {};
     };
   };
+  /**
+   * The route belongs to the app, not to an object: /api/<app>/<name>/ (NetBox's dcim/connected-device/); the hook gets no object, and the query string
+   */
+  app?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -82,6 +82,9 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   return { models, choiceSets };
 }
 
+/** A model flag is set by `true` or by a block of settings (`cabling:`). */
+const isSet = (v: unknown): boolean => v === true || (v !== null && typeof v === 'object');
+
 function checkCrossReferences(
   models: LoadedModel[],
   choiceSets: Map<string, ChoiceSetFile>,
@@ -104,7 +107,7 @@ function checkCrossReferences(
 
   const contentTypes = new Map(models.map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   /** content type → model of a generic relation; '*' is every model */
-  const flagged = (flag: string) => new Map(models.filter(({ spec }) => (spec as unknown as Record<string, unknown>)[flag] === true).map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
+  const flagged = (flag: string) => new Map(models.filter(({ spec }) => isSet((spec as unknown as Record<string, unknown>)[flag])).map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : typeof types === 'string' ? Object.fromEntries(flagged(types)) : (types as Record<string, string>) ?? {});
   /** Whether Model.field is an fk or a generic fk that may point at `to`. */
   const pointsAt = (ref: string, to: string): boolean => {
@@ -145,6 +148,11 @@ function checkCrossReferences(
       if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
       if (f.natural && f.type !== 'string') problems.push(`${at}: natural: only string fields are ordered naturally`);
       if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
+      for (const shared of f.same === undefined ? [] : typeof f.same === 'string' ? [f.same] : f.same) {
+        if (f.type !== 'fk') problems.push(`${at}: same: only relations (fk) name relations to share`);
+        else if (fields[shared]?.type !== 'fk') problems.push(`${at}: same: '${shared}' is not a relation of ${spec.model}`);
+        else if (f.to && byName.get(f.to)?.spec.fields[shared]?.to !== fields[shared].to) problems.push(`${at}: same: ${f.to} has no relation '${shared}' to ${fields[shared].to}`);
+      }
       if (f.type === 'choice') {
         if (!f.choices) problems.push(`${at}: choice needs 'choices'`);
         else if (!choiceSets.has(f.choices)) problems.push(`${at}: choices: unknown choice set '${f.choices}'`);
@@ -154,7 +162,7 @@ function checkCrossReferences(
       }
       if (f.type === 'generic_fk') {
         if (!f.types || (typeof f.types === 'object' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
-        else if (typeof f.types === 'string' && f.types !== '*' && !flagged(f.types).size) problems.push(`${at}: types: no model sets '${f.types}: true'`);
+        else if (typeof f.types === 'string' && f.types !== '*' && !flagged(f.types).size) problems.push(`${at}: types: no model sets '${f.types}'`);
         for (const [name, rf] of Object.entries(f.reverse_filters ?? {})) {
           for (const target of Object.values(targetsOf(f.types))) {
             const error = walk(spec.model, rf.path, false);
@@ -183,6 +191,8 @@ function checkCrossReferences(
         const src = f.source;
         const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
         for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
+        const any = src?.startsWith('any:') ? src.slice(4).split(',') : null;
+        for (const name of any ?? []) if (!fields[name] || ['computed', 'm2m', 'alias'].includes(fields[name].type)) problems.push(`${at}: source: '${name}' is not a stored field of ${spec.model}`);
         const reverse = src?.startsWith('reverse:') ? src.slice(8) : null;
         if (reverse && !pointsAt(reverse, spec.model)) problems.push(`${at}: source: ${reverse} is not a relation of another model to ${spec.model}`);
         const one = src?.startsWith('reverse_one:') ? src.slice(12) : null;
@@ -190,8 +200,8 @@ function checkCrossReferences(
         for (const name of one ? [...Object.keys(f.where ?? {}), ...(f.form ?? [])] : []) {
           if (!hasField(one!.split('.')[0], name)) problems.push(`${at}: '${name}' is not a field of ${one!.split('.')[0]}`);
         }
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>' or a constant 'value'`);
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one || !!any?.length;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>', 'any:<field>,<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -215,6 +225,15 @@ function checkCrossReferences(
     for (const name of spec.ui?.columns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
     }
+    if (spec.template_for && !byName.has(spec.template_for)) problems.push(`${file}: template_for: unknown model '${spec.template_for}'`);
+    if (spec.templates) {
+      if (fields[spec.templates.from]?.type !== 'fk') problems.push(`${file}: templates.from: '${spec.templates.from}' is not a relation of ${spec.model}`);
+      for (const [name, path] of Object.entries(spec.templates.names ?? {})) {
+        const error = walk(spec.model, path, true);
+        if (error) problems.push(`${file}: templates.names.${name}: ${error}`);
+      }
+    }
+    if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
     if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
@@ -266,6 +285,46 @@ function checkCrossReferences(
     }
   }
   checkNestingTerminates(models, byName, problems);
+}
+
+/** `cabling:`: peers are cabled models that name this one back; the fields it names exist. */
+function checkCabling(spec: ModelFile, file: string, byName: Map<string, LoadedModel>, contentTypes: Map<string, string>, problems: string[]): void {
+  const c = spec.cabling!;
+  const at = `${file}: cabling`;
+  const own = spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`;
+  for (const peer of c.peers) {
+    const other = byName.get(contentTypes.get(peer) ?? '')?.spec;
+    if (!other) problems.push(`${at}.peers: '${peer}' is not the content type of a model`);
+    else if (!other.cabling) problems.push(`${at}.peers: ${other.model} declares no cabling`);
+    else if (!other.cabling.peers.includes(own)) problems.push(`${at}.peers: ${other.model} does not name ${own} among its peers`);
+  }
+  const relation = (name: string | undefined, key: string) => {
+    if (name !== undefined && spec.fields[name]?.type !== 'fk') problems.push(`${at}.${key}: '${name}' is not a relation of ${spec.model}`);
+  };
+  const field = (name: string | undefined, key: string) => {
+    if (name !== undefined && !spec.fields[name]) problems.push(`${at}.${key}: '${name}' is not a field of ${spec.model}`);
+  };
+  relation(c.parent, 'parent');
+  relation(c.continue_via, 'continue_via');
+  field(c.not_cabled?.field, 'not_cabled.field');
+  const t = c.through;
+  if (t && c.role !== 'pass_through') problems.push(`${at}.through: only a pass_through has one`);
+  if (!t && c.role === 'pass_through') problems.push(`${at}: a pass_through needs 'through'`);
+  if (t?.kind === 'to_position') {
+    relation(t.to, 'through.to');
+    field(t.position, 'through.position');
+    if (!t.to || !t.position) problems.push(`${at}.through: to_position needs 'to' and 'position'`);
+  }
+  if (t?.kind === 'from_positions') {
+    field(t.positions, 'through.positions');
+    if (!t.positions) problems.push(`${at}.through: from_positions needs 'positions'`);
+  }
+  if (t?.kind === 'sibling') {
+    relation(t.group, 'through.group');
+    field(t.side, 'through.side');
+    for (const name of t.terminus ?? []) relation(name, 'through.terminus');
+    if (!t.group || !t.side) problems.push(`${at}.through: sibling needs 'group' and 'side'`);
+  }
 }
 
 export function finalModel(byName: Map<string, LoadedModel>, model: string, path: string): string | undefined {

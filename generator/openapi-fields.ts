@@ -62,8 +62,8 @@ export class Builder {
       }
       case 'ip_prefix': case 'ip_address': return { type: 'string' };
       case 'slug': return { type: 'string', pattern: '^[-a-zA-Z0-9_]+$', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
-      // an optional colour may be blank (a circuit type's)
-      case 'color': return { type: 'string', pattern: f.required ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
+      // An optional colour may be blank (a port without a colour).
+      case 'color': return { type: 'string', pattern: f.required || f.default !== '' ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
       default: return { type: 'string', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
     }
   }
@@ -123,6 +123,7 @@ export class Builder {
         // the first related row in its nested form (or the fields the schema lists), null where the object is nested itself
         if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
+        if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
       case 'token_key': return { type: 'string' };

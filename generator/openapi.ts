@@ -87,7 +87,7 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
           ? (returns.many ? { oneOf: [ref(returns.model), { type: 'array', items: ref(returns.model) }] } : ref(returns.model))
           : returns?.schema ?? ref(name);
         return [m.toLowerCase(), {
-          operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: [id],
+          operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: extra.app ? [] : [id],
           responses: { [status]: respond(returns ? 'OK' : 'OK: the object after the action', body), ...errorResponses(400, 403, 404, 409, 500) },
         }];
       }));

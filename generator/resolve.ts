@@ -4,7 +4,7 @@
  */
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
-  ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
+  CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
 } from '../runtime/core/types.js';
 import type { LoadedSchema } from './load.js';
@@ -18,14 +18,17 @@ export interface ResolvedSchema {
   choiceSets: ChoiceSet[];
 }
 
+/** A model flag is set by `true` or by a block of settings (`cabling:`). */
+const isSet = (v: unknown): boolean => v === true || (v !== null && typeof v === 'object');
+
 export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const specs = new Map(schema.models.map((m) => [m.spec.model, m]));
   const definitions = new Map<string, ModelDefinition>();
-  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs));
+  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs, schema.choiceSets));
   // A generic relation to '*' may point at any model that keeps a change log; one to a flag
-  // (`types: contacts`) at every model whose YAML sets that flag.
+  // (`types: contacts`, `types: cabling`) at every model whose YAML sets that flag.
   const everyModel = Object.fromEntries([...definitions.values()].filter((d) => d.changelog).map((d) => [d.contentType, d.name]).sort());
-  const flagged = (flag: string) => Object.fromEntries(schema.models.filter((m) => (m.spec as unknown as Record<string, unknown>)[flag] === true)
+  const flagged = (flag: string) => Object.fromEntries(schema.models.filter((m) => isSet((m.spec as unknown as Record<string, unknown>)[flag]))
     .map((m) => [definitions.get(m.spec.model)!.contentType, m.spec.model]).sort());
   for (const d of definitions.values()) {
     for (const f of Object.values(d.fields)) {
@@ -48,7 +51,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
-          .map(([name, a]) => ({ path: `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
+          .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
       },
     }));
   const choiceSets = [...schema.choiceSets.values()]
@@ -70,7 +73,7 @@ function columnsOf(name: string, f: SpecField): string[] {
   }
 }
 
-function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>): ModelDefinition {
+function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>, schemaChoices: LoadedSchema['choiceSets']): ModelDefinition {
   const table = spec.table ?? defaultTable(spec.app, spec.model);
   const fields: Record<string, FieldDefinition> = {};
   for (const [name, f] of Object.entries(spec.fields)) {
@@ -89,7 +92,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     const optional: Partial<FieldDefinition> = {
       helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank, plain: f.plain,
-      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, same: typeof f.same === 'string' ? [f.same] : f.same, source: f.value !== undefined ? 'value' : f.source, value: f.value,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
@@ -132,9 +135,28 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     ...(spec.ui?.columns ? { ui: { columns: spec.ui.columns } } : {}),
+    ...(spec.template_for ? { templateFor: spec.template_for } : {}),
+    ...(spec.templates ? { templates: { from: spec.templates.from, names: spec.templates.names ?? {}, ...(spec.templates.skip_unless ? { skipUnless: spec.templates.skip_unless } : {}), ...(spec.templates.adopt_if ? { adoptIf: spec.templates.adopt_if } : {}) } } : {}),
     fields,
     counts,
+    ...(spec.cabling ? { cabling: resolveCabling(spec, schemaChoices) } : {}),
   };
+}
+
+/** `cabling:` as the runtime reads it: choice groups that forbid a cable become their values. */
+function resolveCabling(spec: ModelFile, choiceSets: LoadedSchema['choiceSets']): CablingDefinition {
+  const c = spec.cabling!;
+  const out: CablingDefinition = { role: c.role, peers: [...c.peers].sort() };
+  if (c.parent) out.parent = c.parent;
+  if (c.not_cabled) {
+    const set = choiceSets.get(spec.fields[c.not_cabled.field]?.choices ?? '');
+    const groups = c.not_cabled.groups ?? [];
+    const values = [...(c.not_cabled.values ?? []), ...(set?.choices ?? []).filter((x) => x.group && groups.includes(x.group)).map((x) => String(x.value))];
+    out.notCabled = { field: c.not_cabled.field, values: [...new Set(values)] };
+  }
+  if (c.through) out.through = { ...c.through };
+  if (c.continue_via) out.continueVia = c.continue_via;
+  return out;
 }
 
 function resolveSerializer(d: ModelDefinition): SerializerDefinition {

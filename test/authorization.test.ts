@@ -86,7 +86,8 @@ function matrix(entry: ModelEntry, last: boolean) {
       const refused = (reply: { status: number; text: string }, what: string) => assert.is(reply.status, 403, `${what}: ${reply.text.slice(0, 200)}`);
       refused(await app.api('GET', list, undefined, { token }), 'GET list');
       refused(await app.api('GET', detailPath(entry, allowed.id), undefined, { token }), 'GET detail');
-      // The input is built first: building it may create objects (a webhook brings its event rule).
+      // The input is built first: building it may create objects of this model (a webhook brings its
+      // event rule, a cable creates its terminations).
       const input = d.readOnly ? null : await inputFor(app, entry);
       const before = [await snapshot(allowed), await count()];
       if (!d.readOnly) {

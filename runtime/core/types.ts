@@ -42,11 +42,13 @@ export interface FieldDefinition {
   onDelete?: OnDelete;
   /** generic_fk: content type → model */
   types?: Record<string, string>;
+  /** fk: relations the target must share with this object (a front port's rear port: device) */
+  same?: string[];
   /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
   typeKey?: string;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' (true when one is set), 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
   source?: string;
   value?: unknown;
   /** computed reverse: only rows with these column values; the fields shown (default the nested form) */
@@ -103,6 +105,24 @@ export type FilterDefinition =
   /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
   | { kind: 'ignored'; reason: string };
 
+/** A model that can terminate a cable (`cabling:` in its YAML); the path tracer reads only this. */
+export interface CablingDefinition {
+  role: 'endpoint' | 'pass_through';
+  /** content types a cable may join this model to */
+  peers: string[];
+  /** the relation naming the object a termination belongs to (device, circuit, power panel) */
+  parent?: string;
+  /** objects whose `field` holds one of `values` cannot take a cable (resolved from choice groups) */
+  notCabled?: { field: string; values: string[] };
+  through?: {
+    kind: 'to_position' | 'from_positions' | 'sibling';
+    to?: string; position?: string; positions?: string;
+    group?: string; side?: string; terminus?: string[];
+  };
+  /** endpoint: the relation to another endpoint through which a trace goes on (an interface's bridge) */
+  continueVia?: string;
+}
+
 export interface ModelDefinition {
   name: string;
   app: string;
@@ -132,8 +152,13 @@ export interface ModelDefinition {
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
   uniqueNullsMatch: string[];
+  /** a component template: the component model its rows become */
+  templateFor?: string;
+  /** creating an object instantiates the templates of its type (`from`), names' placeholders filled from paths */
+  templates?: { from: string; names: Record<string, string>; skipUnless?: string; adoptIf?: string };
   fields: Record<string, FieldDefinition>;
   counts: Record<string, CountDefinition>;
+  cabling?: CablingDefinition;
 }
 
 export interface SerializerDefinition {
@@ -159,6 +184,8 @@ export interface RouteDefinition {
     path: string;
     methods: string[];
     hook: string;
+    /** a route of the app (/api/<app>/<name>/), not of an object */
+    app?: boolean;
     permission?: 'view' | 'add' | 'change' | 'delete';
     /** per method, what it answers (for the OpenAPI document) */
     returns?: Record<string, { status?: number; model?: string; many?: boolean; schema?: Record<string, unknown> }>;

@@ -347,7 +347,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ignored': break;
       case 'method': {
         const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
-        fn(qb, values, { ...ctx, table: entry.definition.table });
+        fn(qb, values, { ...ctx, entry, table: entry.definition.table });
         break;
       }
     }

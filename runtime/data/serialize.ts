@@ -137,6 +137,11 @@ function scalar(field: FieldDefinition, value: unknown): unknown {
   }
 }
 
+/** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
+class Reference {
+  constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
+}
+
 export class Renderer {
   readonly cache: RowCache;
   private extras = new Map<string, Map<number, unknown>>();
@@ -208,7 +213,7 @@ export class Renderer {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        this.extras.set(name, await fn(rows, { db }));
+        this.extras.set(name, await fn(rows, { db, entry: this.entry, refer: (target, id, extra) => { this.cache.need(target, id); return new Reference(target, id, extra); } }));
       }
       if (source?.startsWith('reverse:') && rows.length) {
         const links = await reverseIds(db, this.entry, source, ids);
@@ -287,6 +292,19 @@ export class Renderer {
     return this.pathValue(target, this.cache.get(target.definition.name, row[f.columns[0]]), rest);
   }
 
+  /** A computed value with its references to other objects replaced by their nested forms. */
+  private materialise(value: unknown): unknown {
+    if (value instanceof Reference) {
+      const nested = this.nested(model(value.model), value.id);
+      return nested && value.extra ? { ...nested, ...(this.materialise(value.extra) as object) } : nested;
+    }
+    if (Array.isArray(value)) return value.map((v) => this.materialise(v));
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.materialise(v)]));
+    }
+    return value;
+  }
+
   nested(entry: ModelEntry, id: unknown, form = entry.serializer.nested): Record<string, unknown> | null {
     const row = this.cache.get(entry.definition.name, id);
     if (!row) return null;
@@ -357,7 +375,8 @@ export class Renderer {
           const id = entry === this.entry ? (this.extras.get(name) as Map<number, number> | undefined)?.get(Number(row.id)) : undefined;
           out[name] = id === undefined ? null : this.nested(other, id, f.form);
         }
-        else out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null : null;
+        else if (f.source?.startsWith('any:')) out[name] = f.source.slice(4).split(',').some((n) => { const v = row[d.fields[n].columns[0]]; return v !== null && v !== undefined && v !== false && v !== 0; });
+        else out[name] = entry === this.entry ? this.materialise((this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null) : null;
         return;
       }
       case 'ip_prefix': case 'ip_address': out[name] = row[name]; return;

@@ -11,6 +11,8 @@ import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from '
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { hashPassword, keyDigest } from '../core/secrets.js';
 import type { User } from '../auth/authenticate.js';
+import { checkSharedRelations } from './shared-relations.js';
+import { instantiateTemplates } from './templates.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
@@ -402,18 +404,18 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
-    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
+    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user });
   }
   for (const hook of hooksOf(entry)) {
-    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user });
   }
 }
 
-async function afterWrite(entry: ModelEntry, ids: number[], ctx: WriteContext): Promise<void> {
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', ids);
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db });
+  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
 }
 
 export interface WriteResult {
@@ -430,6 +432,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
@@ -443,8 +446,9 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await instantiateTemplates(ctx, entry, items, bulk);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, ids, ctx);
+  await afterWrite(entry, items, ctx);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
@@ -471,6 +475,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
@@ -491,7 +496,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
   const changed = items.map((i) => i.id!);
-  await afterWrite(entry, changed, ctx);
+  await afterWrite(entry, items, ctx);
   // parents before and after: a row may have moved from one to another
   await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
@@ -554,6 +559,9 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
   const doomed = [];
   for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  for (const [name, set] of closure) {
+    for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure });
+  }
   // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;

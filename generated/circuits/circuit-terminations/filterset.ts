@@ -6,6 +6,22 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/circuits/circuit-terminations/. */
 export const circuitTerminationFilterSet: FilterSet = {
+  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_id: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  cabled: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
   circuit: {
     kind: "path",
     path: [{ field: "circuit", model: "Circuit" }],
@@ -27,6 +43,7 @@ export const circuitTerminationFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
+  occupied: { kind: "method", method: "cable_occupied" },
   port_speed: { kind: "field", field: "port_speed", family: "number" },
   pp_info: { kind: "field", field: "pp_info", family: "string" },
   provider_network: {

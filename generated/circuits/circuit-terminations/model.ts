@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../../dcim/cables/model.js";
 import { CircuitModel } from "../circuits/model.js";
 import { ProviderNetworkModel } from "../provider-networks/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
@@ -26,9 +27,9 @@ export const circuitTerminationDefinition: ModelDefinition = {
   lookup: "id",
   display: ["{circuit.cid}: Termination {term_side}"],
   ordering: ["circuit", "term_side"],
-  brief: ["id", "url", "display", "circuit", "term_side"],
+  brief: ["id", "url", "display", "circuit", "term_side", "cable", "_occupied"],
   search: ["xconnect_id", "pp_info", "description"],
-  hooks: ["circuit_termination"],
+  hooks: ["circuit_termination", "cabled"],
   uniqueTogether: [["circuit", "term_side"]],
   uniqueNullsMatch: [],
   fields: {
@@ -172,8 +173,80 @@ export const circuitTerminationDefinition: ModelDefinition = {
       helpText: "Treat as if a cable is connected",
       default: false,
     },
+    cable: {
+      name: "cable",
+      type: "fk",
+      label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:cable,mark_connected",
+    },
   },
   counts: {},
+  cabling: {
+    role: "pass_through",
+    peers: ["circuits.circuittermination", "dcim.frontport", "dcim.interface", "dcim.rearport"],
+    parent: "circuit",
+    through: { kind: "sibling", group: "circuit", side: "term_side", terminus: ["provider_network"] },
+  },
 };
 
 /** Objection model of circuits_circuittermination: table metadata and relations only; queries go through the runtime. */
@@ -183,6 +256,7 @@ export class CircuitTerminationModel extends Model {
     circuit: { relation: Model.BelongsToOneRelation, modelClass: CircuitModel, join: { from: 'circuits_circuittermination.circuit_id', to: 'circuits_circuit.id' } },
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'circuits_circuittermination.site_id', to: 'dcim_site.id' } },
     provider_network: { relation: Model.BelongsToOneRelation, modelClass: ProviderNetworkModel, join: { from: 'circuits_circuittermination.provider_network_id', to: 'circuits_providernetwork.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'circuits_circuittermination.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   circuit_id!: number;
@@ -195,4 +269,6 @@ export class CircuitTerminationModel extends Model {
   pp_info!: string;
   description!: string;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
 }

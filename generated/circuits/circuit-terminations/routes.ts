@@ -9,5 +9,12 @@ export const circuitTerminationRoutes: RouteDefinition = {
   model: "CircuitTermination",
   list: "/api/circuits/circuit-terminations/",
   detail: "/api/circuits/circuit-terminations/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/circuits/circuit-terminations/:id/paths/",
+      methods: ["GET"],
+      hook: "paths",
+      returns: { GET: { schema: { type: "array", items: { type: "object" } } } },
+    },
+  ],
 };

@@ -8,6 +8,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const deviceTypeFilterSet: FilterSet = {
   airflow: { kind: "field", field: "airflow", family: "exact" },
   comments: { kind: "field", field: "comments", family: "string" },
+  console_ports: { kind: "reverse", model: "ConsolePortTemplate", field: "device_type", boolean: true },
+  console_server_ports: { kind: "reverse", model: "ConsoleServerPortTemplate", field: "device_type", boolean: true },
   contact: {
     kind: "reverse",
     model: "ContactAssignment",
@@ -49,8 +51,11 @@ export const deviceTypeFilterSet: FilterSet = {
     tree: false,
   },
   description: { kind: "field", field: "description", family: "string" },
+  device_bays: { kind: "reverse", model: "DeviceBayTemplate", field: "device_type", boolean: true },
   exclude_from_utilization: { kind: "field", field: "exclude_from_utilization", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
+  interfaces: { kind: "reverse", model: "InterfaceTemplate", field: "device_type", boolean: true },
+  inventory_items: { kind: "reverse", model: "InventoryItemTemplate", field: "device_type", boolean: true },
   is_full_depth: { kind: "field", field: "is_full_depth", family: "boolean" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   manufacturer: {
@@ -69,7 +74,11 @@ export const deviceTypeFilterSet: FilterSet = {
   },
   model: { kind: "field", field: "model", family: "string" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
+  module_bays: { kind: "reverse", model: "ModuleBayTemplate", field: "device_type", boolean: true },
   part_number: { kind: "field", field: "part_number", family: "string" },
+  pass_through_ports: { kind: "reverse", model: "FrontPortTemplate", field: "device_type", boolean: true },
+  power_outlets: { kind: "reverse", model: "PowerOutletTemplate", field: "device_type", boolean: true },
+  power_ports: { kind: "reverse", model: "PowerPortTemplate", field: "device_type", boolean: true },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   subdevice_role: { kind: "field", field: "subdevice_role", family: "exact" },

@@ -23,6 +23,8 @@ export const deviceFilterSet: FilterSet = {
     tree: false,
   },
   comments: { kind: "field", field: "comments", family: "string" },
+  console_ports: { kind: "reverse", model: "ConsolePort", field: "device", boolean: true },
+  console_server_ports: { kind: "reverse", model: "ConsoleServerPort", field: "device", boolean: true },
   contact: {
     kind: "reverse",
     model: "ContactAssignment",
@@ -50,6 +52,7 @@ export const deviceFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  device_bays: { kind: "reverse", model: "DeviceBay", field: "device", boolean: true },
   device_role: {
     kind: "path",
     path: [{ field: "role", model: "DeviceRole" }],
@@ -79,6 +82,14 @@ export const deviceFilterSet: FilterSet = {
     tree: false,
   },
   face: { kind: "field", field: "face", family: "exact" },
+  has_oob_ip: {
+    kind: "path",
+    path: [{ field: "oob_ip", model: "IPAddress" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
   has_primary_ip: { kind: "method", method: "has_primary_ip" },
   id: { kind: "field", field: "id", family: "number" },
   interfaces: { kind: "reverse", model: "Interface", field: "device", boolean: true },
@@ -135,6 +146,7 @@ export const deviceFilterSet: FilterSet = {
     tree: false,
   },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
+  module_bays: { kind: "reverse", model: "ModuleBay", field: "device", boolean: true },
   name: { kind: "field", field: "name", family: "string" },
   oob_ip: {
     kind: "path",
@@ -150,6 +162,8 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  parent_device_id: { kind: "method", method: "parent_device_id" },
+  pass_through_ports: { kind: "reverse", model: "FrontPort", field: "device", boolean: true },
   platform: {
     kind: "path",
     path: [{ field: "platform", model: "Platform" }],
@@ -165,6 +179,8 @@ export const deviceFilterSet: FilterSet = {
     tree: false,
   },
   position: { kind: "field", field: "position", family: "number" },
+  power_outlets: { kind: "reverse", model: "PowerOutlet", field: "device", boolean: true },
+  power_ports: { kind: "reverse", model: "PowerPort", field: "device", boolean: true },
   primary_ip4: {
     kind: "path",
     path: [{ field: "primary_ip4", model: "IPAddress" }],
@@ -299,4 +315,26 @@ export const deviceFilterSet: FilterSet = {
   updated_by_request: { kind: "request", actions: ["update"] },
   vc_position: { kind: "field", field: "vc_position", family: "number" },
   vc_priority: { kind: "field", field: "vc_priority", family: "number" },
+  virtual_chassis: {
+    kind: "path",
+    path: [{ field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  virtual_chassis_id: {
+    kind: "path",
+    path: [{ field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  virtual_chassis_member: {
+    kind: "path",
+    path: [{ field: "virtual_chassis", model: "VirtualChassis" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    boolean: true,
+  },
 };

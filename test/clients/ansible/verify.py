@@ -143,6 +143,23 @@ def verify_04_webhook():
            (["dcim.site"], 50, "Docs", "blue", True), "custom link")
 
 
+def verify_30_cables():
+    @c.check("stored cable with every field, found again by its terminations")
+    def _():
+        e1 = one(nb.dcim.interfaces, "interface", device="ans-cab-sw1", name="Ethernet1")
+        e2 = one(nb.dcim.interfaces, "interface", device="ans-cab-sw2", name="Ethernet1")
+        cable = one(nb.dcim.cables, "cable", termination_a_type="dcim.interface", termination_a_id=e1.id, termination_b_type="dcim.interface", termination_b_id=e2.id)
+        eq((cable.type, cable.status.value, cable.label, cable.color, cable.length, cable.length_unit.value, cable.description),
+           ("cat6", "planned", "ans-cable-1", "abcdef", 30, "m", "switch to switch"), "cable fields")
+        eq(slugs(cable.tags), ["ans-cable-tag"], "tags")
+        eq(([t.id for t in cable.a_terminations], [t.id for t in cable.b_terminations]), ([e1.id], [e2.id]), "terminations")
+        eq(([p.id for p in e1.link_peers], e1.cable.id), ([e2.id], cable.id), "the interface's link peer and cable")
+        eq(([e.id for e in e1.connected_endpoints], e1.connected_endpoints_reachable), ([e2.id], False), "connected, not reachable while planned")
+
+    @c.check("one cable per interface pair after two runs")
+    def _():
+        eq(nb.dcim.cables.count(device="ans-cab-sw1"), 2, "cables of ans-cab-sw1")
+
 def verify_05_ipam_catalogue():
     @c.check("stored RIR, aggregate and prefix inside it")
     def _():
@@ -221,6 +238,7 @@ VERIFY = {
     "02_dcim": verify_02_dcim,
     "03_ipam": verify_03_ipam,
     "04_webhook": verify_04_webhook,
+    "30_cables": verify_30_cables,
     "05_ipam_catalogue": verify_05_ipam_catalogue,
     "20_circuits": verify_20_circuits,
 }
