@@ -8,13 +8,6 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const consoleServerPortTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -32,13 +25,6 @@ export const consoleServerPortTemplateFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],

@@ -75,13 +75,6 @@ export const consoleServerPortFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

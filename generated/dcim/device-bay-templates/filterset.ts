@@ -8,13 +8,6 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const deviceBayTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],

@@ -9,13 +9,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -33,13 +26,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -56,13 +42,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
-  rear_port: {
-    kind: "path",
-    path: [{ field: "rear_port", model: "RearPortTemplate" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   rear_port_id: {
     kind: "path",
     path: [{ field: "rear_port", model: "RearPortTemplate" }],

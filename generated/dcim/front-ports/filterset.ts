@@ -76,13 +76,6 @@ export const frontPortFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -103,13 +96,6 @@ export const frontPortFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "rack", model: "Rack" }],
     by: "id",
-    family: "exact",
-    tree: false,
-  },
-  rear_port: {
-    kind: "path",
-    path: [{ field: "rear_port", model: "RearPort" }],
-    by: "name",
     family: "exact",
     tree: false,
   },

@@ -22,13 +22,6 @@ export const interfaceTemplateFilterSet: FilterSet = {
   },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -48,13 +41,6 @@ export const interfaceTemplateFilterSet: FilterSet = {
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],

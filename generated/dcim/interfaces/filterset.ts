@@ -102,13 +102,6 @@ export const interfaceFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
   mode: { kind: "field", field: "mode", family: "exact" },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

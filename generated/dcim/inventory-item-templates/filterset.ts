@@ -10,13 +10,6 @@ export const inventoryItemTemplateFilterSet: FilterSet = {
   component_type: { kind: "field", field: "component", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],

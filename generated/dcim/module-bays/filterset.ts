@@ -74,13 +74,6 @@ export const moduleBayFilterSet: FilterSet = {
     family: "exact",
     tree: true,
   },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

@@ -16,13 +16,6 @@ export const powerFeedFilterSet: FilterSet = {
   max_utilization: { kind: "field", field: "max_utilization", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   phase: { kind: "field", field: "phase", family: "exact" },
-  power_panel: {
-    kind: "path",
-    path: [{ field: "power_panel", model: "PowerPanel" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_panel_id: {
     kind: "path",
     path: [{ field: "power_panel", model: "PowerPanel" }],
@@ -31,13 +24,6 @@ export const powerFeedFilterSet: FilterSet = {
     tree: false,
   },
   q: { kind: "q" },
-  rack: {
-    kind: "path",
-    path: [{ field: "rack", model: "Rack" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   rack_id: {
     kind: "path",
     path: [{ field: "rack", model: "Rack" }],

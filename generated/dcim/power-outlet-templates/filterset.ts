@@ -8,13 +8,6 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const powerOutletTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -33,13 +26,6 @@ export const powerOutletTemplateFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -55,13 +41,6 @@ export const powerOutletTemplateFilterSet: FilterSet = {
     tree: false,
   },
   name: { kind: "field", field: "name", family: "string" },
-  power_port: {
-    kind: "path",
-    path: [{ field: "power_port", model: "PowerPortTemplate" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_port_id: {
     kind: "path",
     path: [{ field: "power_port", model: "PowerPortTemplate" }],

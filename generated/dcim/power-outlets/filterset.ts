@@ -76,13 +76,6 @@ export const powerOutletFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -91,13 +84,6 @@ export const powerOutletFilterSet: FilterSet = {
     tree: false,
   },
   name: { kind: "field", field: "name", family: "string" },
-  power_port: {
-    kind: "path",
-    path: [{ field: "power_port", model: "PowerPort" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_port_id: {
     kind: "path",
     path: [{ field: "power_port", model: "PowerPort" }],
