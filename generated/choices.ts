@@ -19,6 +19,23 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "mixed", label: "Mixed" },
     ],
   },
+  "circuit-status": {
+    name: "circuit-status",
+    integer: false,
+    choices: [
+      { value: "planned", label: "Planned" },
+      { value: "provisioning", label: "Provisioning" },
+      { value: "active", label: "Active" },
+      { value: "offline", label: "Offline" },
+      { value: "deprovisioning", label: "Deprovisioning" },
+      { value: "decommissioned", label: "Decommissioned" },
+    ],
+  },
+  "circuit-termination-side": {
+    name: "circuit-termination-side",
+    integer: false,
+    choices: [{ value: "A", label: "A" }, { value: "Z", label: "Z" }],
+  },
   "cluster-status": {
     name: "cluster-status",
     integer: false,
@@ -63,6 +80,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "usb-micro-b", label: "USB Micro B", group: "USB" },
       { value: "usb-micro-ab", label: "USB Micro AB", group: "USB" },
       { value: "other", label: "Other", group: "Other" },
+    ],
+  },
+  "contact-priority": {
+    name: "contact-priority",
+    integer: false,
+    choices: [
+      { value: "primary", label: "Primary" },
+      { value: "secondary", label: "Secondary" },
+      { value: "tertiary", label: "Tertiary" },
+      { value: "inactive", label: "Inactive" },
     ],
   },
   "custom-field-filter-logic": {
@@ -154,6 +181,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "event-rule-action-type",
     integer: false,
     choices: [{ value: "webhook", label: "Webhook" }, { value: "script", label: "Script" }],
+  },
+  "fhrp-group-auth-type": {
+    name: "fhrp-group-auth-type",
+    integer: false,
+    choices: [{ value: "plaintext", label: "Plaintext" }, { value: "md5", label: "MD5" }],
+  },
+  "fhrp-group-protocol": {
+    name: "fhrp-group-protocol",
+    integer: false,
+    choices: [
+      { value: "vrrp2", label: "VRRPv2", group: "Standard" },
+      { value: "vrrp3", label: "VRRPv3", group: "Standard" },
+      { value: "carp", label: "CARP", group: "Standard" },
+      { value: "clusterxl", label: "ClusterXL", group: "CheckPoint" },
+      { value: "hsrp", label: "HSRP", group: "Cisco" },
+      { value: "glbp", label: "GLBP", group: "Cisco" },
+      { value: "other", label: "Other" },
+    ],
   },
   "interface-duplex": {
     name: "interface-duplex",
@@ -350,6 +395,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: true,
     choices: [{ value: 4, label: "IPv4" }, { value: 6, label: "IPv6" }],
   },
+  "ip-range-status": {
+    name: "ip-range-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "reserved", label: "Reserved" },
+      { value: "deprecated", label: "Deprecated" },
+    ],
+  },
   "journal-entry-kind": {
     name: "journal-entry-kind",
     integer: false,
@@ -358,6 +412,24 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "success", label: "Success" },
       { value: "warning", label: "Warning" },
       { value: "danger", label: "Danger" },
+    ],
+  },
+  "l2vpn-type": {
+    name: "l2vpn-type",
+    integer: false,
+    choices: [
+      { value: "vpws", label: "VPWS", group: "VPLS" },
+      { value: "vpls", label: "VPLS", group: "VPLS" },
+      { value: "vxlan", label: "VXLAN", group: "VXLAN" },
+      { value: "vxlan-evpn", label: "VXLAN-EVPN", group: "VXLAN" },
+      { value: "mpls-evpn", label: "MPLS EVPN", group: "L2VPN E-VPN" },
+      { value: "pbb-evpn", label: "PBB EVPN", group: "L2VPN E-VPN" },
+      { value: "epl", label: "EPL", group: "E-Line" },
+      { value: "evpl", label: "EVPL", group: "E-Line" },
+      { value: "ep-lan", label: "Ethernet Private LAN", group: "E-LAN" },
+      { value: "evp-lan", label: "Ethernet Virtual Private LAN", group: "E-LAN" },
+      { value: "ep-tree", label: "Ethernet Private Tree", group: "E-Tree" },
+      { value: "evp-tree", label: "Ethernet Virtual Private Tree", group: "E-Tree" },
     ],
   },
   "location-status": {

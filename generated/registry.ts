@@ -4,6 +4,30 @@
 
 import type { ModelEntry } from "../runtime/core/types.js";
 import type { Model } from "objection";
+import { circuitTerminationDefinition, CircuitTerminationModel } from "./circuits/circuit-terminations/model.js";
+import { circuitTerminationSerializer } from "./circuits/circuit-terminations/serializer.js";
+import { circuitTerminationFilterSet } from "./circuits/circuit-terminations/filterset.js";
+import { circuitTerminationRoutes } from "./circuits/circuit-terminations/routes.js";
+import { circuitTypeDefinition, CircuitTypeModel } from "./circuits/circuit-types/model.js";
+import { circuitTypeSerializer } from "./circuits/circuit-types/serializer.js";
+import { circuitTypeFilterSet } from "./circuits/circuit-types/filterset.js";
+import { circuitTypeRoutes } from "./circuits/circuit-types/routes.js";
+import { circuitDefinition, CircuitModel } from "./circuits/circuits/model.js";
+import { circuitSerializer } from "./circuits/circuits/serializer.js";
+import { circuitFilterSet } from "./circuits/circuits/filterset.js";
+import { circuitRoutes } from "./circuits/circuits/routes.js";
+import { providerAccountDefinition, ProviderAccountModel } from "./circuits/provider-accounts/model.js";
+import { providerAccountSerializer } from "./circuits/provider-accounts/serializer.js";
+import { providerAccountFilterSet } from "./circuits/provider-accounts/filterset.js";
+import { providerAccountRoutes } from "./circuits/provider-accounts/routes.js";
+import { providerNetworkDefinition, ProviderNetworkModel } from "./circuits/provider-networks/model.js";
+import { providerNetworkSerializer } from "./circuits/provider-networks/serializer.js";
+import { providerNetworkFilterSet } from "./circuits/provider-networks/filterset.js";
+import { providerNetworkRoutes } from "./circuits/provider-networks/routes.js";
+import { providerDefinition, ProviderModel } from "./circuits/providers/model.js";
+import { providerSerializer } from "./circuits/providers/serializer.js";
+import { providerFilterSet } from "./circuits/providers/filterset.js";
+import { providerRoutes } from "./circuits/providers/routes.js";
 import { consolePortTemplateDefinition, ConsolePortTemplateModel } from "./dcim/console-port-templates/model.js";
 import { consolePortTemplateSerializer } from "./dcim/console-port-templates/serializer.js";
 import { consolePortTemplateFilterSet } from "./dcim/console-port-templates/filterset.js";
@@ -208,18 +232,54 @@ import { webhookDefinition, WebhookModel } from "./extras/webhooks/model.js";
 import { webhookSerializer } from "./extras/webhooks/serializer.js";
 import { webhookFilterSet } from "./extras/webhooks/filterset.js";
 import { webhookRoutes } from "./extras/webhooks/routes.js";
+import { aggregateDefinition, AggregateModel } from "./ipam/aggregates/model.js";
+import { aggregateSerializer } from "./ipam/aggregates/serializer.js";
+import { aggregateFilterSet } from "./ipam/aggregates/filterset.js";
+import { aggregateRoutes } from "./ipam/aggregates/routes.js";
+import { asnRangeDefinition, ASNRangeModel } from "./ipam/asn-ranges/model.js";
+import { asnRangeSerializer } from "./ipam/asn-ranges/serializer.js";
+import { asnRangeFilterSet } from "./ipam/asn-ranges/filterset.js";
+import { asnRangeRoutes } from "./ipam/asn-ranges/routes.js";
+import { asnDefinition, ASNModel } from "./ipam/asns/model.js";
+import { asnSerializer } from "./ipam/asns/serializer.js";
+import { asnFilterSet } from "./ipam/asns/filterset.js";
+import { asnRoutes } from "./ipam/asns/routes.js";
+import { fhrpGroupAssignmentDefinition, FHRPGroupAssignmentModel } from "./ipam/fhrp-group-assignments/model.js";
+import { fhrpGroupAssignmentSerializer } from "./ipam/fhrp-group-assignments/serializer.js";
+import { fhrpGroupAssignmentFilterSet } from "./ipam/fhrp-group-assignments/filterset.js";
+import { fhrpGroupAssignmentRoutes } from "./ipam/fhrp-group-assignments/routes.js";
+import { fhrpGroupDefinition, FHRPGroupModel } from "./ipam/fhrp-groups/model.js";
+import { fhrpGroupSerializer } from "./ipam/fhrp-groups/serializer.js";
+import { fhrpGroupFilterSet } from "./ipam/fhrp-groups/filterset.js";
+import { fhrpGroupRoutes } from "./ipam/fhrp-groups/routes.js";
 import { ipAddressDefinition, IPAddressModel } from "./ipam/ip-addresses/model.js";
 import { ipAddressSerializer } from "./ipam/ip-addresses/serializer.js";
 import { ipAddressFilterSet } from "./ipam/ip-addresses/filterset.js";
 import { ipAddressRoutes } from "./ipam/ip-addresses/routes.js";
+import { ipRangeDefinition, IPRangeModel } from "./ipam/ip-ranges/model.js";
+import { ipRangeSerializer } from "./ipam/ip-ranges/serializer.js";
+import { ipRangeFilterSet } from "./ipam/ip-ranges/filterset.js";
+import { ipRangeRoutes } from "./ipam/ip-ranges/routes.js";
 import { prefixDefinition, PrefixModel } from "./ipam/prefixes/model.js";
 import { prefixSerializer } from "./ipam/prefixes/serializer.js";
 import { prefixFilterSet } from "./ipam/prefixes/filterset.js";
 import { prefixRoutes } from "./ipam/prefixes/routes.js";
+import { rirDefinition, RIRModel } from "./ipam/rirs/model.js";
+import { rirSerializer } from "./ipam/rirs/serializer.js";
+import { rirFilterSet } from "./ipam/rirs/filterset.js";
+import { rirRoutes } from "./ipam/rirs/routes.js";
 import { roleDefinition, RoleModel } from "./ipam/roles/model.js";
 import { roleSerializer } from "./ipam/roles/serializer.js";
 import { roleFilterSet } from "./ipam/roles/filterset.js";
 import { roleRoutes } from "./ipam/roles/routes.js";
+import { routeTargetDefinition, RouteTargetModel } from "./ipam/route-targets/model.js";
+import { routeTargetSerializer } from "./ipam/route-targets/serializer.js";
+import { routeTargetFilterSet } from "./ipam/route-targets/filterset.js";
+import { routeTargetRoutes } from "./ipam/route-targets/routes.js";
+import { serviceTemplateDefinition, ServiceTemplateModel } from "./ipam/service-templates/model.js";
+import { serviceTemplateSerializer } from "./ipam/service-templates/serializer.js";
+import { serviceTemplateFilterSet } from "./ipam/service-templates/filterset.js";
+import { serviceTemplateRoutes } from "./ipam/service-templates/routes.js";
 import { serviceDefinition, ServiceModel } from "./ipam/services/model.js";
 import { serviceSerializer } from "./ipam/services/serializer.js";
 import { serviceFilterSet } from "./ipam/services/filterset.js";
@@ -236,6 +296,22 @@ import { vrfDefinition, VRFModel } from "./ipam/vrfs/model.js";
 import { vrfSerializer } from "./ipam/vrfs/serializer.js";
 import { vrfFilterSet } from "./ipam/vrfs/filterset.js";
 import { vrfRoutes } from "./ipam/vrfs/routes.js";
+import { contactAssignmentDefinition, ContactAssignmentModel } from "./tenancy/contact-assignments/model.js";
+import { contactAssignmentSerializer } from "./tenancy/contact-assignments/serializer.js";
+import { contactAssignmentFilterSet } from "./tenancy/contact-assignments/filterset.js";
+import { contactAssignmentRoutes } from "./tenancy/contact-assignments/routes.js";
+import { contactGroupDefinition, ContactGroupModel } from "./tenancy/contact-groups/model.js";
+import { contactGroupSerializer } from "./tenancy/contact-groups/serializer.js";
+import { contactGroupFilterSet } from "./tenancy/contact-groups/filterset.js";
+import { contactGroupRoutes } from "./tenancy/contact-groups/routes.js";
+import { contactRoleDefinition, ContactRoleModel } from "./tenancy/contact-roles/model.js";
+import { contactRoleSerializer } from "./tenancy/contact-roles/serializer.js";
+import { contactRoleFilterSet } from "./tenancy/contact-roles/filterset.js";
+import { contactRoleRoutes } from "./tenancy/contact-roles/routes.js";
+import { contactDefinition, ContactModel } from "./tenancy/contacts/model.js";
+import { contactSerializer } from "./tenancy/contacts/serializer.js";
+import { contactFilterSet } from "./tenancy/contacts/filterset.js";
+import { contactRoutes } from "./tenancy/contacts/routes.js";
 import { tenantGroupDefinition, TenantGroupModel } from "./tenancy/tenant-groups/model.js";
 import { tenantGroupSerializer } from "./tenancy/tenant-groups/serializer.js";
 import { tenantGroupFilterSet } from "./tenancy/tenant-groups/filterset.js";
@@ -276,15 +352,33 @@ import { vmInterfaceDefinition, VMInterfaceModel } from "./virtualization/interf
 import { vmInterfaceSerializer } from "./virtualization/interfaces/serializer.js";
 import { vmInterfaceFilterSet } from "./virtualization/interfaces/filterset.js";
 import { vmInterfaceRoutes } from "./virtualization/interfaces/routes.js";
+import { virtualDiskDefinition, VirtualDiskModel } from "./virtualization/virtual-disks/model.js";
+import { virtualDiskSerializer } from "./virtualization/virtual-disks/serializer.js";
+import { virtualDiskFilterSet } from "./virtualization/virtual-disks/filterset.js";
+import { virtualDiskRoutes } from "./virtualization/virtual-disks/routes.js";
 import { virtualMachineDefinition, VirtualMachineModel } from "./virtualization/virtual-machines/model.js";
 import { virtualMachineSerializer } from "./virtualization/virtual-machines/serializer.js";
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
+import { l2VPNTerminationDefinition, L2VPNTerminationModel } from "./vpn/l2vpn-terminations/model.js";
+import { l2VPNTerminationSerializer } from "./vpn/l2vpn-terminations/serializer.js";
+import { l2VPNTerminationFilterSet } from "./vpn/l2vpn-terminations/filterset.js";
+import { l2VPNTerminationRoutes } from "./vpn/l2vpn-terminations/routes.js";
+import { l2VPNDefinition, L2VPNModel } from "./vpn/l2vpns/model.js";
+import { l2VPNSerializer } from "./vpn/l2vpns/serializer.js";
+import { l2VPNFilterSet } from "./vpn/l2vpns/filterset.js";
+import { l2VPNRoutes } from "./vpn/l2vpns/routes.js";
 
-export type ModelName = 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'IPAddress' | 'Prefix' | 'Role' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
+  CircuitTermination: { definition: circuitTerminationDefinition, serializer: circuitTerminationSerializer, filters: circuitTerminationFilterSet, routes: circuitTerminationRoutes },
+  CircuitType: { definition: circuitTypeDefinition, serializer: circuitTypeSerializer, filters: circuitTypeFilterSet, routes: circuitTypeRoutes },
+  Circuit: { definition: circuitDefinition, serializer: circuitSerializer, filters: circuitFilterSet, routes: circuitRoutes },
+  ProviderAccount: { definition: providerAccountDefinition, serializer: providerAccountSerializer, filters: providerAccountFilterSet, routes: providerAccountRoutes },
+  ProviderNetwork: { definition: providerNetworkDefinition, serializer: providerNetworkSerializer, filters: providerNetworkFilterSet, routes: providerNetworkRoutes },
+  Provider: { definition: providerDefinition, serializer: providerSerializer, filters: providerFilterSet, routes: providerRoutes },
   ConsolePortTemplate: { definition: consolePortTemplateDefinition, serializer: consolePortTemplateSerializer, filters: consolePortTemplateFilterSet, routes: consolePortTemplateRoutes },
   ConsolePort: { definition: consolePortDefinition, serializer: consolePortSerializer, filters: consolePortFilterSet, routes: consolePortRoutes },
   ConsoleServerPortTemplate: { definition: consoleServerPortTemplateDefinition, serializer: consoleServerPortTemplateSerializer, filters: consoleServerPortTemplateFilterSet, routes: consoleServerPortTemplateRoutes },
@@ -336,13 +430,26 @@ export const models: Record<ModelName, ModelEntry> = {
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
   Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
+  Aggregate: { definition: aggregateDefinition, serializer: aggregateSerializer, filters: aggregateFilterSet, routes: aggregateRoutes },
+  ASNRange: { definition: asnRangeDefinition, serializer: asnRangeSerializer, filters: asnRangeFilterSet, routes: asnRangeRoutes },
+  ASN: { definition: asnDefinition, serializer: asnSerializer, filters: asnFilterSet, routes: asnRoutes },
+  FHRPGroupAssignment: { definition: fhrpGroupAssignmentDefinition, serializer: fhrpGroupAssignmentSerializer, filters: fhrpGroupAssignmentFilterSet, routes: fhrpGroupAssignmentRoutes },
+  FHRPGroup: { definition: fhrpGroupDefinition, serializer: fhrpGroupSerializer, filters: fhrpGroupFilterSet, routes: fhrpGroupRoutes },
   IPAddress: { definition: ipAddressDefinition, serializer: ipAddressSerializer, filters: ipAddressFilterSet, routes: ipAddressRoutes },
+  IPRange: { definition: ipRangeDefinition, serializer: ipRangeSerializer, filters: ipRangeFilterSet, routes: ipRangeRoutes },
   Prefix: { definition: prefixDefinition, serializer: prefixSerializer, filters: prefixFilterSet, routes: prefixRoutes },
+  RIR: { definition: rirDefinition, serializer: rirSerializer, filters: rirFilterSet, routes: rirRoutes },
   Role: { definition: roleDefinition, serializer: roleSerializer, filters: roleFilterSet, routes: roleRoutes },
+  RouteTarget: { definition: routeTargetDefinition, serializer: routeTargetSerializer, filters: routeTargetFilterSet, routes: routeTargetRoutes },
+  ServiceTemplate: { definition: serviceTemplateDefinition, serializer: serviceTemplateSerializer, filters: serviceTemplateFilterSet, routes: serviceTemplateRoutes },
   Service: { definition: serviceDefinition, serializer: serviceSerializer, filters: serviceFilterSet, routes: serviceRoutes },
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
   VRF: { definition: vrfDefinition, serializer: vrfSerializer, filters: vrfFilterSet, routes: vrfRoutes },
+  ContactAssignment: { definition: contactAssignmentDefinition, serializer: contactAssignmentSerializer, filters: contactAssignmentFilterSet, routes: contactAssignmentRoutes },
+  ContactGroup: { definition: contactGroupDefinition, serializer: contactGroupSerializer, filters: contactGroupFilterSet, routes: contactGroupRoutes },
+  ContactRole: { definition: contactRoleDefinition, serializer: contactRoleSerializer, filters: contactRoleFilterSet, routes: contactRoleRoutes },
+  Contact: { definition: contactDefinition, serializer: contactSerializer, filters: contactFilterSet, routes: contactRoutes },
   TenantGroup: { definition: tenantGroupDefinition, serializer: tenantGroupSerializer, filters: tenantGroupFilterSet, routes: tenantGroupRoutes },
   Tenant: { definition: tenantDefinition, serializer: tenantSerializer, filters: tenantFilterSet, routes: tenantRoutes },
   Group: { definition: groupDefinition, serializer: groupSerializer, filters: groupFilterSet, routes: groupRoutes },
@@ -353,10 +460,19 @@ export const models: Record<ModelName, ModelEntry> = {
   ClusterType: { definition: clusterTypeDefinition, serializer: clusterTypeSerializer, filters: clusterTypeFilterSet, routes: clusterTypeRoutes },
   Cluster: { definition: clusterDefinition, serializer: clusterSerializer, filters: clusterFilterSet, routes: clusterRoutes },
   VMInterface: { definition: vmInterfaceDefinition, serializer: vmInterfaceSerializer, filters: vmInterfaceFilterSet, routes: vmInterfaceRoutes },
+  VirtualDisk: { definition: virtualDiskDefinition, serializer: virtualDiskSerializer, filters: virtualDiskFilterSet, routes: virtualDiskRoutes },
   VirtualMachine: { definition: virtualMachineDefinition, serializer: virtualMachineSerializer, filters: virtualMachineFilterSet, routes: virtualMachineRoutes },
+  L2VPNTermination: { definition: l2VPNTerminationDefinition, serializer: l2VPNTerminationSerializer, filters: l2VPNTerminationFilterSet, routes: l2VPNTerminationRoutes },
+  L2VPN: { definition: l2VPNDefinition, serializer: l2VPNSerializer, filters: l2VPNFilterSet, routes: l2VPNRoutes },
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
+  CircuitTermination: CircuitTerminationModel,
+  CircuitType: CircuitTypeModel,
+  Circuit: CircuitModel,
+  ProviderAccount: ProviderAccountModel,
+  ProviderNetwork: ProviderNetworkModel,
+  Provider: ProviderModel,
   ConsolePortTemplate: ConsolePortTemplateModel,
   ConsolePort: ConsolePortModel,
   ConsoleServerPortTemplate: ConsoleServerPortTemplateModel,
@@ -408,13 +524,26 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Tag: TagModel,
   WebhookDelivery: WebhookDeliveryModel,
   Webhook: WebhookModel,
+  Aggregate: AggregateModel,
+  ASNRange: ASNRangeModel,
+  ASN: ASNModel,
+  FHRPGroupAssignment: FHRPGroupAssignmentModel,
+  FHRPGroup: FHRPGroupModel,
   IPAddress: IPAddressModel,
+  IPRange: IPRangeModel,
   Prefix: PrefixModel,
+  RIR: RIRModel,
   Role: RoleModel,
+  RouteTarget: RouteTargetModel,
+  ServiceTemplate: ServiceTemplateModel,
   Service: ServiceModel,
   VLANGroup: VLANGroupModel,
   VLAN: VLANModel,
   VRF: VRFModel,
+  ContactAssignment: ContactAssignmentModel,
+  ContactGroup: ContactGroupModel,
+  ContactRole: ContactRoleModel,
+  Contact: ContactModel,
   TenantGroup: TenantGroupModel,
   Tenant: TenantModel,
   Group: GroupModel,
@@ -425,5 +554,8 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ClusterType: ClusterTypeModel,
   Cluster: ClusterModel,
   VMInterface: VMInterfaceModel,
+  VirtualDisk: VirtualDiskModel,
   VirtualMachine: VirtualMachineModel,
+  L2VPNTermination: L2VPNTerminationModel,
+  L2VPN: L2VPNModel,
 };

@@ -10,11 +10,15 @@ export interface ModelFile {
    * PascalCase model name, unique across the schema
    */
   model: string;
-  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization";
+  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn";
   /**
    * URL segment under /api/<app>/, plural kebab-case
    */
   endpoint: string;
+  /**
+   * Also served under /api/<legacy_app>/<endpoint>/, where NetBox 3.6 had the model (the Ansible collection in Debian still calls L2VPNs there); not listed in that app's root, marked deprecated in the OpenAPI document
+   */
+  legacy_app?: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn";
   /**
    * SQL table; default <app>_<model lowercased>
    */
@@ -66,6 +70,10 @@ export interface ModelFile {
    * Objects carry custom_fields (default true)
    */
   custom_fields?: boolean;
+  /**
+   * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model
+   */
+  contacts?: boolean;
   /**
    * created (date) and last_updated (date-time) columns (default true)
    */
@@ -220,19 +228,20 @@ export interface Field {
    */
   filter?: boolean;
   /**
-   * generic_fk: content type (app.model) to model name, or '*' for any model
+   * generic_fk: content type (app.model) to model name, '*' for any model, or a model flag (e.g. contacts) for every model that sets it
    */
   types?:
     | {
         [k: string]: string;
       }
-    | "*";
+    | "*"
+    | string;
   /**
    * alias: the field this one mirrors (read and write)
    */
   of?: string;
   /**
-   * computed: 'display', a hook name 'hook:<name>', or a constant given in value
+   * computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the rows of that model pointing here, as a list), 'reverse_one:<Model>.<field>' (the first such row, or null; with `where` and `form`), or a constant given in value
    */
   source?: string;
   /**
@@ -259,6 +268,47 @@ export interface Field {
    * string: ordered naturally, digit runs as numbers (dc2 before dc10); kept in a hidden sort column
    */
   natural?: boolean;
+  /**
+   * generic_fk: the API name of the content-type half (default <name>_type; contact assignments: content_type)
+   */
+  type_key?: string;
+  /**
+   * generic_fk: filters added to every model this relation may point at: objects that such rows point at, matched through `path` from this model (e.g. contact_group: { path: contact.group })
+   */
+  reverse_filters?: {
+    [k: string]: {
+      path: string;
+      by?: string;
+    };
+  };
+  /**
+   * computed reverse_one: only rows of the other model with these column values (e.g. term_side: A)
+   */
+  where?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * computed reverse_one: the fields the related row shows (default its nested form)
+   */
+  form?: string[];
+  /**
+   * integer: kept equal to the sum of `value` over the rows of `model` pointing here through `field` while any exist (a virtual machine's disk); a write giving another value is a 400, null takes the sum
+   */
+  sum_of?: {
+    model: string;
+    /**
+     * fk on that model pointing here
+     */
+    field: string;
+    /**
+     * integer field summed
+     */
+    value: string;
+  };
+  /**
+   * choice: read as the bare value in every form, not {value, label} (NetBox's plain choice fields, e.g. a circuit termination's term_side)
+   */
+  plain?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -297,11 +347,15 @@ export interface Filter {
    */
   method?: string;
   /**
+   * A parameter a known client sends that NetBox ignores: accepted and ignored even with STRICT_FILTERS (the text says who sends it and why ignoring it is safe)
+   */
+  ignore?: string;
+  /**
    * With path: true means 'has a related object', false 'has none'
    */
   boolean?: boolean;
   /**
-   * Model.field of another model whose fk points here; the filter matches objects that such rows point at (with by/boolean)
+   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants)
    */
   reverse?: string;
   /**

@@ -104,7 +104,14 @@ function checkCrossReferences(
 
   const contentTypes = new Map(models.map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   /** content type → model of a generic relation; '*' is every model */
-  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : (types as Record<string, string>) ?? {});
+  const flagged = (flag: string) => new Map(models.filter(({ spec }) => (spec as unknown as Record<string, unknown>)[flag] === true).map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
+  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : typeof types === 'string' ? Object.fromEntries(flagged(types)) : (types as Record<string, string>) ?? {});
+  /** Whether Model.field is an fk or a generic fk that may point at `to`. */
+  const pointsAt = (ref: string, to: string): boolean => {
+    const [model, field] = ref.split('.');
+    const f = fieldOf(model, field);
+    return !!f && ((f.type === 'fk' && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
+  };
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
   const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
   const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
@@ -120,7 +127,7 @@ function checkCrossReferences(
       const field = fieldOf(current, name);
       if (last && wantField) return hasField(current, name) ? null : `'${name}' is not a field of ${current}`;
       if (!field) return `'${name}' is not a field of ${current}`;
-      if (field.type === 'fk' && field.to) current = field.to;
+      if ((field.type === 'fk' || field.type === 'm2m') && field.to) current = field.to;
       else if (field.type === 'generic_fk' && generic && targetsOf(field.types)[generic[2]]) current = targetsOf(field.types)[generic[2]];
       else if (field.type === 'generic_fk' && !generic && last) return null;
       else return `'${name}' of ${current} is not a relation${field.type === 'generic_fk' ? ' (name a type: field[app.model])' : ''}`;
@@ -151,12 +158,26 @@ function checkCrossReferences(
         }
       }
       if (f.type === 'generic_fk') {
-        if (!f.types || (f.types !== '*' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
-        for (const [ct, target] of Object.entries(f.types === '*' ? {} : f.types ?? {})) {
+        if (!f.types || (typeof f.types === 'object' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
+        else if (typeof f.types === 'string' && f.types !== '*' && !flagged(f.types).size) problems.push(`${at}: types: no model sets '${f.types}: true'`);
+        for (const [name, rf] of Object.entries(f.reverse_filters ?? {})) {
+          for (const target of Object.values(targetsOf(f.types))) {
+            const error = walk(spec.model, rf.path, false);
+            if (error) { problems.push(`${at}: reverse_filters.${name}: path: ${error}`); break; }
+            if (fieldOf(target, name)) problems.push(`${at}: reverse_filters.${name}: ${target} has a field of that name`);
+          }
+        }
+        for (const [ct, target] of Object.entries(typeof f.types === 'object' ? f.types : {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);
           else if ((t.spec.content_type ?? `${t.spec.app}.${t.spec.model.toLowerCase()}`) !== ct) problems.push(`${at}: types: '${ct}' is not the content type of ${target}`);
         }
+      }
+      if (f.sum_of) {
+        const { model, field, value } = f.sum_of;
+        if (f.type !== 'integer') problems.push(`${at}: sum_of: only integer fields hold a sum`);
+        if (!pointsAt(`${model}.${field}`, spec.model)) problems.push(`${at}: sum_of: ${model}.${field} is not an fk to ${spec.model}`);
+        else if (fieldOf(model, value)?.type !== 'integer') problems.push(`${at}: sum_of: '${value}' is not an integer field of ${model}`);
       }
       if (f.type === 'alias') {
         const target = f.of ? fields[f.of] : undefined;
@@ -167,8 +188,15 @@ function checkCrossReferences(
         const src = f.source;
         const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
         for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or a constant 'value'`);
+        const reverse = src?.startsWith('reverse:') ? src.slice(8) : null;
+        if (reverse && !pointsAt(reverse, spec.model)) problems.push(`${at}: source: ${reverse} is not a relation of another model to ${spec.model}`);
+        const one = src?.startsWith('reverse_one:') ? src.slice(12) : null;
+        if (one && !pointsAt(one, spec.model)) problems.push(`${at}: source: ${one} is not a relation of another model to ${spec.model}`);
+        for (const name of one ? [...Object.keys(f.where ?? {}), ...(f.form ?? [])] : []) {
+          if (!hasField(one!.split('.')[0], name)) problems.push(`${at}: '${name}' is not a field of ${one!.split('.')[0]}`);
+        }
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -216,17 +244,22 @@ function checkCrossReferences(
       const target = fieldOf(count.model, count.field);
       if (!byName.has(count.model)) problems.push(`${file}: counts.${name}: unknown model '${count.model}'`);
       else if (!target) problems.push(`${file}: counts.${name}: '${count.field}' is not a field of ${count.model}`);
-      else if (!(target.type === 'fk' && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model))) {
+      else if (!((target.type === 'fk' || target.type === 'm2m') && target.to === spec.model) && !(target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model))) {
         problems.push(`${file}: counts.${name}: ${count.model}.${count.field} does not point at ${spec.model}`);
       }
     }
     for (const [name, filter] of Object.entries(spec.filters ?? {})) {
       const at = `${file}: filters.${name}`;
-      const modes = [filter.path, filter.reverse, filter.method, filter.field].filter((x) => x !== undefined).length;
-      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field`);
+      // `reverse` may come with a `path` followed from the other model's rows.
+      const modes = [filter.reverse ?? filter.path, filter.method, filter.field, filter.ignore].filter((x) => x !== undefined).length;
+      if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field, ignore`);
       if (filter.field !== undefined && !hasField(spec.model, filter.field)) problems.push(`${at}: field: '${filter.field}' is not a field of ${spec.model}`);
       if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
-      if (filter.path) {
+      if (filter.path && filter.reverse) {
+        const error = walk(filter.reverse.split('.')[0], filter.path, false);
+        if (!pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
+        else if (error) problems.push(`${at}: path: ${error}`);
+      } else if (filter.path) {
         const error = walk(spec.model, filter.path, false);
         if (error) problems.push(`${at}: path: ${error}`);
         else if (filter.by) {
@@ -234,10 +267,10 @@ function checkCrossReferences(
           if (end && filter.by !== 'id' && !fieldOf(end, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${end}`);
         }
       }
-      if (filter.reverse) {
+      if (filter.reverse && !filter.path) {
         const [model, field] = filter.reverse.split('.');
-        const target = fieldOf(model, field);
-        if (!target || target.type !== 'fk' || target.to !== spec.model) problems.push(`${at}: reverse: ${filter.reverse} is not an fk to ${spec.model}`);
+        const m2m = fieldOf(model, field)?.type === 'm2m' && fieldOf(model, field)?.to === spec.model;
+        if (!m2m && !pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} is not an fk, generic fk or m2m to ${spec.model}`);
         else if (filter.by && !fieldOf(model, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${model}`);
       }
     }
@@ -251,7 +284,7 @@ export function finalModel(byName: Map<string, LoadedModel>, model: string, path
     const generic = /^(\w+)\[([\w.]+)\]$/.exec(part);
     const field: ModelFile['fields'][string] | undefined = current ? byName.get(current)?.spec.fields[generic ? generic[1] : part] : undefined;
     if (!field) return undefined;
-    current = field.type === 'fk' ? field.to : generic && field.types !== '*' ? (field.types as Record<string, string> | undefined)?.[generic[2]] : undefined;
+    current = field.type === 'fk' || field.type === 'm2m' ? field.to : generic && field.types !== '*' ? (field.types as Record<string, string> | undefined)?.[generic[2]] : undefined;
   }
   return current;
 }

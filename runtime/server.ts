@@ -3,16 +3,35 @@
  * empty database, start the webhook worker (RUN_WORKER=1), and listen. Also used by the tests, which
  * start it on a free port.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
-import { prepareDatabase } from './data/prepare.js';
+import { openPrepared, prepareDatabase } from './data/prepare.js';
 import { createApp } from './http/app.js';
+import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
+import cluster from 'node:cluster';
 import { startWorker, type WebhookWorker } from './webhooks/worker.js';
+import { queued } from './webhooks/channel.js';
+import { trackPool, untrackPool } from './core/metrics.js';
+import { WAKE_WORKER } from './cluster.js';
+
+
+let seenGeneration = -1;
+
+/**
+ * After a commit in a cluster worker without the webhook worker: if it queued deliveries, the
+ * primary passes the word on, so they go out at once rather than at the next poll (SQLite has no
+ * NOTIFY; on PostgreSQL this only comes early).
+ */
+function wakePeerWorker(): void {
+  if (!cluster.isWorker || !process.send || queued.generation === seenGeneration) return;
+  seenGeneration = queued.generation;
+  process.send({ type: WAKE_WORKER });
+}
 
 export interface Running {
   url: string;
@@ -42,15 +61,35 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
   return { username: config.adminUsername, password, token };
 }
 
-export async function start(config: Config = loadConfig()): Promise<Running> {
-  const { db } = await prepareDatabase(config);
-  const admin = await ensureAdmin(db, config);
+/**
+ * `prepared`: the database is already migrated and set up (a cluster worker: slot 0 did it
+ * once for all), so only the connection is opened.
+ */
+export async function start(config: Config = loadConfig(), options: { prepared?: boolean } = {}): Promise<Running> {
+  const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
   const worker = config.runWorker ? await startWorker(config, db) : null;
-  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : undefined });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
-  server.keepAliveTimeout = 5000;
+  trackPool('api', db);
+  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = createServer(serverOptions(config.limits), app.callback());
+      s.on('clientError', onClientError(config.limits));
+      s.listen(config.port, config.host, () => { s.off('error', reject); resolve(s); });
+      s.once('error', reject);
+    });
+  } catch (error) {
+    await worker?.stop();
+    untrackPool('api');
+    await db.destroy();
+    throw error;
+  }
+  // Only once listening: a start that fails (port in use) must not use up the first start.
+  const admin = options.prepared ? null : await ensureAdmin(db, config);
+  if (worker && cluster.isWorker) {
+    // Another process of the cluster queued deliveries (see wakePeerWorker).
+    process.on('message', (message: { type?: string }) => { if (message?.type === WAKE_WORKER) worker.wake(true); });
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -63,6 +102,7 @@ export async function start(config: Config = loadConfig()): Promise<Running> {
     async close() {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await worker?.stop();
+      untrackPool('api');
       await db.destroy();
     },
   };

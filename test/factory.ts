@@ -24,7 +24,11 @@ function scalar(entry: ModelEntry, f: FieldDefinition, n: number): unknown {
     case 'color': return 'aa00ff';
     case 'password': return 'correct-horse-battery';
     case 'ip_prefix': return `10.${Math.floor(n / 250) % 250}.${n % 250}.0/24`;
-    case 'ip_address': return `172.16.${Math.floor(n / 250) % 250}.${(n % 250) + 1}/24`;
+    case 'ip_address': {
+      // A model with two addresses (an IP range's start and end) gets two in a row, start first.
+      const k = Object.values(entry.definition.fields).filter((x) => x.type === 'ip_address').indexOf(f);
+      return `172.16.${Math.floor(n / 120) % 250}.${(n % 120) * 2 + 1 + k}/24`;
+    }
     case 'date': return '2024-05-01';
     case 'datetime': return '2030-01-01T00:00:00.000Z';
     case 'json': return {};
@@ -48,7 +52,7 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
     else if (f.type === 'generic_fk') {
       // A required generic relation points at a fresh object of its simplest target type.
       const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
-      input[`${f.name}_type`] = type;
+      input[f.typeKey!] = type;
       input[`${f.name}_id`] = (await createObject(app, model(target))).id;
     }
     else if (f.type === 'token_key') continue;

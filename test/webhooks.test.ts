@@ -671,7 +671,8 @@ interface Child { process: ChildProcess; url: string; output: string[] }
 function startChild(env: Record<string, string>): Promise<Child> {
   const node = join(root, 'node_modules/.bin/node');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_|DATA_DIR|PORT|HOST|WEBHOOK_|RUN_WORKER|ADMIN_)/.test(k))) as Record<string, string>;
-  const child = spawn(node, ['--import', 'tsx', 'runtime/cli.ts', 'start'], { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One process: the test kills it and restarts it (production.test.ts covers the cluster).
+  const child = spawn(node, ['--import', 'tsx', 'runtime/cli.ts', 'start'], { cwd: root, env: { ...inherited, WEB_CONCURRENCY: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the service did not start:\n${output.join('')}`)); }, 30_000);

@@ -28,7 +28,7 @@ export interface Auth {
 const ANONYMOUS: Auth = { user: null, writeEnabled: false, tokenId: null, grants: null };
 
 /** Is `ip` inside one of the networks (a token's allowed_ips)? */
-function allowedFrom(ip: string, networks: string[]): boolean {
+export function allowedFrom(ip: string, networks: string[]): boolean {
   const addr = parseNetwork(ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1'));
   if (!addr) return false;
   return networks.some((text) => {

@@ -5,6 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LimitError, loadLimits, type Limits } from './limits.js';
+import { availableParallelism } from 'node:os';
+import { parseNetwork } from './ipnet.js';
+import { LOG_FORMATS, logFormat, type LogFormat } from './log.js';
 
 export interface Config {
   port: number;
@@ -38,6 +42,16 @@ export interface Config {
   webhookPruneAfter: number;
   /** `start` also runs a webhook worker */
   runWorker: boolean;
+  /** an unknown query parameter on a list is a 400 (0: ignored, as NetBox does) */
+  strictFilters: boolean;
+  /** sizes, counts and timeouts of requests (core/limits.ts) */
+  limits: Limits;
+  /** json or text (LOG_FORMAT; by default text on a terminal) */
+  logFormat: LogFormat;
+  /** networks that may read /metrics without a token */
+  metricsAllowed: string[];
+  /** processes `npm start` serves with (1: no cluster) */
+  webConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -91,6 +105,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken && !/^[0-9a-f]{40}$/i.test(adminToken)) throw new ConfigError('ADMIN_TOKEN: expected 40 hexadecimal characters');
   const host = env.HOST || '127.0.0.1';
   const schema = env.DATABASE_SCHEMA || null;
+  if (env.LOG_FORMAT && !(LOG_FORMATS as string[]).includes(env.LOG_FORMAT.toLowerCase())) throw new ConfigError(`LOG_FORMAT: expected json or text, got '${env.LOG_FORMAT}'`);
+  const metricsAllowed = (env.METRICS_ALLOWED ?? '127.0.0.0/8,::1').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of metricsAllowed) {
+    if (!parseNetwork(item)) throw new ConfigError(`METRICS_ALLOWED: '${item}' is not an IP address or network`);
+  }
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new ConfigError(`DATABASE_SCHEMA: '${schema}' is not a plain identifier`);
   return {
     port: integer(env, 'PORT', 8000, 0, 65535),
@@ -113,8 +132,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),
     runWorker: flag(env, 'RUN_WORKER', true),
+    strictFilters: flag(env, 'STRICT_FILTERS', true),
+    limits: limits(env),
+    logFormat: logFormat(env),
+    metricsAllowed,
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', availableParallelism(), 1, 256),
     production,
   };
+}
+
+function limits(env: NodeJS.ProcessEnv): Limits {
+  try {
+    return loadLimits(env);
+  } catch (error) {
+    throw error instanceof LimitError ? new ConfigError(error.message) : error;
+  }
 }
 
 /** SECRET_KEY is required in production; the embedded default keeps a generated one in DATA_DIR. */
@@ -125,9 +157,14 @@ function secretKey(env: NodeJS.ProcessEnv, dataDir: string, production: boolean)
   }
   if (production) throw new ConfigError('SECRET_KEY: required when NODE_ENV=production');
   const file = join(dataDir, 'secret_key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(48).toString('base64url');
-  writeFileSync(file, key + '\n', { mode: 0o600 });
-  return key;
+  try {
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+    mkdirSync(dataDir, { recursive: true });
+    const key = randomBytes(48).toString('base64url');
+    writeFileSync(file, key + '\n', { mode: 0o600 });
+    return key;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(`DATA_DIR: ${dataDir} is not a writable folder (${code}); set DATA_DIR to a folder this user may write, or set SECRET_KEY`);
+  }
 }

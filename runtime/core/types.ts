@@ -35,6 +35,8 @@ export interface FieldDefinition {
   choices?: string;
   /** choice: the empty string is accepted and rendered as null */
   blank?: boolean;
+  /** choice: read as the bare value in every form */
+  plain?: boolean;
   /** fk, m2m: target model */
   to?: string;
   onDelete?: OnDelete;
@@ -42,11 +44,18 @@ export interface FieldDefinition {
   types?: Record<string, string>;
   /** fk: relations the target must share with this object (a front port's rear port: device) */
   same?: string[];
+  /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
+  typeKey?: string;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
   source?: string;
   value?: unknown;
+  /** computed reverse: only rows with these column values; the fields shown (default the nested form) */
+  where?: Record<string, unknown>;
+  form?: string[];
+  /** integer: kept equal to the sum of `value` over the rows of `model` whose `field` points here, while any exist */
+  sumOf?: { model: string; field: string; value: string };
   /** string: ordered naturally (dc2 before dc10) through a hidden sort column, columns[1] */
   natural?: boolean;
   /** an example value (OpenAPI document, conformance tests) */
@@ -70,7 +79,7 @@ export interface CountDefinition {
 
 export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';
 
-/** One step of a relation path: the fk (or generic fk of one content type) followed from the previous model. */
+/** One step of a relation path: the fk, m2m (or generic fk of one content type) followed from the previous model. */
 export interface PathStep {
   field: string;
   model: string;
@@ -82,12 +91,19 @@ export type FilterDefinition =
   | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
-  /** objects that rows of another model point at through `field` */
-  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean }
+  /**
+   * objects that rows of another model point at through `field` (an fk, a generic fk or an m2m),
+   * matched by `by` on those rows, or through `path` from them (tree targets including descendants)
+   */
+  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
+  /** objects the change log shows a request (a UUID) created, updated, or either */
+  | { kind: 'request'; actions: ('create' | 'update')[] }
   | { kind: 'q' }
-  | { kind: 'method'; method: string };
+  | { kind: 'method'; method: string }
+  /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
+  | { kind: 'ignored'; reason: string };
 
 export interface ModelDefinition {
   name: string;
@@ -140,6 +156,8 @@ export interface RouteDefinition {
   model: string;
   list: string;
   detail: string;
+  /** the same list and detail under the app where NetBox 3.6 had the model (`legacy_app:`) */
+  legacy?: { list: string; detail: string };
   /** extra detail routes served by the model's hooks, e.g. available-ips */
   extra: {
     path: string;

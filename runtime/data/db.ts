@@ -6,7 +6,46 @@ import knexFactory, { type Knex } from 'knex';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
+import { log } from '../core/log.js';
+
+const require = createRequire(import.meta.url);
+type Ctor = new (...args: any[]) => any;
+const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3/index.js') as Ctor;
+const SqliteTransaction = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as Ctor;
+
+/**
+ * Write transactions take SQLite's write lock at BEGIN (BEGIN IMMEDIATE), so that, with several
+ * processes on one file, a writer waits its turn (busy_timeout) instead of failing at once with
+ * SQLITE_BUSY, as a deferred transaction does when it reads first and another process writes
+ * before it upgrades to a writer.
+ */
+class ImmediateTransaction extends SqliteTransaction {
+  begin(conn: unknown) {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
+}
+
+class SqliteClient extends BetterSqliteClient {
+  transaction(...args: unknown[]) {
+    return new ImmediateTransaction(this, ...args);
+  }
+}
+
+/**
+ * knex's own messages (e.g. "Acquire connection error" with a stack) go to the debug level: the
+ * failures themselves reach the caller as errors, and start-up reports them as one line.
+ */
+const knexLog = {
+  warn: (message: unknown) => log.debug({ knex: 'warn' }, String(message)),
+  error: (message: unknown) => log.debug({ knex: 'error' }, String(message)),
+  deprecate: (method: string, alternative: string) => log.debug({ knex: 'deprecate' }, `${method} is deprecated; use ${alternative}`),
+  debug: (message: unknown) => log.debug({ knex: 'debug' }, String(message)),
+};
+
+/** How long a statement waits for another process's write lock before SQLITE_BUSY. */
+const SQLITE_BUSY_TIMEOUT_MS = 30_000;
 
 export type Db = Knex;
 
@@ -20,14 +59,16 @@ export function openDatabase(config: Config): Knex {
       client: 'pg',
       connection: config.databaseUrl,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
+      log: knexLog,
       pool: { min: 0, max: 10 },
     });
   }
   mkdirSync(config.dataDir, { recursive: true });
   return knexFactory({
-    client: 'better-sqlite3',
+    client: SqliteClient as unknown as typeof knexFactory.Client,
     connection: { filename: join(config.dataDir, 'netledger.sqlite3') },
     useNullAsDefault: true,
+    log: knexLog,
     pool: {
       min: 1,
       max: 1,
@@ -35,7 +76,7 @@ export function openDatabase(config: Config): Knex {
         // Foreign keys are off by default in SQLite; WAL lets readers run beside the single writer.
         conn.pragma('foreign_keys = ON');
         conn.pragma('journal_mode = WAL');
-        conn.pragma('busy_timeout = 5000');
+        conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
         done(null, conn);
       },
     },
@@ -51,7 +92,8 @@ interface MigrationModule { up(knex: Knex): Promise<void>; down(knex: Knex): Pro
 const migrationSource: Knex.MigrationSource<{ name: string; path: string }> = {
   async getMigrations() {
     return migrationDirs
-      .flatMap((dir) => readdirSync(dir).filter((f) => /^\d{4}_.*\.ts$/.test(f)).map((f) => ({ name: f.replace(/\.ts$/, ''), path: join(dir, f) })))
+      // *.ts under tsx, *.js when compiled (dist/); the name leaves the extension out, so both agree.
+      .flatMap((dir) => readdirSync(dir).filter((f) => /^\d{4}_.*\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).map((f) => ({ name: f.replace(/\.(ts|js)$/, ''), path: join(dir, f) })))
       .sort((a, b) => a.name.localeCompare(b.name));
   },
   getMigrationName: (m) => m.name,
@@ -64,6 +106,12 @@ export async function migrate(db: Knex, schema: string | null): Promise<string[]
   if (schema && isPostgres(db)) await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
   const [, applied] = await db.migrate.latest({ migrationSource, schemaName: schema ?? undefined });
   return applied as string[];
+}
+
+/** Migrations not applied yet (GET /readyz is 503 while any is). */
+export async function pendingMigrations(db: Knex, schema: string | null): Promise<string[]> {
+  const [, pending] = await db.migrate.list({ migrationSource, schemaName: schema ?? undefined });
+  return (pending as { name?: string; file?: string }[]).map((m) => m.name ?? m.file ?? String(m));
 }
 
 /** PostgreSQL's deadlock and serialization failures: the transaction was a victim and may simply run again. */

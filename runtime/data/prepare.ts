@@ -24,3 +24,9 @@ export async function prepareDatabase(config: Config): Promise<{ db: Knex; appli
     throw error;
   }
 }
+
+/** The connection of a process whose database another process already prepared (a cluster worker). */
+export function openPrepared(config: Config): Knex {
+  checkHooks();
+  return openDatabase(config);
+}

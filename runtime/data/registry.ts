@@ -30,7 +30,7 @@ export interface WriteItem {
   errors: ErrorCollector;
   /** values to show once in the response (e.g. a new token key), by field */
   reveal: Record<string, unknown>;
-  /** many-to-many fields the request sets (ids, once resolved); a hook may set one to clear it */
+  /** many-to-many fields given in the request: field → target ids (an empty list clears) */
   m2m?: Record<string, number[]>;
 }
 
@@ -44,6 +44,8 @@ export interface ComputedContext extends HookContext {
 }
 
 export interface ModelHooks {
+  /** the object's display text, when no template of the schema can say it (a range's shortened end) */
+  display?: (row: Row) => string;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */

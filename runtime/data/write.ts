@@ -17,6 +17,7 @@ import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
+import { checkRollups, parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
 export interface WriteContext extends ChangeContext {
@@ -136,7 +137,7 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
     }
     const [has, value] = given(f);
     if (!has) {
-      if (f.type === 'generic_fk' && (`${f.name}_type` in input || `${f.name}_id` in input)) {
+      if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
@@ -158,23 +159,25 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
         break;
       }
       case 'generic_fk': {
-        const typeKey = `${f.name}_type`;
+        // the API names the type half typeKey; the column is <name>_type
+        const typeKey = f.typeKey!;
         const idKey = `${f.name}_id`;
+        const typeColumn = `${f.name}_type`;
         if (!(typeKey in input) && !(idKey in input)) {
-          if (mode === 'create') { values[typeKey] = null; values[idKey] = null; }
+          if (mode === 'create') { values[typeColumn] = null; values[idKey] = null; }
           break;
         }
         // An explicit null clears; a missing half keeps the stored value on PATCH.
-        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeKey] : null;
+        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeColumn] : null;
         const id = idKey in input ? input[idKey] : mode === 'patch' ? existing?.[idKey] : null;
-        if (type === null && id === null) { values[typeKey] = null; values[idKey] = null; break; }
+        if (type === null && id === null) { values[typeColumn] = null; values[idKey] = null; break; }
         if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
         if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
         const target = f.types![String(type)];
         if (!target) { errs.add(typeKey, `"${String(type)}" is not a valid choice.`); break; }
         const numeric = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
         if (typeof numeric !== 'number' || !Number.isInteger(numeric)) { errs.add(idKey, 'A valid integer is required.'); break; }
-        values[typeKey] = type;
+        values[typeColumn] = type;
         refs.push({ item: index, field: idKey, target, value: numeric, apply: (rid) => { values[idKey] = rid; } });
         break;
       }
@@ -259,6 +262,7 @@ async function resolveByAttributes(db: Knex, targetName: string, attrs: Record<s
       if (!n) return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
       q.where(f.columns[0], f.type === 'ip_prefix' ? networkText(n) : n.text);
     } else if (typeof value === 'object') return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
+    else if ((f.type === 'integer' || f.columns[0] === 'id') && !/^-?\d+$/.test(String(value))) return { error: `Related object not found using the provided attributes: ${describe(attrs)}` };
     else q.where(f.columns[0], value as string | number);
   }
   const rows = await q;
@@ -432,6 +436,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   const table = entry.definition.table;
   for (let i = 0; i < items.length; i += CHUNK) {
@@ -444,6 +449,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await instantiateTemplates(ctx, entry, items, bulk);
   const ids = items.map((i) => i.id!);
   await afterWrite(entry, ids, ctx);
+  await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -473,6 +479,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!)) : null;
   // Elements that change the same columns to the same values share one UPDATE.
@@ -490,6 +497,8 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await writeAssignments(db, entry, items);
   const changed = items.map((i) => i.id!);
   await afterWrite(entry, changed, ctx);
+  // parents before and after: a row may have moved from one to another
+  await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -563,7 +572,10 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
+  const fed = [];
+  for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await db(model(name).definition.table).whereIn('id', [...set])));
   for (let i = 0; i < wanted.length; i += CHUNK) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK)).delete();
+  for (const parents of fed) await refreshRollups(db, parents);
   await recordDeletes(ctx, doomed);
   return wanted;
 }

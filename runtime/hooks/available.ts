@@ -8,20 +8,48 @@ import type { Knex } from 'knex';
 import { isPostgres } from '../data/db.js';
 import { ApiError, errors } from '../core/errors.js';
 import { fromBigInt, toBigInt, toBytes } from '../core/ipnet.js';
-import type { ActionContext, ActionResult, Row } from '../data/registry.js';
+import { model, type ActionContext, type ActionResult, type Row } from '../data/registry.js';
+import { Renderer } from '../data/serialize.js';
 
-const LOCKS = { ips: 100200, prefixes: 100100 };
+/** PostgreSQL advisory lock keys, one per kind of resource handed out (NetBox's keys). */
+export const LOCKS = { ips: 100200, prefixes: 100100, vlans: 100300, asns: 100400 };
 
 interface Block { first: bigint; last: bigint }
 
 const bits = (family: number) => (family === 4 ? 32 : 128);
 
-async function lock(db: Knex, key: number): Promise<void> {
+export async function lock(db: Knex, key: number): Promise<void> {
   if (isPostgres(db)) await db.raw('select pg_advisory_xact_lock(?)', [key]);
 }
 
 function sameVrf(q: Knex.QueryBuilder, vrfId: unknown): Knex.QueryBuilder {
   return vrfId === null || vrfId === undefined ? q.whereNull('vrf_id') : q.where('vrf_id', vrfId);
+}
+
+/**
+ * Up to `limit` addresses from `first` to `last` that no IP address uses (nor, with `skipRanges`, an
+ * IP range lying inside), ascending; `vrfId` undefined counts addresses of every VRF.
+ */
+export async function freeBetween(db: Knex, family: number, first: bigint, last: bigint, vrfId: unknown, limit: number, skipRanges = false): Promise<bigint[]> {
+  const q = db('ipam_ipaddress').select('address_host').where('family', family)
+    .where('address_host', '>=', toBytes(first)).where('address_host', '<=', toBytes(last)).orderBy('address_host');
+  if (vrfId !== undefined) sameVrf(q, vrfId);
+  const taken: Block[] = (await q).map((r: Row) => ({ first: toBigInt(r.address_host), last: toBigInt(r.address_host) }));
+  if (skipRanges) {
+    const ranges = db('ipam_iprange').select('start_address_host', 'end_address_host').where('family', family)
+      .where('start_address_host', '>=', toBytes(first)).where('end_address_host', '<=', toBytes(last));
+    sameVrf(ranges, vrfId ?? null);
+    for (const r of await ranges) taken.push({ first: toBigInt(r.start_address_host), last: toBigInt(r.end_address_host) });
+    taken.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  }
+  const free: bigint[] = [];
+  let next = first;
+  for (const t of [...taken, { first: last + 1n, last: last + 1n }]) {
+    while (next < t.first && next <= last && free.length < limit) free.push(next++);
+    if (free.length >= limit || next > last) break;
+    if (t.last >= next) next = t.last + 1n;
+  }
+  return free;
 }
 
 /** Up to `limit` free host addresses of a prefix, ascending. */
@@ -35,19 +63,10 @@ async function freeAddresses(db: Knex, prefix: Row, limit: number): Promise<bigi
   // Network and broadcast (IPv4), the subnet-router anycast address (IPv6), unless a pool or a point-to-point net.
   if (!pool && family === 4 && length < 31) { first += 1n; last -= 1n; }
   if (!pool && family === 6 && length < 127) first += 1n;
-  const q = db('ipam_ipaddress').select('address_host').where('family', family)
-    .where('address_host', '>=', toBytes(first)).where('address_host', '<=', toBytes(last)).orderBy('address_host');
   // A global container counts addresses of every VRF.
-  if (!(prefix.vrf_id === null && prefix.status === 'container')) sameVrf(q, prefix.vrf_id);
-  const used = (await q).map((r: Row) => toBigInt(r.address_host));
-  const free: bigint[] = [];
-  let next = first;
-  for (const u of [...used, last + 1n]) {
-    while (next < u && next <= last && free.length < limit) free.push(next++);
-    if (free.length >= limit || next > last) break;
-    if (u >= next) next = u + 1n;
-  }
-  return free;
+  const vrf = prefix.vrf_id === null && prefix.status === 'container' ? undefined : prefix.vrf_id;
+  // addresses inside the prefix's IP ranges (same VRF) are not handed out either
+  return freeBetween(db, family, first, last, vrf, limit, true);
 }
 
 /** The largest CIDR blocks covering [first, last], ascending. */
@@ -87,18 +106,26 @@ async function freeBlocks(db: Knex, prefix: Row): Promise<{ first: bigint; lengt
   return blocks;
 }
 
-function limitOf(query: URLSearchParams): number {
+export function limitOf(query: URLSearchParams): number {
   const raw = query.get('limit');
   const n = raw && /^\d+$/.test(raw) ? Number(raw) : 50;
   return n === 0 ? 1000 : Math.min(n, 1000);
 }
 
-function vrfOf(ctx: ActionContext): Promise<unknown> {
+/** The nested form of one object (a range's RIR, a VLAN's group), as other objects embed it. */
+export async function nestedOf(ctx: ActionContext, name: string, id: unknown): Promise<Record<string, unknown> | null> {
+  const renderer = new Renderer(model(name), { db: ctx.db, baseUrl: ctx.baseUrl });
+  renderer.cache.need(name, id);
+  await renderer.cache.resolve();
+  return renderer.nested(model(name), id);
+}
+
+export function vrfOf(ctx: ActionContext): Promise<unknown> {
   return ctx.row.vrf_id === null ? Promise.resolve(null) : ctx.db('ipam_vrf').where('id', ctx.row.vrf_id).first()
     .then((v: Row) => ({ id: Number(v.id), url: `${ctx.baseUrl}/api/ipam/vrfs/${v.id}/`, display: v.rd ? `${v.name} (${v.rd})` : v.name, name: v.name, rd: v.rd }));
 }
 
-function requests(body: unknown): { items: Record<string, unknown>[]; many: boolean } {
+export function requests(body: unknown): { items: Record<string, unknown>[]; many: boolean } {
   if (body === undefined) return { items: [{}], many: false };
   if (Array.isArray(body)) return { items: body.map((b) => (b && typeof b === 'object' ? { ...(b as object) } : {})) as Record<string, unknown>[], many: true };
   if (body && typeof body === 'object') return { items: [{ ...(body as object) } as Record<string, unknown>], many: false };

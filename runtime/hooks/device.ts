@@ -3,10 +3,20 @@
  * device's own local_context_data; see config_context.ts), the has_primary_ip filter, and the
  * parent device (the device whose bay holds this one), which its children follow around.
  */
-import type { ModelHooks } from '../data/registry.js';
+import type { ModelHooks, WriteItem } from '../data/registry.js';
 import { model } from '../data/registry.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
+
+/** Local context data is a JSON object (or null), for devices and virtual machines alike. */
+export function checkLocalContext(item: WriteItem): void {
+  const data = item.values.local_context_data;
+  if (typeof data === 'string' && data !== 'null') {
+    const parsed = JSON.parse(data);
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) item.errors.add('local_context_data', 'JSON data must be in object form. Example: {"foo": 123}');
+  }
+  if (data === 'null') item.values.local_context_data = null;
+}
 
 const bays = () => model('DeviceBay').definition.table;
 
@@ -30,12 +40,7 @@ export const device: ModelHooks = {
     },
   },
   prepare(item) {
-    const data = item.values.local_context_data;
-    if (typeof data === 'string' && data !== 'null') {
-      const parsed = JSON.parse(data);
-      if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) item.errors.add('local_context_data', 'JSON data must be in object form. Example: {"foo": 123}');
-    }
-    if (data === 'null') item.values.local_context_data = null;
+    checkLocalContext(item);
     const face = item.values.face ?? item.existing?.face;
     const position = item.values.position !== undefined ? item.values.position : item.existing?.position;
     if (position !== null && position !== undefined && !face) item.errors.add('face', 'Must specify rack face when defining rack position.');

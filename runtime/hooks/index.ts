@@ -3,8 +3,15 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { aggregate } from './aggregate.js';
+import { asn } from './asn.js';
+import { asnRange } from './asn_range.js';
+import { circuit } from './circuit.js';
+import { circuitTermination } from './circuit_termination.js';
+import { contactAssignment } from './contact_assignment.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
+import { cluster } from './cluster.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
 import { component } from './component.js';
@@ -18,10 +25,12 @@ import { frontPort } from './front_port.js';
 import { frontPortTemplate } from './front_port_template.js';
 import { interfaceTemplate } from './interface_template.js';
 import { moduleBay } from './module_bay.js';
+import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
 import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
+import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { powerPort } from './power_port.js';
 import { powerFeed } from './power_feed.js';
@@ -30,13 +39,16 @@ import { rack } from './rack.js';
 import { rackReservation } from './rack_reservation.js';
 import { rearPort } from './rear_port.js';
 import { rearPortTemplate } from './rear_port_template.js';
-import { service } from './service.js';
+import { l2vpnTermination } from './l2vpn_termination.js';
+import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
 import { virtualMachine } from './virtual_machine.js';
+import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
+import { vmInterface } from './vm_interface.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -45,6 +57,13 @@ import { savedFilter } from './saved_filter.js';
 import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  aggregate,
+  asn,
+  asn_range: asnRange,
+  cluster,
+  circuit,
+  circuit_termination: circuitTermination,
+  contact_assignment: contactAssignment,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
@@ -58,27 +77,33 @@ export const hooks: Record<string, ModelHooks> = {
   device_type: deviceType,
   front_port: frontPort,
   front_port_template: frontPortTemplate,
+  fhrp_group: fhrpGroup,
   group,
   interface: interfaceHooks,
   interface_template: interfaceTemplate,
   module_bay: moduleBay,
   permission,
   ip_address: ipAddress,
+  ip_range: ipRange,
   journal_entry: journalEntry,
   power_port: powerPort,
   power_feed: powerFeed,
+  l2vpn_termination: l2vpnTermination,
   prefix,
   rack,
   rack_reservation: rackReservation,
   rear_port: rearPort,
   rear_port_template: rearPortTemplate,
   service,
+  service_template: serviceTemplate,
   tag,
   token,
   user,
   virtual_chassis: virtualChassis,
   virtual_machine: virtualMachine,
+  vlan,
   vlan_group: vlanGroup,
+  vm_interface: vmInterface,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

@@ -1,10 +1,48 @@
 /**
  * Virtual machines: the rendered configuration context and the has_primary_ip filter, shared with
- * devices (see device.ts and config_context.ts). Device-specific write checks are not reused.
+ * devices (see device.ts and config_context.ts), and NetBox's placement rules: a site and/or a
+ * cluster, a cluster in the VM's site, a host device only within the VM's cluster, primary IPs of
+ * the right family on the VM's own interfaces. A VM without a site takes its cluster's.
  */
-import type { ModelHooks } from '../data/registry.js';
-import { device } from './device.js';
+import type { Knex } from 'knex';
+import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
+import { device, checkLocalContext } from './device.js';
 import { configContextOf } from './config_context.js';
+import { isSet, merged, touches } from './merged.js';
+
+async function checkPlacement(db: Knex, item: WriteItem, v: Row): Promise<void> {
+  if (!touches(item, 'site_id', 'cluster_id', 'device_id')) return;
+  if (!isSet(v.site_id) && !isSet(v.cluster_id)) { item.errors.add('cluster', 'A virtual machine must be assigned to a site and/or a cluster.'); return; }
+  const cluster = isSet(v.cluster_id) ? await db('virtualization_cluster').select('id', 'name', 'site_id').where('id', v.cluster_id).first() : null;
+  if (cluster && isSet(v.site_id) && isSet(cluster.site_id) && Number(cluster.site_id) !== Number(v.site_id)) {
+    const site = await db('dcim_site').select('name').where('id', v.site_id).first();
+    item.errors.add('cluster', `The selected cluster (${cluster.name}) is not assigned to this site (${site?.name ?? v.site_id}).`);
+  }
+  if (isSet(v.device_id)) {
+    if (!cluster) item.errors.add('device', 'Give a cluster when assigning a host device.');
+    else {
+      const host = await db('dcim_device').select('name', 'cluster_id').where('id', v.device_id).first();
+      if (host && Number(host.cluster_id) !== Number(cluster.id)) item.errors.add('device', `The selected device (${host.name}) is not a host of this cluster (${cluster.name}).`);
+    }
+  }
+  // NetBox copies the cluster's site onto a VM created or moved without one.
+  if (!isSet(v.site_id) && cluster && isSet(cluster.site_id)) item.values.site_id = cluster.site_id;
+}
+
+async function checkPrimaryIps(db: Knex, item: WriteItem): Promise<void> {
+  for (const family of [4, 6]) {
+    const column = `primary_ip${family}_id`;
+    if (!(column in item.values) || !isSet(item.values[column])) continue;
+    const field = `primary_ip${family}`;
+    const ip = await db('ipam_ipaddress').where('id', item.values[column]).first();
+    if (!ip) continue;
+    if (Number(ip.family) !== family) { item.errors.add(field, `${ip.address} is not an IPv${family} address.`); continue; }
+    const onThisVm = async (row: Row | undefined) => !!row && row.assigned_object_type === 'virtualization.vminterface' && item.id !== null
+      && !!(await db('virtualization_vminterface').where('id', row.assigned_object_id).where('virtual_machine_id', item.id).first());
+    const inside = isSet(ip.nat_inside_id) ? await db('ipam_ipaddress').where('id', ip.nat_inside_id).first() : undefined;
+    if (!(await onThisVm(ip)) && !(await onThisVm(inside))) item.errors.add(field, `The IP address ${ip.address} is not assigned to this virtual machine.`);
+  }
+}
 
 export const virtualMachine: ModelHooks = {
   computed: {
@@ -13,5 +51,10 @@ export const virtualMachine: ModelHooks = {
   },
   filters: {
     has_primary_ip: device.filters!.has_primary_ip,
+  },
+  async prepare(item, { db }) {
+    checkLocalContext(item);
+    await checkPlacement(db, item, merged(item));
+    await checkPrimaryIps(db, item);
   },
 };

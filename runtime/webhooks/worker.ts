@@ -20,24 +20,18 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import PQueue from 'p-queue';
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
+import { log } from '../core/log.js';
+import { trackPool, untrackPool, webhookAttempts, type AttemptOutcome } from '../core/metrics.js';
 import { model, type Row } from '../data/registry.js';
 import { deliver, type Outcome } from './deliver.js';
 import { Agents } from './send.js';
 import { isPostgres, openDatabase } from '../data/db.js';
-import { channelName, queued } from './channel.js';
-
-interface PgClient {
-  connect(): Promise<void>;
-  query(sql: string): Promise<unknown>;
-  end(): Promise<void>;
-  on(event: string, listener: (...args: any[]) => void): void;
-  removeAllListeners(): void;
-}
-const { Client } = createRequire(import.meta.url)('pg') as { Client: new (config: { connectionString: string }) => PgClient };
+import { queued } from './channel.js';
+import { QueueListener } from './listen.js';
+import { claimDue, releaseDeadLeases, releaseRows } from './leases.js';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -75,17 +69,8 @@ export function runningWorkers(): number {
   return running;
 }
 
-function rowsOf(result: unknown): Row[] {
-  return Array.isArray(result) ? result : ((result as { rows?: Row[] }).rows ?? []);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+function outcomeOf({ ok, attempt }: Outcome): AttemptOutcome {
+  return ok ? 'success' : attempt.status_code === null ? 'network_error' : 'http_error';
 }
 
 export class WebhookWorker {
@@ -108,8 +93,7 @@ export class WebhookWorker {
   private pruneTimer: NodeJS.Timeout | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
   private dueTime = Infinity;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private listener: PgClient | null = null;
+  private listener: QueueListener | null = null;
   private results: { row: Row; webhook: Row; outcome: Outcome }[] = [];
   /** claimed rows whose attempt has not started yet, released if the worker stops first */
   private waiting = new Map<number, Row>();
@@ -134,9 +118,13 @@ export class WebhookWorker {
   async start(): Promise<void> {
     this.started = true;
     running++;
-    await this.releaseDeadLeases();
+    trackPool('webhook-worker', this.db);
+    await releaseDeadLeases(this.db, this.table);
     await this.prune().catch((error) => this.warn('pruning deliveries', error));
-    if (this.setup.listen) await this.connectListener();
+    if (this.setup.listen) {
+      this.listener = new QueueListener(this.setup.listen.url, this.setup.listen.schema, () => this.wake(true), (error) => this.warn('the LISTEN connection', error));
+      await this.listener.connect();
+    }
     this.pollTimer = setInterval(() => void this.poll(), this.options.pollMs ?? 1000);
     this.pruneTimer = setInterval(() => void this.prune().catch((error) => this.warn('pruning deliveries', error)), PRUNE_EVERY_MS);
     this.pruneTimer.unref();
@@ -159,14 +147,8 @@ export class WebhookWorker {
     clearInterval(this.pollTimer);
     clearInterval(this.pruneTimer);
     clearTimeout(this.dueTimer);
-    clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
+    await this.listener?.close();
     this.listener = null;
-    if (listener) {
-      listener.removeAllListeners();
-      listener.on('error', () => {});
-      await listener.end().catch(() => {});
-    }
     await this.ticking;
     this.queue.clear();
     await this.release([...this.waiting.values()]).catch((error) => this.warn('releasing leases', error));
@@ -176,20 +158,13 @@ export class WebhookWorker {
     clearTimeout(timer);
     await this.flushing;
     this.agents.destroy();
+    untrackPool('webhook-worker');
     for (const db of this.setup.owned ?? []) await db.destroy();
   }
 
   /** Leases up to `limit` due deliveries for this worker and returns them. */
-  async claim(limit: number): Promise<Row[]> {
-    if (limit <= 0) return [];
-    const now = Date.now();
-    const nowIso = new Date(now).toISOString();
-    const skipLocked = isPostgres(this.db) ? ' for update skip locked' : '';
-    const result = await this.db.raw(
-      `update ?? set lease_owner = ?, lease_expires_at = ? where id in (select id from ?? where next_attempt_at <= ? and (lease_expires_at is null or lease_expires_at < ?) order by next_attempt_at, id limit ?${skipLocked}) returning *`,
-      [this.table, this.owner, new Date(now + this.leaseMs).toISOString(), this.table, nowIso, nowIso, limit],
-    );
-    return rowsOf(result);
+  claim(limit: number): Promise<Row[]> {
+    return claimDue(this.db, this.table, this.owner, limit, this.leaseMs);
   }
 
   /** Deletes succeeded deliveries last updated before the retention period; returns how many. */
@@ -286,10 +261,14 @@ export class WebhookWorker {
           continue;
         }
         for (const u of updates) if (u.next !== null) this.dueAt(u.next);
-        if (this.options.log) {
-          for (const { row, webhook, outcome: { attempt: a } } of batch) {
-            console.log(`webhook '${webhook.name}' delivery ${row.id} (${row.event} ${row.object_type} ${row.object_id}): ${a.status_code ?? '-'} ${a.error ?? 'ok'} ${a.duration_ms}ms`);
-          }
+        for (const { row, webhook, outcome } of batch) {
+          const result = outcomeOf(outcome);
+          webhookAttempts.inc({ outcome: result });
+          if (!this.options.log) continue;
+          const a = outcome.attempt;
+          // The URL is left out: it may carry credentials. The webhook's name says which one it was.
+          log.info({ webhook: webhook.name, delivery: Number(row.id), event: row.event, objectType: row.object_type, objectId: Number(row.object_id), outcome: result, statusCode: a.status_code, durationMs: a.duration_ms, error: a.error ?? undefined },
+            `webhook '${webhook.name}' delivery ${row.id}: ${a.status_code ?? '-'} ${a.error ?? 'ok'} ${a.duration_ms}ms`);
         }
       }
     } finally {
@@ -297,9 +276,8 @@ export class WebhookWorker {
     }
   }
 
-  private async release(rows: Row[]): Promise<void> {
-    if (!rows.length) return;
-    await this.db(this.table).whereIn('id', rows.map((r) => r.id)).where('lease_owner', this.owner).update({ lease_owner: null, lease_expires_at: null });
+  private release(rows: Row[]): Promise<void> {
+    return releaseRows(this.db, this.table, this.owner, rows);
   }
 
   /** The earliest due time of a claimable row, read on the probe connection; wakes or sets a timer. */
@@ -335,48 +313,8 @@ export class WebhookWorker {
     }, Math.max(0, at - Date.now()) + 5);
   }
 
-  /** Leases of processes of this host that are gone are released, so a restart resumes at once. */
-  private async releaseDeadLeases(): Promise<void> {
-    const host = hostname();
-    const owners: Row[] = await this.db(this.table).distinct('lease_owner').whereNotNull('lease_owner');
-    for (const { lease_owner: owner } of owners) {
-      const [ownerHost, pid] = String(owner).split('/');
-      if (ownerHost !== host || !Number(pid) || Number(pid) === process.pid || alive(Number(pid))) continue;
-      await this.db(this.table).where('lease_owner', owner).update({ lease_owner: null, lease_expires_at: null });
-    }
-  }
-
-  private async connectListener(): Promise<void> {
-    const listen = this.setup.listen;
-    if (this.stopped || !listen) return;
-    const client = new Client({ connectionString: listen.url });
-    const lost = (error?: unknown) => {
-      if (error && !this.stopped) this.warn('the LISTEN connection', error);
-      if (this.listener === client) this.listener = null;
-      client.removeAllListeners();
-      client.on('error', () => {});
-      void client.end().catch(() => {});
-      if (!this.stopped && !this.reconnectTimer) {
-        this.reconnectTimer = setTimeout(() => { this.reconnectTimer = undefined; void this.connectListener(); }, 2000);
-      }
-    };
-    client.on('notification', () => this.wake(true));
-    client.on('error', lost);
-    client.on('end', () => lost());
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${channelName(listen.schema)}"`);
-      if (this.stopped) return lost();
-      this.listener = client;
-      // Commits made while the connection was down woke nobody: look now.
-      this.wake(true);
-    } catch (error) {
-      lost(error);
-    }
-  }
-
   private warn(what: string, error: unknown): void {
-    console.error(`webhook worker ${this.owner}: ${what} failed: ${(error as Error)?.message ?? error}`);
+    log.warn({ worker: this.owner, err: (error as Error)?.message ?? String(error) }, `webhook worker: ${what} failed`);
   }
 }
 

@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/console-server-port-templates/. */
 export const consoleServerPortTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_type_id: {
     kind: "path",
@@ -25,6 +26,7 @@ export const consoleServerPortTemplateFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -44,4 +46,5 @@ export const consoleServerPortTemplateFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

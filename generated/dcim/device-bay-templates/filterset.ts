@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/device-bay-templates/. */
 export const deviceBayTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_type_id: {
     kind: "path",
@@ -25,8 +26,10 @@ export const deviceBayTemplateFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

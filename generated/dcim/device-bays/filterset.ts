@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/device-bays/. */
 export const deviceBayFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -88,6 +89,7 @@ export const deviceBayFilterSet: FilterSet = {
     family: "exact",
     tree: true,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   rack: {
@@ -178,6 +180,7 @@ export const deviceBayFilterSet: FilterSet = {
   },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

@@ -8,13 +8,16 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const deviceRoleFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vm_role: { kind: "field", field: "vm_role", family: "boolean" },
 };

@@ -25,7 +25,32 @@ export const deviceFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   console_ports: { kind: "reverse", model: "ConsolePort", field: "device", boolean: true },
   console_server_ports: { kind: "reverse", model: "ConsoleServerPort", field: "device", boolean: true },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    tree: true,
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_bays: { kind: "reverse", model: "DeviceBay", field: "device", boolean: true },
   device_role: {
@@ -120,6 +145,7 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_bays: { kind: "reverse", model: "ModuleBay", field: "device", boolean: true },
   name: { kind: "field", field: "name", family: "string" },
   oob_ip: {
@@ -286,6 +312,7 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vc_position: { kind: "field", field: "vc_position", family: "number" },
   vc_priority: { kind: "field", field: "vc_priority", family: "number" },
   virtual_chassis: {

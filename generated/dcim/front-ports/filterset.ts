@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const frontPortFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -76,6 +77,7 @@ export const frontPortFilterSet: FilterSet = {
     tree: true,
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -182,6 +184,7 @@ export const frontPortFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

@@ -21,6 +21,7 @@ export const interfaceTemplateFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_type_id: {
     kind: "path",
@@ -41,6 +42,7 @@ export const interfaceTemplateFilterSet: FilterSet = {
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -63,4 +65,5 @@ export const interfaceTemplateFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -21,6 +21,7 @@ export const interfaceFilterSet: FilterSet = {
     tree: false,
   },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -68,6 +69,22 @@ export const interfaceFilterSet: FilterSet = {
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   kind: { kind: "method", method: "interface_kind" },
+  l2vpn: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "identifier",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
+  l2vpn_id: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "id",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
   label: { kind: "field", field: "label", family: "string" },
   lag: {
     kind: "path",
@@ -102,6 +119,7 @@ export const interfaceFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
   mode: { kind: "field", field: "mode", family: "exact" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -237,6 +255,7 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

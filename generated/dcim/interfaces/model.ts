@@ -467,8 +467,27 @@ export const interfaceDefinition: ModelDefinition = {
       source: "value",
       value: false,
     },
+    l2vpn_termination: {
+      name: "l2vpn_termination",
+      type: "computed",
+      label: "L2VPN termination",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse_one:L2VPNTermination.assigned_object",
+    },
   },
   counts: {
+    count_fhrp_groups: {
+      name: "count_fhrp_groups",
+      model: "FHRPGroupAssignment",
+      field: "interface",
+      cumulative: false,
+    },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
 };

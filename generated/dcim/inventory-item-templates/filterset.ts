@@ -9,6 +9,7 @@ export const inventoryItemTemplateFilterSet: FilterSet = {
   component_id: { kind: "field", field: "component_id", family: "number" },
   component_type: { kind: "field", field: "component", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_type_id: {
     kind: "path",
@@ -41,6 +42,7 @@ export const inventoryItemTemplateFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   parent: {
     kind: "path",
@@ -74,4 +76,5 @@ export const inventoryItemTemplateFilterSet: FilterSet = {
   },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

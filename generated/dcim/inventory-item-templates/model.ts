@@ -157,6 +157,7 @@ export const inventoryItemTemplateDefinition: ModelDefinition = {
         "dcim.rearporttemplate": "RearPortTemplate",
       },
       onDelete: "set_null",
+      typeKey: "component_type",
     },
     description: {
       name: "description",

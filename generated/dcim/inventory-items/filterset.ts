@@ -10,6 +10,7 @@ export const inventoryItemFilterSet: FilterSet = {
   component_id: { kind: "field", field: "component_id", family: "number" },
   component_type: { kind: "field", field: "component", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -85,6 +86,7 @@ export const inventoryItemFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   parent: {
     kind: "path",
@@ -191,6 +193,7 @@ export const inventoryItemFilterSet: FilterSet = {
   },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

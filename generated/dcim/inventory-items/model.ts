@@ -210,6 +210,7 @@ export const inventoryItemDefinition: ModelDefinition = {
         "dcim.rearport": "RearPort",
       },
       onDelete: "set_null",
+      typeKey: "component_type",
     },
     _depth: {
       name: "_depth",

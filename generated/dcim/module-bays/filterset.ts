@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/module-bays/. */
 export const moduleBayFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -74,6 +75,7 @@ export const moduleBayFilterSet: FilterSet = {
     family: "exact",
     tree: true,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -172,6 +174,7 @@ export const moduleBayFilterSet: FilterSet = {
   },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const moduleTypeFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
@@ -26,10 +27,12 @@ export const moduleTypeFilterSet: FilterSet = {
     tree: false,
   },
   model: { kind: "field", field: "model", family: "string" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   part_number: { kind: "field", field: "part_number", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },
   weight_unit: { kind: "field", field: "weight_unit", family: "exact" },
 };

@@ -9,6 +9,7 @@ export const moduleFilterSet: FilterSet = {
   asset_tag: { kind: "field", field: "asset_tag", family: "string" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -46,6 +47,7 @@ export const moduleFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_bay: {
     kind: "path",
     path: [{ field: "module_bay", model: "ModuleBay" }],
@@ -79,4 +81,5 @@ export const moduleFilterSet: FilterSet = {
   status: { kind: "field", field: "status", family: "exact" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

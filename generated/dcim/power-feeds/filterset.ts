@@ -9,11 +9,13 @@ export const powerFeedFilterSet: FilterSet = {
   amperage: { kind: "field", field: "amperage", family: "number" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   max_utilization: { kind: "field", field: "max_utilization", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   phase: { kind: "field", field: "phase", family: "exact" },
   power_panel_id: {
@@ -122,5 +124,6 @@ export const powerFeedFilterSet: FilterSet = {
     tree: false,
   },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   voltage: { kind: "field", field: "voltage", family: "number" },
 };

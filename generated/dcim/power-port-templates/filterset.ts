@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const powerPortTemplateFilterSet: FilterSet = {
   allocated_draw: { kind: "field", field: "allocated_draw", family: "number" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device_type_id: {
     kind: "path",
@@ -27,6 +28,7 @@ export const powerPortTemplateFilterSet: FilterSet = {
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   maximum_draw: { kind: "field", field: "maximum_draw", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -46,4 +48,5 @@ export const powerPortTemplateFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const powerPortFilterSet: FilterSet = {
   allocated_draw: { kind: "field", field: "allocated_draw", family: "number" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -77,6 +78,7 @@ export const powerPortFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   maximum_draw: { kind: "field", field: "maximum_draw", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -175,6 +177,7 @@ export const powerPortFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   type: { kind: "field", field: "type", family: "exact" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const rackReservationFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
@@ -25,6 +26,7 @@ export const rackReservationFilterSet: FilterSet = {
     family: "exact",
     tree: true,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   q: { kind: "q" },
   rack: {
     kind: "path",
@@ -129,6 +131,7 @@ export const rackReservationFilterSet: FilterSet = {
     tree: false,
   },
   unit: { kind: "method", method: "reservation_unit" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   user: {
     kind: "path",
     path: [{ field: "user", model: "User" }],

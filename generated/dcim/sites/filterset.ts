@@ -6,8 +6,41 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/sites/. */
 export const siteFilterSet: FilterSet = {
+  asn: {
+    kind: "path",
+    path: [{ field: "asns", model: "ASN" }],
+    by: "asn",
+    family: "exact",
+    tree: false,
+  },
+  asn_id: { kind: "path", path: [{ field: "asns", model: "ASN" }], by: "id", family: "exact", tree: false },
   comments: { kind: "field", field: "comments", family: "string" },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    tree: true,
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   facility: { kind: "field", field: "facility", family: "string" },
   group: {
@@ -28,6 +61,7 @@ export const siteFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   latitude: { kind: "field", field: "latitude", family: "number" },
   longitude: { kind: "field", field: "longitude", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   physical_address: { kind: "field", field: "physical_address", family: "string" },
   q: { kind: "q" },
@@ -79,4 +113,5 @@ export const siteFilterSet: FilterSet = {
     tree: false,
   },
   time_zone: { kind: "field", field: "time_zone", family: "string" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const virtualChassisFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   domain: { kind: "field", field: "domain", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
@@ -26,6 +27,7 @@ export const virtualChassisFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   region: {
@@ -102,4 +104,5 @@ export const virtualChassisFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

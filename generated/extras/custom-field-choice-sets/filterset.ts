@@ -7,10 +7,13 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/custom-field-choice-sets/. */
 export const customFieldChoiceSetFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   order_alphabetically: { kind: "field", field: "order_alphabetically", family: "boolean" },
   q: { kind: "q" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

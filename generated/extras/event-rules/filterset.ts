@@ -11,10 +11,12 @@ export const eventRuleFilterSet: FilterSet = {
   action_type: { kind: "field", field: "action_type", family: "exact" },
   content_types: { kind: "method", method: "event_rule_content_types" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
@@ -24,4 +26,5 @@ export const eventRuleFilterSet: FilterSet = {
   type_job_end: { kind: "field", field: "type_job_end", family: "boolean" },
   type_job_start: { kind: "field", field: "type_job_start", family: "boolean" },
   type_update: { kind: "field", field: "type_update", family: "boolean" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

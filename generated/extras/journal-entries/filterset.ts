@@ -27,10 +27,13 @@ export const journalEntryFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  created_by_request: { kind: "request", actions: ["create"] },
   id: { kind: "field", field: "id", family: "number" },
   kind: { kind: "field", field: "kind", family: "exact" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

@@ -8,14 +8,17 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const savedFilterFilterSet: FilterSet = {
   content_types: { kind: "method", method: "saved_filter_content_types" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   shared: { kind: "field", field: "shared", family: "boolean" },
   slug: { kind: "field", field: "slug", family: "string" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   user: {
     kind: "path",
     path: [{ field: "user", model: "User" }],

@@ -15,6 +15,10 @@ export const ipAddressFilterSet: FilterSet = {
     tree: false,
     boolean: true,
   },
+  assigned_object: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_ip_address) beside interface_id or vminterface_id",
+  },
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
   assigned_to_interface: {
@@ -27,6 +31,7 @@ export const ipAddressFilterSet: FilterSet = {
   },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -50,6 +55,13 @@ export const ipAddressFilterSet: FilterSet = {
   },
   dns_name: { kind: "field", field: "dns_name", family: "string" },
   family: { kind: "field", field: "family", family: "exact" },
+  fhrpgroup_id: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "FHRPGroup", contentType: "ipam.fhrpgroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   id: { kind: "field", field: "id", family: "number" },
   interface: {
     kind: "path",
@@ -67,6 +79,7 @@ export const ipAddressFilterSet: FilterSet = {
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mask_length: { kind: "ip", field: "address", op: "mask_length" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   nat_inside: {
     kind: "path",
     path: [{ field: "nat_inside", model: "IPAddress" }],
@@ -117,6 +130,7 @@ export const ipAddressFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [

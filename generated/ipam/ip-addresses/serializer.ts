@@ -19,6 +19,7 @@ export const ipAddressSerializer: SerializerDefinition = {
     "role",
     "assigned_object",
     "nat_inside",
+    "nat_outside",
     "dns_name",
     "description",
     "comments",

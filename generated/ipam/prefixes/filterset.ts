@@ -9,6 +9,7 @@ export const prefixFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   contains: { kind: "ip", field: "prefix", op: "contains" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   family: { kind: "field", field: "family", family: "exact" },
   id: { kind: "field", field: "id", family: "number" },
@@ -16,6 +17,7 @@ export const prefixFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mark_utilized: { kind: "field", field: "mark_utilized", family: "boolean" },
   mask_length: { kind: "ip", field: "prefix", op: "mask_length" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   prefix: { kind: "ip", field: "prefix", op: "exact" },
   present_in_vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   present_in_vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
@@ -107,6 +109,7 @@ export const prefixFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vlan: {
     kind: "path",
     path: [{ field: "vlan", model: "VLAN" }],

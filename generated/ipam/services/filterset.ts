@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const serviceFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -24,12 +25,29 @@ export const serviceFilterSet: FilterSet = {
     tree: false,
   },
   id: { kind: "field", field: "id", family: "number" },
+  ipaddress: {
+    kind: "path",
+    path: [{ field: "ipaddresses", model: "IPAddress" }],
+    by: "address",
+    family: "exact",
+    tree: false,
+  },
+  ipaddress_id: {
+    kind: "path",
+    path: [{ field: "ipaddresses", model: "IPAddress" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  port: { kind: "method", method: "port" },
   protocol: { kind: "field", field: "protocol", family: "exact" },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
   virtual_machine: {
     kind: "path",
     path: [{ field: "virtual_machine", model: "VirtualMachine" }],

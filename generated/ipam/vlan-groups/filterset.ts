@@ -6,7 +6,22 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/ipam/vlan-groups/. */
 export const vlanGroupFilterSet: FilterSet = {
+  cluster: {
+    kind: "path",
+    path: [{ field: "scope", model: "Cluster", contentType: "virtualization.cluster" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  clustergroup: {
+    kind: "path",
+    path: [{ field: "scope", model: "ClusterGroup", contentType: "virtualization.clustergroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
@@ -19,6 +34,7 @@ export const vlanGroupFilterSet: FilterSet = {
   },
   max_vid: { kind: "field", field: "max_vid", family: "number" },
   min_vid: { kind: "field", field: "min_vid", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   rack: {
@@ -54,4 +70,5 @@ export const vlanGroupFilterSet: FilterSet = {
   slug: { kind: "field", field: "slug", family: "string" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

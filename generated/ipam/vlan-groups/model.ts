@@ -72,8 +72,11 @@ export const vlanGroupDefinition: ModelDefinition = {
         "dcim.site": "Site",
         "dcim.location": "Location",
         "dcim.rack": "Rack",
+        "virtualization.clustergroup": "ClusterGroup",
+        "virtualization.cluster": "Cluster",
       },
       onDelete: "set_null",
+      typeKey: "scope_type",
     },
     min_vid: {
       name: "min_vid",

@@ -9,5 +9,25 @@ export const vlanGroupRoutes: RouteDefinition = {
   model: "VLANGroup",
   list: "/api/ipam/vlan-groups/",
   detail: "/api/ipam/vlan-groups/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/ipam/vlan-groups/:id/available-vlans/",
+      methods: ["GET", "POST"],
+      hook: "available_vlans",
+      permission: "view",
+      returns: {
+        GET: {
+          schema: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["vid", "group"],
+              properties: { vid: { type: "integer" }, group: { $ref: "#/components/schemas/NestedVLANGroup" } },
+            },
+          },
+        },
+        POST: { status: 201, model: "VLAN", many: true },
+      },
+    },
+  ],
 };

@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const vlanFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   group: {
     kind: "path",
@@ -24,7 +25,24 @@ export const vlanFilterSet: FilterSet = {
     tree: false,
   },
   id: { kind: "field", field: "id", family: "number" },
+  l2vpn: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "identifier",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
+  l2vpn_id: {
+    kind: "reverse",
+    model: "L2VPNTermination",
+    field: "assigned_object",
+    by: "id",
+    path: [{ field: "l2vpn", model: "L2VPN" }],
+    tree: false,
+  },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   region: {
@@ -114,5 +132,6 @@ export const vlanFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vid: { kind: "field", field: "vid", family: "number" },
 };

@@ -17,6 +17,8 @@ export const vrfSerializer: SerializerDefinition = {
     "enforce_unique",
     "description",
     "comments",
+    "import_targets",
+    "export_targets",
     "tags",
     "custom_fields",
     "created",

@@ -7,7 +7,32 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/tenancy/tenants/. */
 export const tenantFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    tree: true,
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   group: {
     kind: "path",
@@ -25,9 +50,11 @@ export const tenantFilterSet: FilterSet = {
   },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  updated_by_request: { kind: "request", actions: ["update"] },
 };

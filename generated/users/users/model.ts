@@ -38,7 +38,7 @@ export const userDefinition: ModelDefinition = {
       readOnly: false,
       writeOnly: false,
       unique: true,
-      uniqueCi: false,
+      uniqueCi: true,
       columns: ["username"],
       maxLength: 150,
       pattern: "^[\\w.@+-]+$",

@@ -29,7 +29,7 @@ export const clusterDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "virtualmachine_count"],
   search: ["name", "description", "comments"],
-  hooks: [],
+  hooks: ["cluster"],
   uniqueTogether: [["group", "name"], ["site", "name"]],
   uniqueNullsMatch: [],
   fields: {

@@ -49,7 +49,32 @@ export const virtualMachineFilterSet: FilterSet = {
     tree: false,
   },
   comments: { kind: "field", field: "comments", family: "string" },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    tree: true,
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
+  created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   device: {
     kind: "path",
@@ -71,6 +96,7 @@ export const virtualMachineFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   mac_address: { kind: "reverse", model: "VMInterface", field: "virtual_machine", by: "mac_address" },
   memory: { kind: "field", field: "memory", family: "number" },
+  modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   platform: {
     kind: "path",
@@ -202,5 +228,6 @@ export const virtualMachineFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  updated_by_request: { kind: "request", actions: ["update"] },
   vcpus: { kind: "field", field: "vcpus", family: "number" },
 };

@@ -143,11 +143,86 @@ def verify_04_webhook():
            (["dcim.site"], 50, "Docs", "blue", True), "custom link")
 
 
+def verify_05_ipam_catalogue():
+    @c.check("stored RIR, aggregate and prefix inside it")
+    def _():
+        rir = one(nb.ipam.rirs, "RIR", slug="ans-rir")
+        eq((rir.name, rir.is_private), ("Ans RIR", True), "RIR")
+        agg = one(nb.ipam.aggregates, "aggregate", prefix="10.90.0.0/16")
+        eq((agg.rir.id, str(agg.date_added), agg.description), (rir.id, "2024-01-18", "lab space"), "aggregate")
+        eq(nb.ipam.aggregates.get(contains="10.90.1.0/24").id, agg.id, "the prefix lies in the aggregate")
+
+    @c.check("stored ASN and route targets on the VRF")
+    def _():
+        asn = one(nb.ipam.asns, "ASN", asn=4200000001)
+        eq((asn.rir.slug, asn.description, str(asn)), ("ans-rir", "lab AS", "AS4200000001 (64086.59905)"), "ASN")
+        vrf = one(nb.ipam.vrfs, "VRF", name="ans-vrf-rt")
+        eq(sorted(t.name for t in vrf.import_targets), ["65090:1", "65090:2"], "import targets")
+        eq([t.name for t in vrf.export_targets], ["65090:1"], "export targets")
+        eq(nb.ipam.route_targets.count(name__isw="65090:"), 2, "no duplicate targets")
+
+    @c.check("stored FHRP group and its assignment")
+    def _():
+        group = one(nb.ipam.fhrp_groups, "FHRP group", group_id=90)
+        eq((group.protocol.value, group.auth_type.value, group.auth_key), ("vrrp2", "md5", "ans-secret"), "group")
+        assignment = one(nb.ipam.fhrp_group_assignments, "assignment", group_id=group.id)
+        eq((assignment.interface.name, assignment.interface.device.name, assignment.priority), ("Ethernet1", "ans-leaf1", 200), "assignment")
+
+    @c.check("stored service template and VLAN group")
+    def _():
+        tmpl = one(nb.ipam.service_templates, "service template", name="ans-https")
+        eq((tmpl.protocol.value, tmpl.ports), ("tcp", [443, 8443]), "template")
+        group = one(nb.ipam.vlan_groups, "VLAN group", name="ans-vlan-pool")
+        eq((group.min_vid, group.max_vid), (500, 599), "VID range")
+
+
+def verify_20_circuits():
+    @c.check("stored provider, network, circuit type and circuit")
+    def _():
+        provider = one(nb.circuits.providers, "provider", name="Ans Transit")
+        eq((provider.slug, provider.description, provider.comments), ("ans-transit", "upstream transit", "contract 42"), "provider")
+        network = one(nb.circuits.provider_networks, "provider network", name="Ans MPLS")
+        eq((network.provider.id, network.service_id), (provider.id, "SVC-7"), "provider network")
+        ctype = one(nb.circuits.circuit_types, "circuit type", name="Ans Internet")
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        eq((circuit.provider.id, circuit.type.id, circuit.status.value, circuit.commit_rate, circuit.install_date, circuit.description),
+           (provider.id, ctype.id, "active", 200000, "2024-02-01", "main uplink"), "circuit")
+
+    @c.check("stored terminations A and Z, shown on the circuit; no duplicates")
+    def _():
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        a = one(nb.circuits.circuit_terminations, "termination A", circuit_id=circuit.id, term_side="A")
+        eq((a.site.slug, a.port_speed, a.upstream_speed, a.xconnect_id, a.pp_info), ("ans-circuit-site", 1000000, 500000, "XC-ANS-1", "PP1 port 3"), "A")
+        z = one(nb.circuits.circuit_terminations, "termination Z", circuit_id=circuit.id, term_side="Z")
+        eq((z.site, z.provider_network.name), (None, "Ans MPLS"), "Z")
+        eq((circuit.termination_a.id, circuit.termination_z.id), (a.id, z.id), "termination_a/_z")
+
+    @c.check("stored contact group, role and contact")
+    def _():
+        group = one(nb.tenancy.contact_groups, "contact group", name="Ans NOC")
+        eq((group.slug, group.description), ("ans-noc", "network operations"), "group")
+        one(nb.tenancy.contact_roles, "contact role", slug="ans-operations")
+        contact = one(nb.tenancy.contacts, "contact", name="Ans Grace")
+        eq((contact.title, contact.phone, contact.email), ("Engineer", "+1 555 0101", "grace@example.net"), "contact")
+
+    @c.check("stored L2VPN with its route targets and its VLAN termination")
+    def _():
+        l2vpn = one(nb.ipam.l2vpns, "L2VPN (at NetBox 3.6's path)", name="Ans EVPN")
+        eq((l2vpn.type.value, l2vpn.identifier, l2vpn.description), ("vxlan-evpn", 7007, "tenant fabric"), "l2vpn")
+        eq(([t.name for t in l2vpn.import_targets], [t.name for t in l2vpn.export_targets]), (["65002:7"], ["65002:7"]), "route targets")
+        vlan = one(nb.ipam.vlans, "VLAN", name="ans-l2vpn-vlan")
+        term = one(nb.ipam.l2vpn_terminations, "termination", l2vpn_id=l2vpn.id)
+        eq((term.assigned_object_type, term.assigned_object_id), ("ipam.vlan", vlan.id), "termination")
+        eq(vlan.l2vpn_termination.id, term.id, "vlan.l2vpn_termination")
+
+
 VERIFY = {
     "01_sites": verify_01_sites,
     "02_dcim": verify_02_dcim,
     "03_ipam": verify_03_ipam,
     "04_webhook": verify_04_webhook,
+    "05_ipam_catalogue": verify_05_ipam_catalogue,
+    "20_circuits": verify_20_circuits,
 }
 
 # The dcim playbooks' checks live beside this file (verify_dcim.py).

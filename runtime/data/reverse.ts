@@ -1,0 +1,24 @@
+/**
+ * Reverse relations shown as lists (`source: "reverse:<Model>.<field>"`): for a page of objects,
+ * the ids of the other model's rows whose fk (or generic relation) points at each, in one query.
+ */
+import type { Knex } from 'knex';
+import { model } from './registry.js';
+import type { ModelEntry } from '../core/types.js';
+
+export function reverseSource(source: string): { model: string; field: string } {
+  const [other, field] = source.slice('reverse:'.length).split('.');
+  return { model: other, field };
+}
+
+export async function reverseIds(db: Knex, entry: ModelEntry, source: string, ids: number[]): Promise<Map<number, number[]>> {
+  const { model: other, field } = reverseSource(source);
+  const target = model(other);
+  const f = target.definition.fields[field];
+  const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
+  const q = db(target.definition.table).select('id', `${column} as owner`).whereIn(column, ids).orderBy('id');
+  if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
+  const map = new Map<number, number[]>();
+  for (const r of await q) map.set(Number(r.owner), [...(map.get(Number(r.owner)) ?? []), Number(r.id)]);
+  return map;
+}

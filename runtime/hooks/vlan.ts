@@ -1,0 +1,21 @@
+/**
+ * VLANs in a group: the VID lies within the group's range, and a VLAN with a site may only be in a
+ * group scoped to that site.
+ */
+import type { ModelHooks } from '../data/registry.js';
+import { isSet, merged, touches } from './merged.js';
+
+export const vlan: ModelHooks = {
+  async prepare(item, { db }) {
+    if (!touches(item, 'vid', 'group_id', 'site_id')) return;
+    const v = merged(item);
+    if (!isSet(v.group_id)) return;
+    const group = await db('ipam_vlangroup').where('id', v.group_id).first();
+    if (!group) return;
+    const [min, max] = [Number(group.min_vid), Number(group.max_vid)];
+    if (Number(v.vid) < min || Number(v.vid) > max) item.errors.add('vid', `The VID must be between ${min} and ${max} for VLANs in group ${group.name}.`);
+    if (isSet(v.site_id) && !(group.scope_type === 'dcim.site' && Number(group.scope_id) === Number(v.site_id))) {
+      item.errors.add('group', `The VLAN is in group ${group.name}, which is not scoped to the VLAN's site; set no site, or pick a group scoped to that site.`);
+    }
+  },
+};
