@@ -106,7 +106,8 @@ export async function createObject(app: TestApp, entry: ModelEntry, extra: Recor
 
 /** A writable, optional text field whose change a test can observe. */
 export function editableText(entry: ModelEntry): FieldDefinition | undefined {
-  const fields = Object.values(entry.definition.fields);
+  // Room for the test's own values ("changed by 0.123…"): a short field (a chassis domain) is passed over.
+  const fields = Object.values(entry.definition.fields).filter((f) => (f.maxLength ?? Infinity) >= 50);
   return fields.find((f) => (f.type === 'string' || f.type === 'text') && !f.required && !f.unique && !f.readOnly && !f.pattern && !f.nullable)
     ?? fields.find((f) => f.type === 'string' && !f.required && !f.unique && !f.readOnly && !f.pattern);
 }

@@ -32,7 +32,7 @@ export interface WriteItem {
   errors: ErrorCollector;
   /** values to show once in the response (e.g. a new token key), by field */
   reveal: Record<string, unknown>;
-  /** many-to-many fields the request sets (ids, once resolved); a hook may set one to clear it */
+  /** many-to-many fields given in the request: field → target ids (an empty list clears) */
   m2m?: Record<string, number[]>;
 }
 

@@ -8,8 +8,6 @@ import { model } from '../data/registry.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 
-const bays = () => model('DeviceBay').definition.table;
-
 /** Local context data is a JSON object (or null), for devices and virtual machines alike. */
 export function checkLocalContext(item: WriteItem): void {
   const data = item.values.local_context_data;
@@ -19,6 +17,8 @@ export function checkLocalContext(item: WriteItem): void {
   }
   if (data === 'null') item.values.local_context_data = null;
 }
+
+const bays = () => model('DeviceBay').definition.table;
 
 export const device: ModelHooks = {
   computed: {

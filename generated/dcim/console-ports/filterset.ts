@@ -94,13 +94,6 @@ export const consolePortFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

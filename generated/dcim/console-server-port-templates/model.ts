@@ -44,6 +44,7 @@ export const consoleServerPortTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_type_id"],
       to: "DeviceType",
+      filter: false,
       example: 1,
       onDelete: "cascade",
     },
@@ -59,6 +60,7 @@ export const consoleServerPortTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_type_id"],
       to: "ModuleType",
+      filter: false,
       onDelete: "cascade",
     },
     name: {

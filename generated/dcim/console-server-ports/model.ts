@@ -59,6 +59,7 @@ export const consoleServerPortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_id"],
       to: "Module",
+      filter: false,
       same: ["device"],
       onDelete: "cascade",
     },

@@ -10,13 +10,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -35,13 +28,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -58,13 +44,6 @@ export const frontPortTemplateFilterSet: FilterSet = {
   },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
-  rear_port: {
-    kind: "path",
-    path: [{ field: "rear_port", model: "RearPortTemplate" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   rear_port_id: {
     kind: "path",
     path: [{ field: "rear_port", model: "RearPortTemplate" }],

@@ -45,6 +45,7 @@ export const frontPortTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_type_id"],
       to: "DeviceType",
+      filter: false,
       example: 1,
       onDelete: "cascade",
     },
@@ -60,6 +61,7 @@ export const frontPortTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_type_id"],
       to: "ModuleType",
+      filter: false,
       onDelete: "cascade",
     },
     name: {
@@ -130,6 +132,7 @@ export const frontPortTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["rear_port_id"],
       to: "RearPortTemplate",
+      filter: false,
       same: ["device_type", "module_type"],
       onDelete: "cascade",
     },

@@ -137,13 +137,6 @@ export const interfaceFilterSet: FilterSet = {
   mgmt_only: { kind: "field", field: "mgmt_only", family: "boolean" },
   mode: { kind: "field", field: "mode", family: "exact" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

@@ -61,6 +61,7 @@ export const interfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_id"],
       to: "Module",
+      filter: false,
       same: ["device"],
       onDelete: "cascade",
     },

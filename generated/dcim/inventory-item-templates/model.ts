@@ -45,6 +45,7 @@ export const inventoryItemTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_type_id"],
       to: "DeviceType",
+      filter: false,
       onDelete: "cascade",
     },
     name: {

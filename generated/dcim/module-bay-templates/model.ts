@@ -43,6 +43,7 @@ export const moduleBayTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_type_id"],
       to: "DeviceType",
+      filter: false,
       onDelete: "cascade",
     },
     name: {

@@ -76,13 +76,6 @@ export const moduleBayFilterSet: FilterSet = {
     tree: true,
   },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

@@ -58,6 +58,7 @@ export const moduleBayDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_id"],
       to: "Module",
+      filter: false,
       same: ["device"],
       onDelete: "cascade",
     },

@@ -36,13 +36,6 @@ export const powerFeedFilterSet: FilterSet = {
   name: { kind: "field", field: "name", family: "string" },
   occupied: { kind: "method", method: "cable_occupied" },
   phase: { kind: "field", field: "phase", family: "exact" },
-  power_panel: {
-    kind: "path",
-    path: [{ field: "power_panel", model: "PowerPanel" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_panel_id: {
     kind: "path",
     path: [{ field: "power_panel", model: "PowerPanel" }],
@@ -51,13 +44,6 @@ export const powerFeedFilterSet: FilterSet = {
     tree: false,
   },
   q: { kind: "q" },
-  rack: {
-    kind: "path",
-    path: [{ field: "rack", model: "Rack" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   rack_id: {
     kind: "path",
     path: [{ field: "rack", model: "Rack" }],

@@ -45,6 +45,7 @@ export const powerFeedDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["power_panel_id"],
       to: "PowerPanel",
+      filter: false,
       onDelete: "protect",
     },
     rack: {
@@ -59,6 +60,7 @@ export const powerFeedDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["rack_id"],
       to: "Rack",
+      filter: false,
       onDelete: "protect",
     },
     name: {

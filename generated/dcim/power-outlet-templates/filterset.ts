@@ -9,13 +9,6 @@ export const powerOutletTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -35,13 +28,6 @@ export const powerOutletTemplateFilterSet: FilterSet = {
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],
@@ -57,13 +43,6 @@ export const powerOutletTemplateFilterSet: FilterSet = {
     tree: false,
   },
   name: { kind: "field", field: "name", family: "string" },
-  power_port: {
-    kind: "path",
-    path: [{ field: "power_port", model: "PowerPortTemplate" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_port_id: {
     kind: "path",
     path: [{ field: "power_port", model: "PowerPortTemplate" }],

@@ -45,6 +45,7 @@ export const powerOutletTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_type_id"],
       to: "DeviceType",
+      filter: false,
       example: 1,
       onDelete: "cascade",
     },
@@ -60,6 +61,7 @@ export const powerOutletTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["module_type_id"],
       to: "ModuleType",
+      filter: false,
       onDelete: "cascade",
     },
     name: {
@@ -119,6 +121,7 @@ export const powerOutletTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["power_port_id"],
       to: "PowerPortTemplate",
+      filter: false,
       same: ["device_type", "module_type"],
       onDelete: "set_null",
     },

@@ -95,13 +95,6 @@ export const powerOutletFilterSet: FilterSet = {
   },
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],
@@ -111,13 +104,6 @@ export const powerOutletFilterSet: FilterSet = {
   },
   name: { kind: "field", field: "name", family: "string" },
   occupied: { kind: "method", method: "cable_occupied" },
-  power_port: {
-    kind: "path",
-    path: [{ field: "power_port", model: "PowerPort" }],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
   power_port_id: {
     kind: "path",
     path: [{ field: "power_port", model: "PowerPort" }],

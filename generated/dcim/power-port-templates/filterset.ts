@@ -10,13 +10,6 @@ export const powerPortTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
-  device_type: {
-    kind: "path",
-    path: [{ field: "device_type", model: "DeviceType" }],
-    by: "slug",
-    family: "exact",
-    tree: false,
-  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -36,13 +29,6 @@ export const powerPortTemplateFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   maximum_draw: { kind: "field", field: "maximum_draw", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module_type: {
-    kind: "path",
-    path: [{ field: "module_type", model: "ModuleType" }],
-    by: "model",
-    family: "exact",
-    tree: false,
-  },
   module_type_id: {
     kind: "path",
     path: [{ field: "module_type", model: "ModuleType" }],

@@ -96,13 +96,6 @@ export const powerPortFilterSet: FilterSet = {
   mark_connected: { kind: "field", field: "mark_connected", family: "boolean" },
   maximum_draw: { kind: "field", field: "maximum_draw", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
-  module: {
-    kind: "path",
-    path: [{ field: "module", model: "Module" }],
-    by: "serial",
-    family: "exact",
-    tree: false,
-  },
   module_id: {
     kind: "path",
     path: [{ field: "module", model: "Module" }],

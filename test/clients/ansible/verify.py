@@ -243,6 +243,12 @@ VERIFY = {
     "20_circuits": verify_20_circuits,
 }
 
+# The dcim playbooks' checks live beside this file (verify_dcim.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verify_dcim import checks as dcim_checks  # noqa: E402
+
+VERIFY.update(dcim_checks(c, nb, one))
+
 if PLAYBOOK not in VERIFY:
     @c.check(f"verify.py knows playbook {PLAYBOOK!r}")
     def _():
