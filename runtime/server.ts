@@ -3,12 +3,14 @@
  * empty database, start the webhook worker (RUN_WORKER=1), and listen. Also used by the tests, which
  * start it on a free port.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { openPrepared, prepareDatabase } from './data/prepare.js';
 import { createApp } from './http/app.js';
+import { uiRoutes } from './ui/index.js';
+import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
@@ -68,11 +70,13 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
-  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker });
+  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => { s.off('error', reject); resolve(s); });
+      const s = createServer(serverOptions(config.limits), app.callback());
+      s.on('clientError', onClientError(config.limits));
+      s.listen(config.port, config.host, () => { s.off('error', reject); resolve(s); });
       s.once('error', reject);
     });
   } catch (error) {
@@ -87,7 +91,6 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     // Another process of the cluster queued deliveries (see wakePeerWorker).
     process.on('message', (message: { type?: string }) => { if (message?.type === WAKE_WORKER) worker.wake(true); });
   }
-  server.keepAliveTimeout = 5000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

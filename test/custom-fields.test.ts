@@ -132,7 +132,10 @@ test('cf_ filters follow the filter logic and the field type', async () => {
   assert.equal(names(await q('cf_exact_ref__ic=ROUTER')), ['f-c'], 'exact logic keeps string lookups');
   await field({ name: 'hidden_ref', type: 'text', filter_logic: 'disabled' });
   await site('f-d', { hidden_ref: 'x' });
-  assert.equal(names(await q('cf_hidden_ref=nothing-matches')).length, 4, 'disabled: the filter is ignored');
+  // Disabled: no such filter, so (strict filters) a 400 naming it rather than every site.
+  const disabled = await q('cf_hidden_ref=nothing-matches');
+  expectStatus(disabled, 400, 'disabled: the filter is refused');
+  assert.equal(disabled.body, { cf_hidden_ref: ["Custom field 'hidden_ref' cannot be filtered on."] });
 });
 
 test('an expression index is created for filterable fields', async () => {

@@ -112,6 +112,18 @@ export function expectStatus(reply: Reply, status: number, what = ''): void {
   if (reply.status !== status) throw new Error(`${what} expected HTTP ${status}, got ${reply.status}: ${reply.text.slice(0, 800)}`);
 }
 
+/**
+ * Sends a write that must fail validation on `field` (in the single body, or in the failing element
+ * of a bulk one) and returns the first message for that field.
+ */
+export async function expectFieldError(app: TestApp, method: string, path: string, body: unknown, field: string): Promise<string> {
+  const reply = await app.api(method, path, body);
+  expectStatus(reply, 400, `${method} ${path} ${JSON.stringify(body).slice(0, 300)}:`);
+  const errors = Array.isArray(reply.body) ? reply.body.find((e: Record<string, unknown>) => Object.keys(e).length) : reply.body;
+  if (!errors?.[field]) throw new Error(`expected an error on ${field}, got ${JSON.stringify(reply.body)}`);
+  return errors[field][0] as string;
+}
+
 export function listPath(entry: ModelEntry): string {
   return entry.routes.list;
 }

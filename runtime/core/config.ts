@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LimitError, loadLimits, type Limits } from './limits.js';
 import { availableParallelism } from 'node:os';
 import { parseNetwork } from './ipnet.js';
 import { LOG_FORMATS, logFormat, type LogFormat } from './log.js';
@@ -41,6 +42,10 @@ export interface Config {
   webhookPruneAfter: number;
   /** `start` also runs a webhook worker */
   runWorker: boolean;
+  /** an unknown query parameter on a list is a 400 (0: ignored, as NetBox does) */
+  strictFilters: boolean;
+  /** sizes, counts and timeouts of requests (core/limits.ts) */
+  limits: Limits;
   /** json or text (LOG_FORMAT; by default text on a terminal) */
   logFormat: LogFormat;
   /** networks that may read /metrics without a token */
@@ -127,11 +132,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),
     runWorker: flag(env, 'RUN_WORKER', true),
+    strictFilters: flag(env, 'STRICT_FILTERS', true),
+    limits: limits(env),
     logFormat: logFormat(env),
     metricsAllowed,
     webConcurrency: integer(env, 'WEB_CONCURRENCY', availableParallelism(), 1, 256),
     production,
   };
+}
+
+function limits(env: NodeJS.ProcessEnv): Limits {
+  try {
+    return loadLimits(env);
+  } catch (error) {
+    throw error instanceof LimitError ? new ConfigError(error.message) : error;
+  }
 }
 
 /** SECRET_KEY is required in production; the embedded default keeps a generated one in DATA_DIR. */

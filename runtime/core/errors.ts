@@ -30,6 +30,18 @@ export const errors = {
     new ApiError(409, { detail: `Unable to delete object. ${total} dependent objects were found: ${dependents.join(', ')}${total > dependents.length ? ', …' : ''}` }),
 };
 
+/** PostgreSQL data errors (SQLSTATE) a client's values can cause, and what they mean. */
+const DATA_ERRORS: Record<string, string> = {
+  '22001': 'a text is longer than its field allows',
+  '22003': 'a number is out of range for its field',
+  '22007': 'a date or time is malformed',
+  '22008': 'a date or time is out of range',
+  '22021': 'a text contains a character the database cannot store',
+  '22P02': 'a value is not of its field\'s type',
+  '22P05': 'a text contains a character the database cannot store',
+  '54001': 'the request is too complex for one query',
+};
+
 /**
  * A constraint the database enforced after validation passed (two requests racing for the same
  * unique name, or for an object another request just deleted): a 4xx, not a 500.
@@ -43,6 +55,11 @@ export function fromDatabaseError(error: unknown): ApiError | null {
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
     return new ApiError(409, { detail: 'The request conflicts with related objects that were changed at the same time; try again.' });
   }
+  // A value the database cannot hold or compare (PostgreSQL class 22, too complex a query): the
+  // request's fault, so a 400 rather than a 500. Validation should have named the field; this is the
+  // net under it (the message says what the database refused, never the SQL).
+  const refused = DATA_ERRORS[code] ?? (/^SQLITE_(ERROR|TOOBIG|RANGE)$/.test(code) && /too large|too many|too big|out of range/i.test(e.message ?? '') ? 'the request is too large for one query' : undefined);
+  if (refused) return new ApiError(400, { non_field_errors: [`A value in the request cannot be stored or compared: ${refused}.`] });
   return null;
 }
 

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 import { errors } from '../core/errors.js';
 import { parseBoolean } from '../core/query-values.js';
+import { orEach } from './or-each.js';
 import { byContentType, model, type Row } from './registry.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { ModelEntry } from '../core/types.js';
@@ -198,6 +199,14 @@ export async function indexCustomField(db: Knex, table: string, name: string, ty
 const STRING_LOOKUPS = ['exact', 'n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'];
 const NUMBER_LOOKUPS = ['exact', 'n', 'lt', 'lte', 'gt', 'gte', 'empty'];
 
+/** The lookups `cf_<name>__<lookup>` accepts for a field (`exact` is the bare name); none when it cannot be filtered. */
+export function customFieldLookups(def: CustomFieldDef): string[] {
+  if (def.filterLogic === 'disabled' || def.type === 'json') return [];
+  if (['multiselect', 'multiobject', 'boolean'].includes(def.type)) return ['exact'];
+  if (['text', 'longtext', 'url'].includes(def.type) && def.filterLogic === 'loose') return ['exact'];
+  return expressionKind(def) === 'number' || ['date', 'datetime'].includes(def.type) ? NUMBER_LOOKUPS : STRING_LOOKUPS;
+}
+
 /** Applies `cf_<name>[__lookup]=value…` to a list query. */
 export function applyCustomFieldFilter(qb: Knex.QueryBuilder, db: Knex, def: CustomFieldDef, lookup: string, values: string[], param: string): void {
   if (def.filterLogic === 'disabled' || def.type === 'json') return;
@@ -205,14 +214,15 @@ export function applyCustomFieldFilter(qb: Knex.QueryBuilder, db: Knex, def: Cus
   const expr = cfExpression(db, def.name, kind);
   if (def.type === 'multiselect' || def.type === 'multiobject') {
     if (lookup !== 'exact') return;
-    qb.where((w) => {
-      for (const v of values) {
-        const item = def.type === 'multiobject' ? Number(v) : v;
-        if (def.type === 'multiobject' && !Number.isInteger(item)) throw errors.badFilter(param, 'Enter a whole number.');
-        if (isPostgres(db)) w.orWhereRaw(`(custom_field_data::jsonb -> ?) @> ?::jsonb`, [def.name, JSON.stringify([item])]);
-        else w.orWhereRaw(`exists (select 1 from json_each(custom_field_data, '$.${def.name}') where value = ?)`, [item]);
-      }
+    const items = values.map((v) => {
+      const item = def.type === 'multiobject' ? Number(v) : v;
+      if (def.type === 'multiobject' && !(/^\d+$/.test(v) && Number.isSafeInteger(item))) throw errors.badFilter(param, 'Enter a whole number.');
+      return item;
     });
+    qb.where((w) => orEach(w, items, (x, item) => {
+      if (isPostgres(db)) x.whereRaw(`(custom_field_data::jsonb -> ?) @> ?::jsonb`, [def.name, JSON.stringify([item])]);
+      else x.whereRaw(`exists (select 1 from json_each(custom_field_data, '$.${def.name}') where value = ?)`, [item]);
+    }));
     return;
   }
   if (kind === 'boolean') {
@@ -223,26 +233,28 @@ export function applyCustomFieldFilter(qb: Knex.QueryBuilder, db: Knex, def: Cus
   const loose = ['text', 'longtext', 'url'].includes(def.type) && def.filterLogic === 'loose';
   if (loose) {
     if (lookup !== 'exact') return;
-    qb.where((w) => { for (const v of values) w.orWhereRaw(`lower(${expr}) like ?`, [`%${v.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`]); });
+    qb.where((w) => orEach(w, values, (x, v) => x.whereRaw(`lower(${expr}) like ?`, [`%${v.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`])));
     return;
   }
   const allowed = kind === 'number' || ['date', 'datetime'].includes(def.type) ? NUMBER_LOOKUPS : STRING_LOOKUPS;
   if (!allowed.includes(lookup)) return;
   const parsed = values.map((v) => {
     if (kind !== 'number') return v;
-    if (!/^-?\d+(\.\d+)?$/.test(v)) throw errors.badFilter(param, 'Enter a number.');
+    if (!/^-?\d+(\.\d+)?$/.test(v) || !Number.isFinite(Number(v))) throw errors.badFilter(param, 'Enter a number.');
     return Number(v);
   });
   switch (lookup) {
-    case 'exact': qb.where((w) => { for (const v of parsed) w.orWhereRaw(`${expr} = ?`, [v]); }); return;
+    case 'exact': qb.where((w) => orEach(w, parsed, (x, v) => x.whereRaw(`${expr} = ?`, [v]))); return;
     case 'n': qb.where((w) => w.whereRaw(`${expr} is null`).orWhereRaw(`${expr} not in (${parsed.map(() => '?').join(',')})`, parsed)); return;
     case 'lt': case 'lte': case 'gt': case 'gte': {
       const op = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[lookup];
-      qb.where((w) => { for (const v of parsed) w.orWhereRaw(`${expr} ${op} ?`, [v]); });
+      qb.where((w) => orEach(w, parsed, (x, v) => x.whereRaw(`${expr} ${op} ?`, [v])));
       return;
     }
     case 'empty':
-      if (parseBoolean(param, values[0])) qb.where((w) => w.whereRaw(`${expr} is null`).orWhereRaw(`${expr} = ''`));
+      // A number is never '' (and PostgreSQL cannot compare a numeric with text): only null is empty.
+      if (kind === 'number') qb.whereRaw(`${expr} is ${parseBoolean(param, values[0]) ? '' : 'not '}null`);
+      else if (parseBoolean(param, values[0])) qb.where((w) => w.whereRaw(`${expr} is null`).orWhereRaw(`${expr} = ''`));
       else qb.whereRaw(`${expr} is not null`).whereRaw(`${expr} <> ''`);
       return;
   }
@@ -250,7 +262,7 @@ export function applyCustomFieldFilter(qb: Knex.QueryBuilder, db: Knex, def: Cus
     ic: (v) => `%${v}%`, nic: (v) => `%${v}%`, isw: (v) => `${v}%`, nisw: (v) => `${v}%`, iew: (v) => `%${v}`, niew: (v) => `%${v}`, ie: (v) => v, nie: (v) => v,
   };
   const pattern = patterns[lookup];
-  const like = (w: Knex.QueryBuilder, v: unknown) => w.orWhereRaw(`lower(${expr}) like ? escape '\\'`, [pattern(String(v).toLowerCase().replace(/[\\%_]/g, '\\$&'))]);
-  if (lookup.startsWith('n')) qb.where((w) => w.whereNot((x) => { for (const v of parsed) like(x, v); }).orWhereRaw(`${expr} is null`));
-  else qb.where((w) => { for (const v of parsed) like(w, v); });
+  const like = (w: Knex.QueryBuilder, v: unknown) => w.whereRaw(`lower(${expr}) like ? escape '\\'`, [pattern(String(v).toLowerCase().replace(/[\\%_]/g, '\\$&'))]);
+  if (lookup.startsWith('n')) qb.where((w) => w.whereNot((x) => orEach(x, parsed, like)).orWhereRaw(`${expr} is null`));
+  else qb.where((w) => orEach(w, parsed, like));
 }

@@ -10,8 +10,9 @@ import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
+import { orEach } from './or-each.js';
 
-const LOOKUPS: Record<LookupFamily, string[]> = {
+export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
   number: ['n', 'lt', 'lte', 'gt', 'gte', 'empty'],
   exact: ['n'],
@@ -21,6 +22,16 @@ const LOOKUPS: Record<LookupFamily, string[]> = {
 /** Parameters that are not filters. */
 export const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclude', 'format', 'fields', 'export']);
 
+/** Which lookups (`<filter>__<lookup>`) a filter takes. */
+export function lookupFamily(filter: FilterDefinition): LookupFamily {
+  return filter.kind === 'field' || filter.kind === 'path' ? filter.family
+    : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
+      : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
+}
+
+/** Largest value of an id column (and of integer choices): a 32-bit integer. */
+const MAX_ID = 2147483647;
+
 type Where = Knex.QueryBuilder;
 
 function escapeLike(value: string): string {
@@ -29,11 +40,16 @@ function escapeLike(value: string): string {
 
 function parseScalar(param: string, value: string, type: string): string | number {
   switch (type) {
-    case 'integer': case 'id':
+    case 'integer': case 'id': case 'fk': {
       if (!/^-?\d+$/.test(value)) throw errors.badFilter(param, 'Enter a whole number.');
-      return Number(value);
+      // Ids are 32-bit columns; other integers are 64-bit, of which JavaScript counts exactly up to 2^53.
+      const max = type === 'integer' ? Number.MAX_SAFE_INTEGER : MAX_ID;
+      const n = Number(value);
+      if (!(Math.abs(n) <= max)) throw errors.badFilter(param, `Ensure this value is between ${-max} and ${max}.`);
+      return n;
+    }
     case 'decimal':
-      if (!/^-?\d+(\.\d+)?$/.test(value)) throw errors.badFilter(param, 'Enter a number.');
+      if (!/^-?\d+(\.\d+)?$/.test(value) || !Number.isFinite(Number(value))) throw errors.badFilter(param, 'Enter a number.');
       return Number(value);
     case 'date':
       if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw errors.badFilter(param, 'Enter a valid date (YYYY-MM-DD).');
@@ -50,12 +66,13 @@ function parseScalar(param: string, value: string, type: string): string | numbe
 function fieldTarget(entry: ModelEntry, name: string): { column: string; type: string; field?: FieldDefinition } {
   const field = entry.definition.fields[name];
   if (field) return { column: field.columns[0], type: field.type === 'generic_fk' ? 'string' : field.type, field };
-  if (name === 'id' || name.endsWith('_id')) return { column: name, type: 'integer' };
+  if (name === 'id') return { column: name, type: 'id' };
+  if (name.endsWith('_id')) return { column: name, type: 'integer' };
   return { column: name, type: 'datetime' };
 }
 
 function choiceValue(param: string, field: FieldDefinition | undefined, value: string): string | number {
-  if (field?.type === 'choice' && choiceSet(field.choices!).integer) return parseScalar(param, value, 'integer');
+  if (field?.type === 'choice' && choiceSet(field.choices!).integer) return parseScalar(param, value, 'id');
   return value;
 }
 
@@ -67,7 +84,7 @@ function compare(qb: Where, column: string, lookup: string, values: (string | nu
     case 'n': qb.where((w) => w.whereNotIn(col, values).orWhereNull(col)); return;
     case 'lt': case 'lte': case 'gt': case 'gte': {
       const op = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[lookup];
-      qb.where((w) => { for (const v of values) w.orWhere(col, op, v); });
+      qb.where((w) => orEach(w, values, (x, v) => x.where(col, op, v)));
       return;
     }
     case 'empty': {
@@ -85,9 +102,9 @@ function compare(qb: Where, column: string, lookup: string, values: (string | nu
   };
   const pattern = patterns[lookup];
   const negated = lookup.startsWith('n');
-  const like = (w: Where, v: string | number) => w.orWhereRaw(`lower(??) like ? escape '\\'`, [col, pattern(String(v).toLowerCase())]);
-  if (negated) qb.where((w) => w.whereNot((x) => { for (const v of values) like(x, v); }).orWhereNull(col));
-  else qb.where((w) => { for (const v of values) like(w, v); });
+  const like = (w: Where, v: string | number) => w.whereRaw(`lower(??) like ? escape '\\'`, [col, pattern(String(v).toLowerCase())]);
+  if (negated) qb.where((w) => w.whereNot((x) => orEach(x, values, like)).orWhereNull(col));
+  else qb.where((w) => orEach(w, values, like));
 }
 
 /** Ids of a tree model's nodes and all their descendants. */
@@ -136,7 +153,7 @@ function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinitio
   const real = values.filter((v) => v !== 'null');
   let endIds: Knex.QueryBuilder | (string | number)[] = [];
   if (real.length) {
-    if (filter.by === 'id') endIds = real.map((v) => parseScalar(param, v, 'integer'));
+    if (filter.by === 'id') endIds = real.map((v) => parseScalar(param, v, 'id'));
     else {
       const target = fieldTarget(end, filter.by);
       const parsed = real.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
@@ -173,7 +190,7 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
   const f = filter.field;
   const isAddress = entry.definition.fields[f].type === 'ip_address';
   if (filter.op === 'mask_length') {
-    const ints = values.map((v) => parseScalar(param, v, 'integer'));
+    const ints = values.map((v) => parseScalar(param, v, 'id'));
     compare(qb, `${f}_length`, lookup, ints, param);
     return;
   }
@@ -183,22 +200,20 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
     return { raw, n };
   });
   qb.where((w) => {
-    for (const { raw, n } of nets) {
-      w.orWhere((x) => {
-        x.where('family', n.family);
-        switch (filter.op) {
-          case 'exact':
-            // A bare address matches any mask; with a mask the whole value must match.
-            if (isAddress && !raw.includes('/')) x.where(`${f}_host`, n.host);
-            else x.where(f, n.text);
-            break;
-          case 'within': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>', n.length); break;
-          case 'within_include': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>=', n.length); break;
-          case 'contains': x.where(`${f}_first`, '<=', n.first).where(`${f}_last`, '>=', n.last).where(`${f}_length`, '<=', n.length); break;
-          case 'parent': x.where(`${f}_host`, '>=', n.first).where(`${f}_host`, '<=', n.last); break;
-        }
-      });
-    }
+    orEach(w, nets, (x, { raw, n }) => {
+      x.where('family', n.family);
+      switch (filter.op) {
+        case 'exact':
+          // A bare address matches any mask; with a mask the whole value must match.
+          if (isAddress && !raw.includes('/')) x.where(`${f}_host`, n.host);
+          else x.where(f, n.text);
+          break;
+        case 'within': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>', n.length); break;
+        case 'within_include': x.where(`${f}_first`, '>=', n.first).where(`${f}_last`, '<=', n.last).where(`${f}_length`, '>=', n.length); break;
+        case 'contains': x.where(`${f}_first`, '<=', n.first).where(`${f}_last`, '>=', n.last).where(`${f}_length`, '<=', n.length); break;
+        case 'parent': x.where(`${f}_host`, '>=', n.first).where(`${f}_host`, '<=', n.last); break;
+      }
+    });
   });
 }
 
@@ -230,10 +245,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       lookup = param.slice(at + 2);
       filter = at < 0 ? undefined as unknown as FilterDefinition : entry.filters[name];
       if (!filter) { ignored.push(param); continue; }
-      const family = filter.kind === 'field' || filter.kind === 'path' ? filter.family
-        : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
-          : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
-      if (!LOOKUPS[family].includes(lookup)) { ignored.push(param); continue; }
+      if (!LOOKUPS[lookupFamily(filter)].includes(lookup)) { ignored.push(param); continue; }
     }
     switch (filter.kind) {
       case 'field': {
@@ -268,17 +280,27 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           else qb.whereIn('id', sub);
           break;
         }
-        const column = via.columns[0];
-        if (filter.boolean) {
+        const generic = via.type === 'generic_fk';
+        const column = generic ? `${via.name}_id` : via.columns[0];
+        // ids of this model that rows of the other one point at (a generic relation: of this content type)
+        const pointing = () => {
           const sub = db(other.definition.table).select(column).whereNotNull(column);
-          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
-          else qb.whereNotIn('id', sub);
-        } else {
-          const by = fieldTarget(other, filter.by ?? 'id');
-          const sub = db(other.definition.table).select(column).whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
-          if (lookup === 'n') qb.whereNotIn('id', sub);
-          else qb.whereIn('id', sub);
+          if (generic) sub.where(`${via.name}_type`, entry.definition.contentType);
+          return sub;
+        };
+        if (filter.boolean) {
+          if (parseBoolean(param, values[0])) qb.whereIn('id', pointing());
+          else qb.whereNotIn('id', pointing());
+          break;
         }
+        const sub = pointing();
+        if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
+        else {
+          const by = fieldTarget(other, filter.by ?? 'id');
+          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        if (lookup === 'n') qb.whereNotIn('id', sub);
+        else qb.whereIn('id', sub);
         break;
       }
       case 'request': {
@@ -296,13 +318,12 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       }
       case 'tag': {
         const tagTable = model('Tag').definition.table;
-        const tagged = (v: string) => db('extras_taggeditem').select('object_id').where('content_type', entry.definition.contentType)
-          .whereIn('tag_id', filter.by === 'id' ? [parseScalar(param, v, 'integer')] : db(tagTable).select('id').where('slug', v));
-        // Repeated tags AND: the object must carry every one.
-        for (const v of values) {
-          if (lookup === 'n') qb.whereNotIn('id', tagged(v));
-          else qb.whereIn('id', tagged(v));
-        }
+        const wanted = filter.by === 'id' ? [...new Set(values.map((v) => parseScalar(param, v, 'id')))] : [...new Set(values)];
+        const tagIds = filter.by === 'id' ? wanted : db(tagTable).select('id').whereIn('slug', wanted);
+        const tagged = db('extras_taggeditem').select('object_id').where('content_type', entry.definition.contentType).whereIn('tag_id', tagIds as never);
+        // Repeated tags AND: the object must carry every one (one subquery, however many tags).
+        if (lookup === 'n') qb.whereNotIn('id', tagged);
+        else qb.whereIn('id', tagged.groupBy('object_id').havingRaw('count(distinct tag_id) = ?', [wanted.length]));
         break;
       }
       case 'q': {
@@ -325,9 +346,10 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         });
         break;
       }
+      case 'ignored': break;
       case 'method': {
         const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
-        fn(qb, values, { ...ctx, table: entry.definition.table });
+        fn(qb, values, { ...ctx, entry, table: entry.definition.table });
         break;
       }
     }

@@ -61,7 +61,7 @@ class RowCache {
         }
         this.add(name, loaded);
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, entry.serializer.nested);
+        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
       }
     }
   }
@@ -100,6 +100,12 @@ function computeFollow(): void {
   }
 }
 
+/** Fields the display templates start from (a generic relation named alone shows its target). */
+function displayRoots(entry: ModelEntry): string[] {
+  return entry.definition.display.flatMap((t) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+}
+
+/** Queues the targets of the generic relations among `fields`. */
 function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
   for (const name of fields) {
     const f = entry.definition.fields[name];
@@ -129,6 +135,11 @@ function scalar(field: FieldDefinition, value: unknown): unknown {
     case 'json': return typeof value === 'string' ? JSON.parse(value) : value;
     default: return value;
   }
+}
+
+/** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
+class Reference {
+  constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
 }
 
 export class Renderer {
@@ -176,7 +187,7 @@ export class Renderer {
       }
     }
     for (const row of rows) for (const [target, column] of followOf(this.entry)) this.cache.need(target, row[column]);
-    for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
+    for (const row of rows) needGeneric(this.cache, this.entry, row, [...fields, ...displayRoots(this.entry)]);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
       this.customFields = await customFieldsFor(db, this.entry);
       customFieldTargets(this.customFields, rows, (target, id) => this.cache.need(target, id));
@@ -193,12 +204,16 @@ export class Renderer {
       const count = d.counts[name];
       if (count && ids.length) this.extras.set(name, await countFor(db, this.entry, count.model, count.field, count.cumulative, ids));
     }
+    for (const name of fields) {
+      const f = d.fields[name];
+      if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) this.extras.set(name, await this.loadReverseOne(f, ids));
+    }
     const hooks = hooksOf(this.entry);
     for (const name of fields) {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        this.extras.set(name, await fn(rows, { db }));
+        this.extras.set(name, await fn(rows, { db, entry: this.entry, refer: (target, id, extra) => { this.cache.need(target, id); return new Reference(target, id, extra); } }));
       }
       if (source?.startsWith('reverse:') && rows.length) {
         const links = await reverseIds(db, this.entry, source, ids);
@@ -207,6 +222,32 @@ export class Renderer {
       }
     }
     await this.cache.resolve();
+  }
+
+  /**
+   * A computed `reverse_one:<Model>.<field>`: per object, the first row (lowest id) of that model
+   * pointing at it, limited by `where`; the row and what its form shows are queued for loading.
+   */
+  private async loadReverseOne(f: FieldDefinition, ids: number[]): Promise<Map<number, number>> {
+    const [name, fieldName] = f.source!.slice(12).split('.');
+    const other = model(name);
+    const via = other.definition.fields[fieldName];
+    const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
+    const q = this.options.db(other.definition.table).whereIn(column, ids).orderBy('id');
+    if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
+    for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
+    const found = new Map<number, number>();
+    const rows: Row[] = await q;
+    this.cache.add(name, rows);
+    for (const row of rows) {
+      if (!found.has(Number(row[column]))) found.set(Number(row[column]), Number(row.id));
+      for (const [target, col] of followOf(other)) this.cache.need(target, row[col]);
+      for (const field of f.form ?? []) {
+        const shown = other.definition.fields[field];
+        if (shown?.type === 'fk') this.cache.need(shown.to!, row[shown.columns[0]]);
+      }
+    }
+    return found;
   }
 
   render(row: Row): Record<string, unknown> {
@@ -238,6 +279,12 @@ export class Renderer {
     if (!f) return row[head];
     if (!rest.length) {
       if (f.type === 'token_key') return row[f.columns[1]];
+      if (f.type === 'generic_fk') {
+        // a generic relation alone shows its target's display
+        const targetName = f.types![row[`${head}_type`]];
+        const related = targetName ? this.cache.get(targetName, row[`${head}_id`]) : undefined;
+        return related ? this.display(model(targetName), related) : null;
+      }
       if (f.type === 'choice' || f.type === 'fk') return row[f.columns[0]];
       return f.columns.length ? row[f.columns[0]] : null;
     }
@@ -245,11 +292,24 @@ export class Renderer {
     return this.pathValue(target, this.cache.get(target.definition.name, row[f.columns[0]]), rest);
   }
 
-  nested(entry: ModelEntry, id: unknown): Record<string, unknown> | null {
+  /** A computed value with its references to other objects replaced by their nested forms. */
+  private materialise(value: unknown): unknown {
+    if (value instanceof Reference) {
+      const nested = this.nested(model(value.model), value.id);
+      return nested && value.extra ? { ...nested, ...(this.materialise(value.extra) as object) } : nested;
+    }
+    if (Array.isArray(value)) return value.map((v) => this.materialise(v));
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.materialise(v)]));
+    }
+    return value;
+  }
+
+  nested(entry: ModelEntry, id: unknown, form = entry.serializer.nested): Record<string, unknown> | null {
     const row = this.cache.get(entry.definition.name, id);
     if (!row) return null;
     const out: Record<string, unknown> = {};
-    for (const name of entry.serializer.nested) this.put(out, entry, row, name, 'nested');
+    for (const name of form) this.put(out, entry, row, name, 'nested');
     return out;
   }
 
@@ -279,7 +339,7 @@ export class Renderer {
       case 'generic_fk': {
         const type = row[`${name}_type`] ?? null;
         const target = type ? f.types![type] : undefined;
-        out[`${name}_type`] = type;
+        out[f.typeKey!] = type;
         out[`${name}_id`] = row[`${name}_id`] === null || row[`${name}_id`] === undefined ? null : Number(row[`${name}_id`]);
         out[name] = target ? this.nested(model(target), row[`${name}_id`]) : null;
         return;
@@ -289,7 +349,7 @@ export class Renderer {
         if (isBlank(value)) { out[name] = null; return; }
         const set = choiceSet(f.choices!);
         const typed = set.integer ? Number(value) : value;
-        if (mode !== 'full') { out[name] = typed; return; }
+        if (mode !== 'full' || f.plain) { out[name] = typed; return; }
         out[name] = { value: typed, label: set.choices.find((c) => c.value === typed)?.label ?? '' };
         return;
       }
@@ -310,8 +370,13 @@ export class Renderer {
           // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
           const first = f.source.slice(9).split(',').map((n) => d.fields[n]).find((x) => row[x.columns[0]] !== null && row[x.columns[0]] !== undefined);
           out[name] = first ? this.nested(model(first.to!), row[first.columns[0]]) : null;
+        } else if (f.source?.startsWith('reverse_one:')) {
+          const other = model(f.source.slice(12).split('.')[0]);
+          const id = entry === this.entry ? (this.extras.get(name) as Map<number, number> | undefined)?.get(Number(row.id)) : undefined;
+          out[name] = id === undefined ? null : this.nested(other, id, f.form);
         }
-        else out[name] = entry === this.entry ? (this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null : null;
+        else if (f.source?.startsWith('any:')) out[name] = f.source.slice(4).split(',').some((n) => { const v = row[d.fields[n].columns[0]]; return v !== null && v !== undefined && v !== false && v !== 0; });
+        else out[name] = entry === this.entry ? this.materialise((this.extras.get(name) as Map<number, unknown> | undefined)?.get(Number(row.id)) ?? null) : null;
         return;
       }
       case 'ip_prefix': case 'ip_address': out[name] = row[name]; return;

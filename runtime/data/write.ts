@@ -11,10 +11,13 @@ import { choiceSet, hooksOf, model, modelList, type Row, type WriteItem } from '
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { hashPassword, keyDigest } from '../core/secrets.js';
 import type { User } from '../auth/authenticate.js';
+import { checkSharedRelations } from './shared-relations.js';
+import { instantiateTemplates } from './templates.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { applyCustomFields, customFieldsFor, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { beforeDelete, recordDeletes, recordWrites, snapshots, type ChangeContext } from './changes.js';
+import { checkRollups, parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
 export interface WriteContext extends ChangeContext {
@@ -134,7 +137,7 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
     }
     const [has, value] = given(f);
     if (!has) {
-      if (f.type === 'generic_fk' && (`${f.name}_type` in input || `${f.name}_id` in input)) {
+      if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
@@ -156,23 +159,25 @@ function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing
         break;
       }
       case 'generic_fk': {
-        const typeKey = `${f.name}_type`;
+        // the API names the type half typeKey; the column is <name>_type
+        const typeKey = f.typeKey!;
         const idKey = `${f.name}_id`;
+        const typeColumn = `${f.name}_type`;
         if (!(typeKey in input) && !(idKey in input)) {
-          if (mode === 'create') { values[typeKey] = null; values[idKey] = null; }
+          if (mode === 'create') { values[typeColumn] = null; values[idKey] = null; }
           break;
         }
         // An explicit null clears; a missing half keeps the stored value on PATCH.
-        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeKey] : null;
+        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeColumn] : null;
         const id = idKey in input ? input[idKey] : mode === 'patch' ? existing?.[idKey] : null;
-        if (type === null && id === null) { values[typeKey] = null; values[idKey] = null; break; }
+        if (type === null && id === null) { values[typeColumn] = null; values[idKey] = null; break; }
         if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
         if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
         const target = f.types![String(type)];
         if (!target) { errs.add(typeKey, `"${String(type)}" is not a valid choice.`); break; }
         const numeric = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
         if (typeof numeric !== 'number' || !Number.isInteger(numeric)) { errs.add(idKey, 'A valid integer is required.'); break; }
-        values[typeKey] = type;
+        values[typeColumn] = type;
         refs.push({ item: index, field: idKey, target, value: numeric, apply: (rid) => { values[idKey] = rid; } });
         break;
       }
@@ -399,18 +404,18 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
-    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
+    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user });
   }
   for (const hook of hooksOf(entry)) {
-    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user });
   }
 }
 
-async function afterWrite(entry: ModelEntry, ids: number[], ctx: WriteContext): Promise<void> {
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', ids);
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db });
+  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
 }
 
 export interface WriteResult {
@@ -427,9 +432,11 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   const table = entry.definition.table;
   for (let i = 0; i < items.length; i += CHUNK) {
@@ -439,8 +446,10 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await instantiateTemplates(ctx, entry, items, bulk);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, ids, ctx);
+  await afterWrite(entry, items, ctx);
+  await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -466,9 +475,11 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!)) : null;
   // Elements that change the same columns to the same values share one UPDATE.
@@ -485,7 +496,9 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items);
   const changed = items.map((i) => i.id!);
-  await afterWrite(entry, changed, ctx);
+  await afterWrite(entry, items, ctx);
+  // parents before and after: a row may have moved from one to another
+  await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -546,6 +559,9 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
   const doomed = [];
   for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  for (const [name, set] of closure) {
+    for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure });
+  }
   // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;
@@ -559,7 +575,10 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
+  const fed = [];
+  for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await db(model(name).definition.table).whereIn('id', [...set])));
   for (let i = 0; i < wanted.length; i += CHUNK) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK)).delete();
+  for (const parents of fed) await refreshRollups(db, parents);
   await recordDeletes(ctx, doomed);
   return wanted;
 }

@@ -5,7 +5,6 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
-import { text } from 'node:stream/consumers';
 import { ApiError, errors, fromDatabaseError } from '../core/errors.js';
 import { authenticate } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
@@ -17,6 +16,8 @@ import { userConfig } from './user-config.js';
 import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
+import { requestGuard } from './guard.js';
+import { jsonBody } from './body.js';
 import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
@@ -25,8 +26,7 @@ import { metricsEndpoint } from './metrics.js';
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization'];
-const BODY_LIMIT = 64 * 1024 * 1024;
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
 
 function absolute(ctx: Context, path: string): string {
   return `${ctx.protocol}://${ctx.host}${path}`;
@@ -50,29 +50,8 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-/** Reads a JSON body; `application/json;` (as pynetbox sends it) and charset variants are JSON. */
-async function readBody(ctx: Context, next: Next): Promise<void> {
-  const state = ctx.state as State;
-  state.hasBody = false;
-  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
-    const length = Number(ctx.get('Content-Length') || 0);
-    if (length > BODY_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
-    const raw = ctx.get('Content-Length') || ctx.get('Transfer-Encoding') ? await text(ctx.req) : '';
-    if (raw.trim()) {
-      const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
-      if (type !== 'application/json' && !type.endsWith('+json')) throw errors.unsupportedMediaType(ctx.get('Content-Type'));
-      try {
-        state.body = JSON.parse(raw);
-      } catch (error) {
-        throw errors.badJson((error as Error).message);
-      }
-      state.hasBody = true;
-    }
-  }
-  await next();
-}
-
-export function createApp(services: Services): Koa {
+/** `pages`: the web interface's middleware (runtime/ui/, a higher layer), handed over by the composition root. */
+export function createApp(services: Services, pages?: (services: Services) => Koa.Middleware): Koa {
   const { db, config } = services;
   const app = new Koa();
   // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
@@ -94,6 +73,8 @@ export function createApp(services: Services): Koa {
   app.use(healthProbes(services));
   app.use(metricsEndpoint(services));
 
+  app.use(requestGuard(config));
+
   // Every path ends with a slash; without it, redirect and keep the query string.
   app.use(async (ctx, next) => {
     if (!ctx.path.endsWith('/') && router.match(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
@@ -104,9 +85,11 @@ export function createApp(services: Services): Koa {
     await next();
   });
 
-  // /login/ and /logout/ (form-encoded or JSON bodies, so before readBody).
+  // /login/ and /logout/ (form-encoded or JSON bodies of their own, so before jsonBody).
   app.use(sessionRoutes(services));
-  app.use(readBody);
+  // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
+  // form field, so it authenticates them itself, before the API's authentication and jsonBody.
+  if (pages) app.use(pages(services));
   app.use(async (ctx, next) => {
     let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
     // No token: a session cookie may authenticate instead (writes need its CSRF token).
@@ -115,10 +98,12 @@ export function createApp(services: Services): Koa {
     (ctx.state as State).auth = auth;
     await next();
   });
+  // Bodies are read once the requester is known, so an anonymous one costs little.
+  app.use(jsonBody(config.limits));
 
-  // Ids in paths are integers; anything else is simply not found.
+  // Ids in paths are integers that fit an id column; anything else is simply not found.
   router.param('id', (id, ctx, next) => {
-    if (!/^\d{1,15}$/.test(id)) throw errors.notFound();
+    if (!/^\d{1,10}$/.test(id) || Number(id) > 2147483647) throw errors.notFound();
     return next();
   });
   router.get('/api/', (ctx) => {
@@ -139,24 +124,28 @@ export function createApp(services: Services): Koa {
 
   for (const entry of modelList) {
     const v = views(entry, services);
-    const { list, detail } = entry.routes;
-    router.get(list, v.list);
-    router.get(detail, v.retrieve);
-    router.options(list, v.options);
-    router.options(detail, v.options);
+    // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
+    const lists = [entry.routes.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
+    const details = [entry.routes.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
+    for (const list of lists) router.get(list, v.list).options(list, v.options);
+    for (const detail of details) router.get(detail, v.retrieve).options(detail, v.options);
     // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
     for (const extra of entry.routes.extra) {
       const view = actionView(entry, extra, services);
       for (const method of extra.methods) router.register(extra.path, [method], view);
     }
     if (entry.definition.readOnly) continue;
-    router.post(list, v.create);
-    router.put(list, (ctx) => v.update(ctx, false));
-    router.patch(list, (ctx) => v.update(ctx, true));
-    router.delete(list, v.remove);
-    router.put(detail, (ctx) => v.update(ctx, false));
-    router.patch(detail, (ctx) => v.update(ctx, true));
-    router.delete(detail, v.remove);
+    for (const list of lists) {
+      router.post(list, v.create);
+      router.put(list, (ctx) => v.update(ctx, false));
+      router.patch(list, (ctx) => v.update(ctx, true));
+      router.delete(list, v.remove);
+    }
+    for (const detail of details) {
+      router.put(detail, (ctx) => v.update(ctx, false));
+      router.patch(detail, (ctx) => v.update(ctx, true));
+      router.delete(detail, v.remove);
+    }
   }
 
   app.use(router.routes());

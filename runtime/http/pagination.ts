@@ -4,6 +4,7 @@
  * next/previous links that keep every other parameter.
  */
 import type { Config } from '../core/config.js';
+import { errors } from '../core/errors.js';
 
 export interface Page {
   /** null: no limit */
@@ -12,18 +13,22 @@ export interface Page {
   links(base: string, params: URLSearchParams, count: number): { next: string | null; previous: string | null };
 }
 
-function nonNegative(value: string | null): number | null {
-  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
+/** A whole number, or null (anything else falls back to the default, as NetBox does); one too large to count with is a 400. */
+function nonNegative(param: string, value: string | null): number | null {
+  if (value === null || !/^\d+$/.test(value)) return null;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw errors.badFilter(param, `Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`);
+  return n;
 }
 
 export function paginate(params: URLSearchParams, config: Config): Page {
   const max = config.maxPageSize;
-  const requested = nonNegative(params.get('limit'));
+  const requested = nonNegative('limit', params.get('limit'));
   let limit: number | null;
   if (requested === null) limit = max === null ? config.paginateCount : Math.min(config.paginateCount, max);
   else if (requested === 0) limit = max;
   else limit = max === null ? requested : Math.min(requested, max);
-  const offset = nonNegative(params.get('offset')) ?? 0;
+  const offset = nonNegative('offset', params.get('offset')) ?? 0;
 
   const link = (base: string, params: URLSearchParams, newOffset: number | null) => {
     const next = new URLSearchParams();

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
 import { applyFilters } from '../data/filters.js';
+import { checkFilterNames } from '../data/filter-names.js';
 import { parseBoolean } from '../core/query-values.js';
 import { choiceSet, hooksOf, storedField, type Action, type Row } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
@@ -184,6 +185,7 @@ export function views(entry: ModelEntry, services: Services) {
       const template = await exportTemplateFor(db, entry, params);
       const base = db(d.table);
       const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
+      checkFilterNames(entry, params, customFields, config.strictFilters);
       applyFilters(base, entry, params, { db, customFields });
       scoped(db, entry, ctx)(base);
       const query = base.clone().select('*');
@@ -288,7 +290,7 @@ function describeFields(entry: ModelEntry): Record<string, unknown> {
   for (const raw of Object.values(d.fields)) {
     const f = storedField(entry, raw);
     if (raw.type === 'generic_fk') {
-      out[`${raw.name}_type`] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
+      out[raw.typeKey!] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
       out[`${raw.name}_id`] = { type: 'integer', required: false, read_only: false, label: `${raw.label} ID` };
       out[raw.name] = { type: 'field', required: false, read_only: true, label: raw.label };
       continue;

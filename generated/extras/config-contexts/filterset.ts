@@ -6,17 +6,69 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/config-contexts/. */
 export const configContextFilterSet: FilterSet = {
+  cluster_groups: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  cluster_types: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  clusters: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  device_types: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   id: { kind: "field", field: "id", family: "number" },
   is_active: { kind: "field", field: "is_active", family: "boolean" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
+  locations: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  platforms: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   q: { kind: "q" },
+  regions: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  roles: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  site_groups: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  sites: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
+  tags: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  tenant_groups: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
+  tenants: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_config_context) with the unique name",
+  },
   updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },
 };

@@ -15,6 +15,10 @@ export const ipAddressFilterSet: FilterSet = {
     tree: false,
     boolean: true,
   },
+  assigned_object: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_ip_address) beside interface_id or vminterface_id",
+  },
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
   assigned_to_interface: {

@@ -1,0 +1,242 @@
+/**
+ * Request bodies: JSON, read after authentication and refused while they arrive. The bytes are
+ * counted as they come, chunked or not, so an oversized body is a 413 as soon as it passes the limit
+ * (at once when Content-Length announces it), and its nesting depth is tracked on the raw bytes, so a
+ * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
+ * allowance (enough for a login or token provisioning); all bodies being read at once share one
+ * memory budget, so many concurrent uploads cannot add up to more than it.
+ */
+import type { IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { Context, Next } from 'koa';
+import { ApiError, errors } from '../core/errors.js';
+import type { Limits } from '../core/limits.js';
+import type { State } from './views.js';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** bytes of request bodies being read right now, in this process */
+let buffered = 0;
+/** refusals caused by the shared budget rather than by this body: worth a retry */
+const retryLater = new WeakSet<ApiError>();
+
+/** What the guard needs to know about a body that was refused part-way. */
+export interface BodyProgress {
+  /** bytes of the body read before it was refused */
+  bodyBytesRead?: number;
+}
+
+export function tooLarge(limit: number): ApiError {
+  return new ApiError(413, { detail: `Request body too large: at most ${limit} bytes are accepted.` });
+}
+
+/** `application/json;` (as pynetbox sends it), charset variants and `+json` types are JSON. */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/** Does the request announce a body (a length above 0, or chunked transfer)? */
+export function announcesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** Tracks the nesting depth of JSON as its bytes arrive (strings and escapes understood). */
+class DepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private offset = 0;
+  constructor(private readonly max: number) {}
+
+  /** the byte offset at which the depth first exceeds the maximum, or -1 */
+  scan(chunk: Buffer): number {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x5b || c === 0x7b) {
+        if (++this.depth > this.max) return this.offset + i;
+      } else if (c === 0x5d || c === 0x7d) this.depth--;
+    }
+    this.offset += chunk.length;
+    return -1;
+  }
+}
+
+/** ArrayBuffer.prototype.transfer (ES2024, Node 21+): a copy of the given size; the original is freed at once. */
+function resize(buffer: ArrayBuffer, size: number): ArrayBuffer {
+  return (buffer as ArrayBuffer & { transfer(size: number): ArrayBuffer }).transfer(size);
+}
+
+/** The bytes of a body, valid until `release` frees them. */
+interface Body {
+  bytes: Uint8Array;
+  release(): void;
+}
+
+/**
+ * Reads the body up to `limit` bytes. Past the limit (or the shared budget) it stops listening and
+ * rejects; what happens to the rest of the body is the guard's business (runtime/http/guard.ts).
+ */
+function readLimited(req: IncomingMessage, limit: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+  const scanner = new DepthScanner(limits.maxJsonDepth);
+  return new Promise((resolve, reject) => {
+    // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
+    // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
+    // uploads cost several times the bytes they held.
+    let store = new ArrayBuffer(0);
+    let size = 0;
+    const release = () => { buffered -= store.byteLength; store = resize(store, 0); };
+    const done = (error: ApiError | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      progress(size + (error ? pending : 0));
+      if (error) {
+        release();
+        collect(size);
+        reject(error);
+      } else resolve({ bytes: new Uint8Array(store, 0, size), release });
+    };
+    let pending = 0;
+    const onData = (chunk: Buffer) => {
+      pending = chunk.length;
+      if (size + chunk.length > limit) return done(tooLarge(limit));
+      const deep = scanner.scan(chunk);
+      if (deep >= 0) return done(errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`));
+      if (size + chunk.length > store.byteLength) {
+        const capacity = Math.min(limit, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length));
+        if (buffered + capacity - store.byteLength > limits.bodyMemory) {
+          const busy = new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
+          retryLater.add(busy);
+          return done(busy);
+        }
+        buffered += capacity - store.byteLength;
+        store = resize(store, capacity);
+      }
+      new Uint8Array(store, size, chunk.length).set(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => done(null);
+    const onError = (error: Error) => done(errors.badRequest(`The request body could not be read: ${error.message}.`));
+    const onAborted = () => done(errors.badRequest('The request body ended early.'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * node:http hands over each piece of a body in a buffer of its own, which V8 frees only when its
+ * external memory has grown by tens of MB. After a refused body that was read for more than a MiB,
+ * a young-generation collection (cheap, at most every 50 ms) frees them, so a flood of oversized
+ * bodies leaves no garbage behind.
+ */
+const collect = (() => {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as (options?: object) => void;
+    let last = 0;
+    return (bytesRead: number) => {
+      if (bytesRead < 1024 * 1024 || Date.now() - last < 50) return;
+      last = Date.now();
+      gc({ type: 'minor' });
+    };
+  } catch {
+    return () => {};
+  }
+})();
+
+/**
+ * Why a parsed value cannot be stored faithfully: a number beyond the exactly representable integers
+ * (or not finite), or a string with a NUL character (PostgreSQL text cannot hold one). Null when fine.
+ */
+function unstorable(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return 'Enter a finite number.';
+      if (Number.isInteger(v) && !Number.isSafeInteger(v)) return `Ensure this value is between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`;
+    } else if (typeof v === 'string') {
+      if (v.includes('\0')) return 'Null characters are not allowed.';
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === 'object') {
+      for (const [key, item] of Object.entries(v)) {
+        if (key.includes('\0')) return 'Null characters are not allowed.';
+        stack.push(item);
+      }
+    }
+  }
+  return null;
+}
+
+/** Field errors for values no column can hold, in NetBox's shape (a list for a bulk body). */
+function checkStorable(body: unknown): void {
+  const objectErrors = (item: unknown): Record<string, string[]> | null => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      const reason = unstorable(item);
+      return reason ? { non_field_errors: [reason] } : null;
+    }
+    for (const [key, value] of Object.entries(item)) {
+      const reason = key.includes('\0') ? 'Null characters are not allowed.' : unstorable(value);
+      if (reason) return { [key.replace(/\0/g, '\\u0000')]: [reason] };
+    }
+    return null;
+  };
+  if (Array.isArray(body)) {
+    const each = body.map(objectErrors);
+    if (each.some(Boolean)) throw errors.validation(each.map((e) => e ?? {}));
+    return;
+  }
+  const found = objectErrors(body);
+  if (found) throw errors.validation(found);
+}
+
+/**
+ * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one). Runs after
+ * authentication: a request with no user may send only `anonymousBodySize` bytes.
+ */
+export function jsonBody(limits: Limits) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const state = ctx.state as State & BodyProgress;
+    state.hasBody = false;
+    if (WRITES.has(ctx.method) && announcesBody(ctx.req)) {
+      const limit = state.auth?.user ? limits.maxBodySize : limits.anonymousBodySize;
+      const announced = Number(ctx.get('Content-Length') || 0);
+      if (announced > limit) throw tooLarge(limit);
+      const raw = await readLimited(ctx.req, limit, limits, (n) => { state.bodyBytesRead = n; }).catch((error: ApiError) => {
+        if (retryLater.has(error)) ctx.set('Retry-After', '1');
+        throw error;
+      });
+      let text: string;
+      try {
+        text = utf8.decode(raw.bytes);
+      } catch {
+        throw errors.badJson('the body is not valid UTF-8.');
+      } finally {
+        raw.release();
+      }
+      if (text.trim()) {
+        if (!isJson(ctx.get('Content-Type'))) throw errors.unsupportedMediaType(ctx.get('Content-Type'));
+        try {
+          state.body = JSON.parse(text);
+        } catch (error) {
+          throw errors.badJson((error as Error).message);
+        }
+        checkStorable(state.body);
+        state.hasBody = true;
+      }
+    }
+    await next();
+  };
+}

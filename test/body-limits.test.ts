@@ -1,0 +1,152 @@
+/**
+ * Oversized bodies cost the service nothing it cannot afford: a 200 MB chunked body (no length
+ * announced), alone and 20 at once, with and without a token, is answered 413 while it is still
+ * being sent, and the server's memory (the RSS of a separately started `npm start` process, sampled
+ * throughout) grows by less than 50 MB. The time to each answer is printed, not asserted.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+import { ADMIN_TOKEN, engine } from './helpers.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BODY = 200 * 1024 * 1024;
+const MB = 1024 * 1024;
+const test = suite(`oversized bodies (${engine})`);
+
+let server: ChildProcess;
+let url: URL;
+const dataDir = mkdtempSync(join(tmpdir(), 'netledger-body-'));
+const schema = `t_body_${randomBytes(5).toString('hex')}`;
+const databaseUrl = engine === 'postgres' ? (process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : null;
+
+function rss(): number {
+  const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** Samples the server's RSS every 5 ms while `work` runs; returns the peak. */
+async function peakDuring(work: () => Promise<unknown>): Promise<number> {
+  let peak = rss();
+  const timer = setInterval(() => { peak = Math.max(peak, rss()); }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, rss());
+}
+
+interface Answer { status: number; body: string; sent: number; ms: number; error?: string }
+
+/** Streams `total` bytes of chunked body, stopping as soon as an answer arrives. */
+function upload(token: boolean, total = BODY): Promise<Answer> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    let stopped = false;
+    const req = request({
+      host: url.hostname, port: url.port, method: 'POST', path: '/api/dcim/sites/',
+      headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...(token ? { Authorization: `Token ${ADMIN_TOKEN}` } : {}) },
+    }, (res) => {
+      stopped = true;
+      const ms = performance.now() - started;
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sent, ms }));
+    });
+    // Writing after the answer may fail (the server closes); the answer is what counts.
+    req.on('error', (error) => { if (!stopped) resolve({ status: 0, body: '', sent, ms: performance.now() - started, error: error.message }); });
+    const pump = () => {
+      while (!stopped && sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) { req.once('drain', pump); return; }
+      }
+      if (!stopped) req.end();
+    };
+    pump();
+  });
+}
+
+function report(what: string, answers: Answer[]): void {
+  const ms = answers.map((a) => a.ms);
+  console.log(`  ${what}: ${answers.length} answered ${[...new Set(answers.map((a) => a.status))].join('/')} in ${Math.min(...ms).toFixed(0)}-${Math.max(...ms).toFixed(0)} ms, after at most ${(Math.max(...answers.map((a) => a.sent)) / MB).toFixed(1)} MB sent`);
+}
+
+test.before(async () => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ADMIN_PASSWORD: 'body-limits-admin', LOG_REQUESTS: '0', RUN_WORKER: '0', WEB_CONCURRENCY: '1',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
+  };
+  server = spawn(process.execPath, ['--import', 'tsx', join(root, 'runtime/cli.ts'), 'start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  url = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s: ${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const m = /listening on (http:\/\/[^/\s]+)\/api\//.exec(output);
+      if (m) { clearTimeout(timer); resolve(new URL(m[1])); }
+    };
+    server.stdout!.on('data', onData);
+    server.stderr!.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`the server exited (${code}): ${output}`)));
+  });
+  // Warm up: the code paths of a refused body, so that loading them is not counted as growth.
+  for (const token of [true, false]) assert.is((await upload(token, 8 * MB)).status, 413);
+});
+
+test.after(async () => {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  if (databaseUrl) {
+    const db = knex({ client: 'pg', connection: databaseUrl });
+    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+    await db.destroy();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('one 200 MB chunked body, without and with a token: 413 before it is sent, memory flat', async () => {
+  const before = rss();
+  const answers: Answer[] = [];
+  const peak = await peakDuring(async () => {
+    answers.push(await upload(false));
+    answers.push(await upload(true));
+  });
+  report('one at a time (anonymous, token)', answers);
+  console.log(`  server RSS ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB (+${((peak - before) / MB).toFixed(1)} MB)`);
+  for (const a of answers) {
+    assert.is(a.status, 413, a.error ?? a.body);
+    assert.match(a.body, /Request body too large: at most \d+ bytes are accepted/);
+    assert.ok(a.sent < 32 * MB, `answered while the body was still arriving (${(a.sent / MB).toFixed(1)} MB sent)`);
+  }
+  assert.ok(peak - before < 50 * MB, `RSS grew by ${((peak - before) / MB).toFixed(1)} MB`);
+});
+
+test('20 such bodies at once, without and with a token: each answered 413, memory grows < 50 MB', async () => {
+  for (const token of [false, true]) {
+    const before = rss();
+    let answers: Answer[] = [];
+    const peak = await peakDuring(async () => { answers = await Promise.all(Array.from({ length: 20 }, () => upload(token))); });
+    report(`20 at once (${token ? 'token' : 'anonymous'})`, answers);
+    console.log(`  server RSS ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB (+${((peak - before) / MB).toFixed(1)} MB)`);
+    for (const a of answers) {
+      assert.is(a.status, 413, a.error ?? a.body);
+      assert.ok(a.sent < BODY, 'answered before the whole body was sent');
+    }
+    assert.ok(peak - before < 50 * MB, `RSS grew by ${((peak - before) / MB).toFixed(1)} MB`);
+  }
+  // The service still answers normally afterwards.
+  const res = await fetch(`${url.origin}/api/dcim/sites/`, { headers: { Authorization: `Token ${ADMIN_TOKEN}` } });
+  assert.is(res.status, 200);
+});
+
+test.run();
