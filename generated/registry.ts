@@ -4,6 +4,62 @@
 
 import type { ModelEntry } from "../runtime/core/types.js";
 import type { Model } from "objection";
+import { circuitTerminationDefinition, CircuitTerminationModel } from "./circuits/circuit-terminations/model.js";
+import { circuitTerminationSerializer } from "./circuits/circuit-terminations/serializer.js";
+import { circuitTerminationFilterSet } from "./circuits/circuit-terminations/filterset.js";
+import { circuitTerminationRoutes } from "./circuits/circuit-terminations/routes.js";
+import { circuitTypeDefinition, CircuitTypeModel } from "./circuits/circuit-types/model.js";
+import { circuitTypeSerializer } from "./circuits/circuit-types/serializer.js";
+import { circuitTypeFilterSet } from "./circuits/circuit-types/filterset.js";
+import { circuitTypeRoutes } from "./circuits/circuit-types/routes.js";
+import { circuitDefinition, CircuitModel } from "./circuits/circuits/model.js";
+import { circuitSerializer } from "./circuits/circuits/serializer.js";
+import { circuitFilterSet } from "./circuits/circuits/filterset.js";
+import { circuitRoutes } from "./circuits/circuits/routes.js";
+import { providerAccountDefinition, ProviderAccountModel } from "./circuits/provider-accounts/model.js";
+import { providerAccountSerializer } from "./circuits/provider-accounts/serializer.js";
+import { providerAccountFilterSet } from "./circuits/provider-accounts/filterset.js";
+import { providerAccountRoutes } from "./circuits/provider-accounts/routes.js";
+import { providerNetworkDefinition, ProviderNetworkModel } from "./circuits/provider-networks/model.js";
+import { providerNetworkSerializer } from "./circuits/provider-networks/serializer.js";
+import { providerNetworkFilterSet } from "./circuits/provider-networks/filterset.js";
+import { providerNetworkRoutes } from "./circuits/provider-networks/routes.js";
+import { providerDefinition, ProviderModel } from "./circuits/providers/model.js";
+import { providerSerializer } from "./circuits/providers/serializer.js";
+import { providerFilterSet } from "./circuits/providers/filterset.js";
+import { providerRoutes } from "./circuits/providers/routes.js";
+import { cableTerminationDefinition, CableTerminationModel } from "./dcim/cable-terminations/model.js";
+import { cableTerminationSerializer } from "./dcim/cable-terminations/serializer.js";
+import { cableTerminationFilterSet } from "./dcim/cable-terminations/filterset.js";
+import { cableTerminationRoutes } from "./dcim/cable-terminations/routes.js";
+import { cableDefinition, CableModel } from "./dcim/cables/model.js";
+import { cableSerializer } from "./dcim/cables/serializer.js";
+import { cableFilterSet } from "./dcim/cables/filterset.js";
+import { cableRoutes } from "./dcim/cables/routes.js";
+import { consolePortTemplateDefinition, ConsolePortTemplateModel } from "./dcim/console-port-templates/model.js";
+import { consolePortTemplateSerializer } from "./dcim/console-port-templates/serializer.js";
+import { consolePortTemplateFilterSet } from "./dcim/console-port-templates/filterset.js";
+import { consolePortTemplateRoutes } from "./dcim/console-port-templates/routes.js";
+import { consolePortDefinition, ConsolePortModel } from "./dcim/console-ports/model.js";
+import { consolePortSerializer } from "./dcim/console-ports/serializer.js";
+import { consolePortFilterSet } from "./dcim/console-ports/filterset.js";
+import { consolePortRoutes } from "./dcim/console-ports/routes.js";
+import { consoleServerPortTemplateDefinition, ConsoleServerPortTemplateModel } from "./dcim/console-server-port-templates/model.js";
+import { consoleServerPortTemplateSerializer } from "./dcim/console-server-port-templates/serializer.js";
+import { consoleServerPortTemplateFilterSet } from "./dcim/console-server-port-templates/filterset.js";
+import { consoleServerPortTemplateRoutes } from "./dcim/console-server-port-templates/routes.js";
+import { consoleServerPortDefinition, ConsoleServerPortModel } from "./dcim/console-server-ports/model.js";
+import { consoleServerPortSerializer } from "./dcim/console-server-ports/serializer.js";
+import { consoleServerPortFilterSet } from "./dcim/console-server-ports/filterset.js";
+import { consoleServerPortRoutes } from "./dcim/console-server-ports/routes.js";
+import { deviceBayTemplateDefinition, DeviceBayTemplateModel } from "./dcim/device-bay-templates/model.js";
+import { deviceBayTemplateSerializer } from "./dcim/device-bay-templates/serializer.js";
+import { deviceBayTemplateFilterSet } from "./dcim/device-bay-templates/filterset.js";
+import { deviceBayTemplateRoutes } from "./dcim/device-bay-templates/routes.js";
+import { deviceBayDefinition, DeviceBayModel } from "./dcim/device-bays/model.js";
+import { deviceBaySerializer } from "./dcim/device-bays/serializer.js";
+import { deviceBayFilterSet } from "./dcim/device-bays/filterset.js";
+import { deviceBayRoutes } from "./dcim/device-bays/routes.js";
 import { deviceRoleDefinition, DeviceRoleModel } from "./dcim/device-roles/model.js";
 import { deviceRoleSerializer } from "./dcim/device-roles/serializer.js";
 import { deviceRoleFilterSet } from "./dcim/device-roles/filterset.js";
@@ -16,10 +72,34 @@ import { deviceDefinition, DeviceModel } from "./dcim/devices/model.js";
 import { deviceSerializer } from "./dcim/devices/serializer.js";
 import { deviceFilterSet } from "./dcim/devices/filterset.js";
 import { deviceRoutes } from "./dcim/devices/routes.js";
+import { frontPortTemplateDefinition, FrontPortTemplateModel } from "./dcim/front-port-templates/model.js";
+import { frontPortTemplateSerializer } from "./dcim/front-port-templates/serializer.js";
+import { frontPortTemplateFilterSet } from "./dcim/front-port-templates/filterset.js";
+import { frontPortTemplateRoutes } from "./dcim/front-port-templates/routes.js";
+import { frontPortDefinition, FrontPortModel } from "./dcim/front-ports/model.js";
+import { frontPortSerializer } from "./dcim/front-ports/serializer.js";
+import { frontPortFilterSet } from "./dcim/front-ports/filterset.js";
+import { frontPortRoutes } from "./dcim/front-ports/routes.js";
+import { interfaceTemplateDefinition, InterfaceTemplateModel } from "./dcim/interface-templates/model.js";
+import { interfaceTemplateSerializer } from "./dcim/interface-templates/serializer.js";
+import { interfaceTemplateFilterSet } from "./dcim/interface-templates/filterset.js";
+import { interfaceTemplateRoutes } from "./dcim/interface-templates/routes.js";
 import { interfaceDefinition, InterfaceModel } from "./dcim/interfaces/model.js";
 import { interfaceSerializer } from "./dcim/interfaces/serializer.js";
 import { interfaceFilterSet } from "./dcim/interfaces/filterset.js";
 import { interfaceRoutes } from "./dcim/interfaces/routes.js";
+import { inventoryItemRoleDefinition, InventoryItemRoleModel } from "./dcim/inventory-item-roles/model.js";
+import { inventoryItemRoleSerializer } from "./dcim/inventory-item-roles/serializer.js";
+import { inventoryItemRoleFilterSet } from "./dcim/inventory-item-roles/filterset.js";
+import { inventoryItemRoleRoutes } from "./dcim/inventory-item-roles/routes.js";
+import { inventoryItemTemplateDefinition, InventoryItemTemplateModel } from "./dcim/inventory-item-templates/model.js";
+import { inventoryItemTemplateSerializer } from "./dcim/inventory-item-templates/serializer.js";
+import { inventoryItemTemplateFilterSet } from "./dcim/inventory-item-templates/filterset.js";
+import { inventoryItemTemplateRoutes } from "./dcim/inventory-item-templates/routes.js";
+import { inventoryItemDefinition, InventoryItemModel } from "./dcim/inventory-items/model.js";
+import { inventoryItemSerializer } from "./dcim/inventory-items/serializer.js";
+import { inventoryItemFilterSet } from "./dcim/inventory-items/filterset.js";
+import { inventoryItemRoutes } from "./dcim/inventory-items/routes.js";
 import { locationDefinition, LocationModel } from "./dcim/locations/model.js";
 import { locationSerializer } from "./dcim/locations/serializer.js";
 import { locationFilterSet } from "./dcim/locations/filterset.js";
@@ -28,10 +108,54 @@ import { manufacturerDefinition, ManufacturerModel } from "./dcim/manufacturers/
 import { manufacturerSerializer } from "./dcim/manufacturers/serializer.js";
 import { manufacturerFilterSet } from "./dcim/manufacturers/filterset.js";
 import { manufacturerRoutes } from "./dcim/manufacturers/routes.js";
+import { moduleBayTemplateDefinition, ModuleBayTemplateModel } from "./dcim/module-bay-templates/model.js";
+import { moduleBayTemplateSerializer } from "./dcim/module-bay-templates/serializer.js";
+import { moduleBayTemplateFilterSet } from "./dcim/module-bay-templates/filterset.js";
+import { moduleBayTemplateRoutes } from "./dcim/module-bay-templates/routes.js";
+import { moduleBayDefinition, ModuleBayModel } from "./dcim/module-bays/model.js";
+import { moduleBaySerializer } from "./dcim/module-bays/serializer.js";
+import { moduleBayFilterSet } from "./dcim/module-bays/filterset.js";
+import { moduleBayRoutes } from "./dcim/module-bays/routes.js";
+import { moduleTypeDefinition, ModuleTypeModel } from "./dcim/module-types/model.js";
+import { moduleTypeSerializer } from "./dcim/module-types/serializer.js";
+import { moduleTypeFilterSet } from "./dcim/module-types/filterset.js";
+import { moduleTypeRoutes } from "./dcim/module-types/routes.js";
+import { moduleDefinition, ModuleModel } from "./dcim/modules/model.js";
+import { moduleSerializer } from "./dcim/modules/serializer.js";
+import { moduleFilterSet } from "./dcim/modules/filterset.js";
+import { moduleRoutes } from "./dcim/modules/routes.js";
 import { platformDefinition, PlatformModel } from "./dcim/platforms/model.js";
 import { platformSerializer } from "./dcim/platforms/serializer.js";
 import { platformFilterSet } from "./dcim/platforms/filterset.js";
 import { platformRoutes } from "./dcim/platforms/routes.js";
+import { powerFeedDefinition, PowerFeedModel } from "./dcim/power-feeds/model.js";
+import { powerFeedSerializer } from "./dcim/power-feeds/serializer.js";
+import { powerFeedFilterSet } from "./dcim/power-feeds/filterset.js";
+import { powerFeedRoutes } from "./dcim/power-feeds/routes.js";
+import { powerOutletTemplateDefinition, PowerOutletTemplateModel } from "./dcim/power-outlet-templates/model.js";
+import { powerOutletTemplateSerializer } from "./dcim/power-outlet-templates/serializer.js";
+import { powerOutletTemplateFilterSet } from "./dcim/power-outlet-templates/filterset.js";
+import { powerOutletTemplateRoutes } from "./dcim/power-outlet-templates/routes.js";
+import { powerOutletDefinition, PowerOutletModel } from "./dcim/power-outlets/model.js";
+import { powerOutletSerializer } from "./dcim/power-outlets/serializer.js";
+import { powerOutletFilterSet } from "./dcim/power-outlets/filterset.js";
+import { powerOutletRoutes } from "./dcim/power-outlets/routes.js";
+import { powerPanelDefinition, PowerPanelModel } from "./dcim/power-panels/model.js";
+import { powerPanelSerializer } from "./dcim/power-panels/serializer.js";
+import { powerPanelFilterSet } from "./dcim/power-panels/filterset.js";
+import { powerPanelRoutes } from "./dcim/power-panels/routes.js";
+import { powerPortTemplateDefinition, PowerPortTemplateModel } from "./dcim/power-port-templates/model.js";
+import { powerPortTemplateSerializer } from "./dcim/power-port-templates/serializer.js";
+import { powerPortTemplateFilterSet } from "./dcim/power-port-templates/filterset.js";
+import { powerPortTemplateRoutes } from "./dcim/power-port-templates/routes.js";
+import { powerPortDefinition, PowerPortModel } from "./dcim/power-ports/model.js";
+import { powerPortSerializer } from "./dcim/power-ports/serializer.js";
+import { powerPortFilterSet } from "./dcim/power-ports/filterset.js";
+import { powerPortRoutes } from "./dcim/power-ports/routes.js";
+import { rackReservationDefinition, RackReservationModel } from "./dcim/rack-reservations/model.js";
+import { rackReservationSerializer } from "./dcim/rack-reservations/serializer.js";
+import { rackReservationFilterSet } from "./dcim/rack-reservations/filterset.js";
+import { rackReservationRoutes } from "./dcim/rack-reservations/routes.js";
 import { rackRoleDefinition, RackRoleModel } from "./dcim/rack-roles/model.js";
 import { rackRoleSerializer } from "./dcim/rack-roles/serializer.js";
 import { rackRoleFilterSet } from "./dcim/rack-roles/filterset.js";
@@ -40,6 +164,14 @@ import { rackDefinition, RackModel } from "./dcim/racks/model.js";
 import { rackSerializer } from "./dcim/racks/serializer.js";
 import { rackFilterSet } from "./dcim/racks/filterset.js";
 import { rackRoutes } from "./dcim/racks/routes.js";
+import { rearPortTemplateDefinition, RearPortTemplateModel } from "./dcim/rear-port-templates/model.js";
+import { rearPortTemplateSerializer } from "./dcim/rear-port-templates/serializer.js";
+import { rearPortTemplateFilterSet } from "./dcim/rear-port-templates/filterset.js";
+import { rearPortTemplateRoutes } from "./dcim/rear-port-templates/routes.js";
+import { rearPortDefinition, RearPortModel } from "./dcim/rear-ports/model.js";
+import { rearPortSerializer } from "./dcim/rear-ports/serializer.js";
+import { rearPortFilterSet } from "./dcim/rear-ports/filterset.js";
+import { rearPortRoutes } from "./dcim/rear-ports/routes.js";
 import { regionDefinition, RegionModel } from "./dcim/regions/model.js";
 import { regionSerializer } from "./dcim/regions/serializer.js";
 import { regionFilterSet } from "./dcim/regions/filterset.js";
@@ -52,6 +184,10 @@ import { siteDefinition, SiteModel } from "./dcim/sites/model.js";
 import { siteSerializer } from "./dcim/sites/serializer.js";
 import { siteFilterSet } from "./dcim/sites/filterset.js";
 import { siteRoutes } from "./dcim/sites/routes.js";
+import { virtualChassisDefinition, VirtualChassisModel } from "./dcim/virtual-chassis/model.js";
+import { virtualChassisSerializer } from "./dcim/virtual-chassis/serializer.js";
+import { virtualChassisFilterSet } from "./dcim/virtual-chassis/filterset.js";
+import { virtualChassisRoutes } from "./dcim/virtual-chassis/routes.js";
 import { configContextDefinition, ConfigContextModel } from "./extras/config-contexts/model.js";
 import { configContextSerializer } from "./extras/config-contexts/serializer.js";
 import { configContextFilterSet } from "./extras/config-contexts/filterset.js";
@@ -168,6 +304,22 @@ import { vrfDefinition, VRFModel } from "./ipam/vrfs/model.js";
 import { vrfSerializer } from "./ipam/vrfs/serializer.js";
 import { vrfFilterSet } from "./ipam/vrfs/filterset.js";
 import { vrfRoutes } from "./ipam/vrfs/routes.js";
+import { contactAssignmentDefinition, ContactAssignmentModel } from "./tenancy/contact-assignments/model.js";
+import { contactAssignmentSerializer } from "./tenancy/contact-assignments/serializer.js";
+import { contactAssignmentFilterSet } from "./tenancy/contact-assignments/filterset.js";
+import { contactAssignmentRoutes } from "./tenancy/contact-assignments/routes.js";
+import { contactGroupDefinition, ContactGroupModel } from "./tenancy/contact-groups/model.js";
+import { contactGroupSerializer } from "./tenancy/contact-groups/serializer.js";
+import { contactGroupFilterSet } from "./tenancy/contact-groups/filterset.js";
+import { contactGroupRoutes } from "./tenancy/contact-groups/routes.js";
+import { contactRoleDefinition, ContactRoleModel } from "./tenancy/contact-roles/model.js";
+import { contactRoleSerializer } from "./tenancy/contact-roles/serializer.js";
+import { contactRoleFilterSet } from "./tenancy/contact-roles/filterset.js";
+import { contactRoleRoutes } from "./tenancy/contact-roles/routes.js";
+import { contactDefinition, ContactModel } from "./tenancy/contacts/model.js";
+import { contactSerializer } from "./tenancy/contacts/serializer.js";
+import { contactFilterSet } from "./tenancy/contacts/filterset.js";
+import { contactRoutes } from "./tenancy/contacts/routes.js";
 import { tenantGroupDefinition, TenantGroupModel } from "./tenancy/tenant-groups/model.js";
 import { tenantGroupSerializer } from "./tenancy/tenant-groups/serializer.js";
 import { tenantGroupFilterSet } from "./tenancy/tenant-groups/filterset.js";
@@ -208,27 +360,73 @@ import { vmInterfaceDefinition, VMInterfaceModel } from "./virtualization/interf
 import { vmInterfaceSerializer } from "./virtualization/interfaces/serializer.js";
 import { vmInterfaceFilterSet } from "./virtualization/interfaces/filterset.js";
 import { vmInterfaceRoutes } from "./virtualization/interfaces/routes.js";
+import { virtualDiskDefinition, VirtualDiskModel } from "./virtualization/virtual-disks/model.js";
+import { virtualDiskSerializer } from "./virtualization/virtual-disks/serializer.js";
+import { virtualDiskFilterSet } from "./virtualization/virtual-disks/filterset.js";
+import { virtualDiskRoutes } from "./virtualization/virtual-disks/routes.js";
 import { virtualMachineDefinition, VirtualMachineModel } from "./virtualization/virtual-machines/model.js";
 import { virtualMachineSerializer } from "./virtualization/virtual-machines/serializer.js";
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
+import { l2VPNTerminationDefinition, L2VPNTerminationModel } from "./vpn/l2vpn-terminations/model.js";
+import { l2VPNTerminationSerializer } from "./vpn/l2vpn-terminations/serializer.js";
+import { l2VPNTerminationFilterSet } from "./vpn/l2vpn-terminations/filterset.js";
+import { l2VPNTerminationRoutes } from "./vpn/l2vpn-terminations/routes.js";
+import { l2VPNDefinition, L2VPNModel } from "./vpn/l2vpns/model.js";
+import { l2VPNSerializer } from "./vpn/l2vpns/serializer.js";
+import { l2VPNFilterSet } from "./vpn/l2vpns/filterset.js";
+import { l2VPNRoutes } from "./vpn/l2vpns/routes.js";
 
-export type ModelName = 'DeviceRole' | 'DeviceType' | 'Device' | 'Interface' | 'Location' | 'Manufacturer' | 'Platform' | 'RackRole' | 'Rack' | 'Region' | 'SiteGroup' | 'Site' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualMachine';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
+  CircuitTermination: { definition: circuitTerminationDefinition, serializer: circuitTerminationSerializer, filters: circuitTerminationFilterSet, routes: circuitTerminationRoutes },
+  CircuitType: { definition: circuitTypeDefinition, serializer: circuitTypeSerializer, filters: circuitTypeFilterSet, routes: circuitTypeRoutes },
+  Circuit: { definition: circuitDefinition, serializer: circuitSerializer, filters: circuitFilterSet, routes: circuitRoutes },
+  ProviderAccount: { definition: providerAccountDefinition, serializer: providerAccountSerializer, filters: providerAccountFilterSet, routes: providerAccountRoutes },
+  ProviderNetwork: { definition: providerNetworkDefinition, serializer: providerNetworkSerializer, filters: providerNetworkFilterSet, routes: providerNetworkRoutes },
+  Provider: { definition: providerDefinition, serializer: providerSerializer, filters: providerFilterSet, routes: providerRoutes },
+  CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
+  Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
+  ConsolePortTemplate: { definition: consolePortTemplateDefinition, serializer: consolePortTemplateSerializer, filters: consolePortTemplateFilterSet, routes: consolePortTemplateRoutes },
+  ConsolePort: { definition: consolePortDefinition, serializer: consolePortSerializer, filters: consolePortFilterSet, routes: consolePortRoutes },
+  ConsoleServerPortTemplate: { definition: consoleServerPortTemplateDefinition, serializer: consoleServerPortTemplateSerializer, filters: consoleServerPortTemplateFilterSet, routes: consoleServerPortTemplateRoutes },
+  ConsoleServerPort: { definition: consoleServerPortDefinition, serializer: consoleServerPortSerializer, filters: consoleServerPortFilterSet, routes: consoleServerPortRoutes },
+  DeviceBayTemplate: { definition: deviceBayTemplateDefinition, serializer: deviceBayTemplateSerializer, filters: deviceBayTemplateFilterSet, routes: deviceBayTemplateRoutes },
+  DeviceBay: { definition: deviceBayDefinition, serializer: deviceBaySerializer, filters: deviceBayFilterSet, routes: deviceBayRoutes },
   DeviceRole: { definition: deviceRoleDefinition, serializer: deviceRoleSerializer, filters: deviceRoleFilterSet, routes: deviceRoleRoutes },
   DeviceType: { definition: deviceTypeDefinition, serializer: deviceTypeSerializer, filters: deviceTypeFilterSet, routes: deviceTypeRoutes },
   Device: { definition: deviceDefinition, serializer: deviceSerializer, filters: deviceFilterSet, routes: deviceRoutes },
+  FrontPortTemplate: { definition: frontPortTemplateDefinition, serializer: frontPortTemplateSerializer, filters: frontPortTemplateFilterSet, routes: frontPortTemplateRoutes },
+  FrontPort: { definition: frontPortDefinition, serializer: frontPortSerializer, filters: frontPortFilterSet, routes: frontPortRoutes },
+  InterfaceTemplate: { definition: interfaceTemplateDefinition, serializer: interfaceTemplateSerializer, filters: interfaceTemplateFilterSet, routes: interfaceTemplateRoutes },
   Interface: { definition: interfaceDefinition, serializer: interfaceSerializer, filters: interfaceFilterSet, routes: interfaceRoutes },
+  InventoryItemRole: { definition: inventoryItemRoleDefinition, serializer: inventoryItemRoleSerializer, filters: inventoryItemRoleFilterSet, routes: inventoryItemRoleRoutes },
+  InventoryItemTemplate: { definition: inventoryItemTemplateDefinition, serializer: inventoryItemTemplateSerializer, filters: inventoryItemTemplateFilterSet, routes: inventoryItemTemplateRoutes },
+  InventoryItem: { definition: inventoryItemDefinition, serializer: inventoryItemSerializer, filters: inventoryItemFilterSet, routes: inventoryItemRoutes },
   Location: { definition: locationDefinition, serializer: locationSerializer, filters: locationFilterSet, routes: locationRoutes },
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
+  ModuleBayTemplate: { definition: moduleBayTemplateDefinition, serializer: moduleBayTemplateSerializer, filters: moduleBayTemplateFilterSet, routes: moduleBayTemplateRoutes },
+  ModuleBay: { definition: moduleBayDefinition, serializer: moduleBaySerializer, filters: moduleBayFilterSet, routes: moduleBayRoutes },
+  ModuleType: { definition: moduleTypeDefinition, serializer: moduleTypeSerializer, filters: moduleTypeFilterSet, routes: moduleTypeRoutes },
+  Module: { definition: moduleDefinition, serializer: moduleSerializer, filters: moduleFilterSet, routes: moduleRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
+  PowerFeed: { definition: powerFeedDefinition, serializer: powerFeedSerializer, filters: powerFeedFilterSet, routes: powerFeedRoutes },
+  PowerOutletTemplate: { definition: powerOutletTemplateDefinition, serializer: powerOutletTemplateSerializer, filters: powerOutletTemplateFilterSet, routes: powerOutletTemplateRoutes },
+  PowerOutlet: { definition: powerOutletDefinition, serializer: powerOutletSerializer, filters: powerOutletFilterSet, routes: powerOutletRoutes },
+  PowerPanel: { definition: powerPanelDefinition, serializer: powerPanelSerializer, filters: powerPanelFilterSet, routes: powerPanelRoutes },
+  PowerPortTemplate: { definition: powerPortTemplateDefinition, serializer: powerPortTemplateSerializer, filters: powerPortTemplateFilterSet, routes: powerPortTemplateRoutes },
+  PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
+  RackReservation: { definition: rackReservationDefinition, serializer: rackReservationSerializer, filters: rackReservationFilterSet, routes: rackReservationRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
+  RearPortTemplate: { definition: rearPortTemplateDefinition, serializer: rearPortTemplateSerializer, filters: rearPortTemplateFilterSet, routes: rearPortTemplateRoutes },
+  RearPort: { definition: rearPortDefinition, serializer: rearPortSerializer, filters: rearPortFilterSet, routes: rearPortRoutes },
   Region: { definition: regionDefinition, serializer: regionSerializer, filters: regionFilterSet, routes: regionRoutes },
   SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
+  VirtualChassis: { definition: virtualChassisDefinition, serializer: virtualChassisSerializer, filters: virtualChassisFilterSet, routes: virtualChassisRoutes },
   ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
   CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
@@ -258,6 +456,10 @@ export const models: Record<ModelName, ModelEntry> = {
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
   VRF: { definition: vrfDefinition, serializer: vrfSerializer, filters: vrfFilterSet, routes: vrfRoutes },
+  ContactAssignment: { definition: contactAssignmentDefinition, serializer: contactAssignmentSerializer, filters: contactAssignmentFilterSet, routes: contactAssignmentRoutes },
+  ContactGroup: { definition: contactGroupDefinition, serializer: contactGroupSerializer, filters: contactGroupFilterSet, routes: contactGroupRoutes },
+  ContactRole: { definition: contactRoleDefinition, serializer: contactRoleSerializer, filters: contactRoleFilterSet, routes: contactRoleRoutes },
+  Contact: { definition: contactDefinition, serializer: contactSerializer, filters: contactFilterSet, routes: contactRoutes },
   TenantGroup: { definition: tenantGroupDefinition, serializer: tenantGroupSerializer, filters: tenantGroupFilterSet, routes: tenantGroupRoutes },
   Tenant: { definition: tenantDefinition, serializer: tenantSerializer, filters: tenantFilterSet, routes: tenantRoutes },
   Group: { definition: groupDefinition, serializer: groupSerializer, filters: groupFilterSet, routes: groupRoutes },
@@ -268,22 +470,59 @@ export const models: Record<ModelName, ModelEntry> = {
   ClusterType: { definition: clusterTypeDefinition, serializer: clusterTypeSerializer, filters: clusterTypeFilterSet, routes: clusterTypeRoutes },
   Cluster: { definition: clusterDefinition, serializer: clusterSerializer, filters: clusterFilterSet, routes: clusterRoutes },
   VMInterface: { definition: vmInterfaceDefinition, serializer: vmInterfaceSerializer, filters: vmInterfaceFilterSet, routes: vmInterfaceRoutes },
+  VirtualDisk: { definition: virtualDiskDefinition, serializer: virtualDiskSerializer, filters: virtualDiskFilterSet, routes: virtualDiskRoutes },
   VirtualMachine: { definition: virtualMachineDefinition, serializer: virtualMachineSerializer, filters: virtualMachineFilterSet, routes: virtualMachineRoutes },
+  L2VPNTermination: { definition: l2VPNTerminationDefinition, serializer: l2VPNTerminationSerializer, filters: l2VPNTerminationFilterSet, routes: l2VPNTerminationRoutes },
+  L2VPN: { definition: l2VPNDefinition, serializer: l2VPNSerializer, filters: l2VPNFilterSet, routes: l2VPNRoutes },
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
+  CircuitTermination: CircuitTerminationModel,
+  CircuitType: CircuitTypeModel,
+  Circuit: CircuitModel,
+  ProviderAccount: ProviderAccountModel,
+  ProviderNetwork: ProviderNetworkModel,
+  Provider: ProviderModel,
+  CableTermination: CableTerminationModel,
+  Cable: CableModel,
+  ConsolePortTemplate: ConsolePortTemplateModel,
+  ConsolePort: ConsolePortModel,
+  ConsoleServerPortTemplate: ConsoleServerPortTemplateModel,
+  ConsoleServerPort: ConsoleServerPortModel,
+  DeviceBayTemplate: DeviceBayTemplateModel,
+  DeviceBay: DeviceBayModel,
   DeviceRole: DeviceRoleModel,
   DeviceType: DeviceTypeModel,
   Device: DeviceModel,
+  FrontPortTemplate: FrontPortTemplateModel,
+  FrontPort: FrontPortModel,
+  InterfaceTemplate: InterfaceTemplateModel,
   Interface: InterfaceModel,
+  InventoryItemRole: InventoryItemRoleModel,
+  InventoryItemTemplate: InventoryItemTemplateModel,
+  InventoryItem: InventoryItemModel,
   Location: LocationModel,
   Manufacturer: ManufacturerModel,
+  ModuleBayTemplate: ModuleBayTemplateModel,
+  ModuleBay: ModuleBayModel,
+  ModuleType: ModuleTypeModel,
+  Module: ModuleModel,
   Platform: PlatformModel,
+  PowerFeed: PowerFeedModel,
+  PowerOutletTemplate: PowerOutletTemplateModel,
+  PowerOutlet: PowerOutletModel,
+  PowerPanel: PowerPanelModel,
+  PowerPortTemplate: PowerPortTemplateModel,
+  PowerPort: PowerPortModel,
+  RackReservation: RackReservationModel,
   RackRole: RackRoleModel,
   Rack: RackModel,
+  RearPortTemplate: RearPortTemplateModel,
+  RearPort: RearPortModel,
   Region: RegionModel,
   SiteGroup: SiteGroupModel,
   Site: SiteModel,
+  VirtualChassis: VirtualChassisModel,
   ConfigContext: ConfigContextModel,
   ContentType: ContentTypeModel,
   CustomFieldChoiceSet: CustomFieldChoiceSetModel,
@@ -313,6 +552,10 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   VLANGroup: VLANGroupModel,
   VLAN: VLANModel,
   VRF: VRFModel,
+  ContactAssignment: ContactAssignmentModel,
+  ContactGroup: ContactGroupModel,
+  ContactRole: ContactRoleModel,
+  Contact: ContactModel,
   TenantGroup: TenantGroupModel,
   Tenant: TenantModel,
   Group: GroupModel,
@@ -323,5 +566,8 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ClusterType: ClusterTypeModel,
   Cluster: ClusterModel,
   VMInterface: VMInterfaceModel,
+  VirtualDisk: VirtualDiskModel,
   VirtualMachine: VirtualMachineModel,
+  L2VPNTermination: L2VPNTerminationModel,
+  L2VPN: L2VPNModel,
 };

@@ -10,11 +10,15 @@ export interface ModelFile {
    * PascalCase model name, unique across the schema
    */
   model: string;
-  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization";
+  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn";
   /**
    * URL segment under /api/<app>/, plural kebab-case
    */
   endpoint: string;
+  /**
+   * Also served under /api/<legacy_app>/<endpoint>/, where NetBox 3.6 had the model (the Ansible collection in Debian still calls L2VPNs there); not listed in that app's root, marked deprecated in the OpenAPI document
+   */
+  legacy_app?: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn";
   /**
    * SQL table; default <app>_<model lowercased>
    */
@@ -28,6 +32,33 @@ export interface ModelFile {
    */
   content_type?: string;
   /**
+   * A component template: the component model each of its rows becomes when a device (or module) of its type is created. Fields of the same name are copied; relations to other templates become relations to the components made from them; the owner relations (device_type, module_type) become the owner's (device, module)
+   */
+  template_for?: string;
+  /**
+   * Creating an object of this model instantiates the component templates of its type in one write per component table
+   */
+  templates?: {
+    /**
+     * the relation to the type whose templates apply (device_type)
+     */
+    from: string;
+    /**
+     * placeholders replaced in component names and labels: {module} → a path of the new object, e.g. module_bay.position
+     */
+    names?: {
+      [k: string]: string;
+    };
+    /**
+     * a write-only boolean input (default true) that turns instantiation off when false
+     */
+    skip_unless?: string;
+    /**
+     * a write-only boolean input (default false): components of the same name already on the device, outside any owner, are taken over instead of created
+     */
+    adopt_if?: string;
+  };
+  /**
    * Nested-set style tree: a self relation 'parent', cumulative counts and descendant filters
    */
   tree?: boolean;
@@ -39,6 +70,10 @@ export interface ModelFile {
    * Objects carry custom_fields (default true)
    */
   custom_fields?: boolean;
+  /**
+   * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model
+   */
+  contacts?: boolean;
   /**
    * created (date) and last_updated (date-time) columns (default true)
    */
@@ -112,6 +147,66 @@ export interface ModelFile {
    * The relation recorded as the change log's related object (an interface's device)
    */
   changelog_related?: string;
+  /**
+   * The web interface: how the model's pages look
+   */
+  ui?: {
+    /**
+     * The list page's default columns, in order (fields or counts; the first links to the object)
+     *
+     * @minItems 1
+     */
+    columns?: [string, ...string[]];
+  };
+  /**
+   * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it
+   */
+  cabling?: {
+    /**
+     * endpoint: a path starts and ends here (trace); pass_through: paths continue through it (front/rear ports, circuit terminations)
+     */
+    role: "endpoint" | "pass_through";
+    /**
+     * Content types a cable may join this model to (the other end)
+     *
+     * @minItems 1
+     */
+    peers: [string, ...string[]];
+    /**
+     * The relation naming the object the termination belongs to (device, circuit, power panel)
+     */
+    parent?: string;
+    /**
+     * Objects whose field has one of these values (or a choice in one of these groups) cannot take a cable
+     */
+    not_cabled?: {
+      field: string;
+      values?: string[];
+      groups?: string[];
+    };
+    /**
+     * How a path continues through a pass-through
+     */
+    through?: {
+      /**
+       * to_position: to the object `to` points at, at position `position` (a front port to its rear port); from_positions: back out through the to_position objects pointing here, `positions` wide (a rear port to its front ports); sibling: to the other object of the same `group` with the opposite `side` (circuit terminations A and Z)
+       */
+      kind: "to_position" | "from_positions" | "sibling";
+      to?: string;
+      position?: string;
+      positions?: string;
+      group?: string;
+      side?: string;
+      /**
+       * sibling: relations of the sibling at which a path ends (provider network, site)
+       */
+      terminus?: string[];
+    };
+    /**
+     * endpoint: a relation to another endpoint through which a trace goes on (an interface's bridge)
+     */
+    continue_via?: string;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -193,19 +288,20 @@ export interface Field {
    */
   filter?: boolean;
   /**
-   * generic_fk: content type (app.model) to model name, or '*' for any model
+   * generic_fk: content type (app.model) to model name, '*' for any model, or a model flag (contacts, cabling) for every model that sets it
    */
   types?:
     | {
         [k: string]: string;
       }
-    | "*";
+    | "*"
+    | string;
   /**
    * alias: the field this one mirrors (read and write)
    */
   of?: string;
   /**
-   * computed: 'display', a hook name 'hook:<name>', or a constant given in value
+   * computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the rows of that model pointing here, as a list), 'reverse_one:<Model>.<field>' (the first such row, or null; with `where` and `form`), or a constant given in value
    */
   source?: string;
   /**
@@ -225,9 +321,54 @@ export interface Field {
     [k: string]: unknown;
   };
   /**
+   * fk: the related object must have the same value(s) of these relations as this one (a front port's rear port is on the same device); a null value on this side skips that relation
+   */
+  same?: string | [string, ...string[]];
+  /**
    * string: ordered naturally, digit runs as numbers (dc2 before dc10); kept in a hidden sort column
    */
   natural?: boolean;
+  /**
+   * generic_fk: the API name of the content-type half (default <name>_type; contact assignments: content_type)
+   */
+  type_key?: string;
+  /**
+   * generic_fk: filters added to every model this relation may point at: objects that such rows point at, matched through `path` from this model (e.g. contact_group: { path: contact.group })
+   */
+  reverse_filters?: {
+    [k: string]: {
+      path: string;
+      by?: string;
+    };
+  };
+  /**
+   * computed reverse_one: only rows of the other model with these column values (e.g. term_side: A)
+   */
+  where?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * computed reverse_one: the fields the related row shows (default its nested form)
+   */
+  form?: string[];
+  /**
+   * integer: kept equal to the sum of `value` over the rows of `model` pointing here through `field` while any exist (a virtual machine's disk); a write giving another value is a 400, null takes the sum
+   */
+  sum_of?: {
+    model: string;
+    /**
+     * fk on that model pointing here
+     */
+    field: string;
+    /**
+     * integer field summed
+     */
+    value: string;
+  };
+  /**
+   * choice: read as the bare value in every form, not {value, label} (NetBox's plain choice fields, e.g. a circuit termination's term_side)
+   */
+  plain?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -274,7 +415,7 @@ export interface Filter {
    */
   boolean?: boolean;
   /**
-   * Model.field of another model whose fk points here; the filter matches objects that such rows point at (with by/boolean)
+   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants)
    */
   reverse?: string;
   /**
@@ -328,6 +469,10 @@ export interface Action {
       schema?: {};
     };
   };
+  /**
+   * The route belongs to the app, not to an object: /api/<app>/<name>/ (NetBox's dcim/connected-device/); the hook gets no object, and the query string
+   */
+  app?: boolean;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -82,6 +82,9 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   return { models, choiceSets };
 }
 
+/** A model flag is set by `true` or by a block of settings (`cabling:`). */
+const isSet = (v: unknown): boolean => v === true || (v !== null && typeof v === 'object');
+
 function checkCrossReferences(
   models: LoadedModel[],
   choiceSets: Map<string, ChoiceSetFile>,
@@ -104,7 +107,14 @@ function checkCrossReferences(
 
   const contentTypes = new Map(models.map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   /** content type → model of a generic relation; '*' is every model */
-  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : (types as Record<string, string>) ?? {});
+  const flagged = (flag: string) => new Map(models.filter(({ spec }) => isSet((spec as unknown as Record<string, unknown>)[flag])).map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
+  const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : typeof types === 'string' ? Object.fromEntries(flagged(types)) : (types as Record<string, string>) ?? {});
+  /** Whether Model.field is an fk or a generic fk that may point at `to`. */
+  const pointsAt = (ref: string, to: string): boolean => {
+    const [model, field] = ref.split('.');
+    const f = fieldOf(model, field);
+    return !!f && ((f.type === 'fk' && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
+  };
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
   const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
   const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
@@ -138,6 +148,11 @@ function checkCrossReferences(
       if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
       if (f.natural && f.type !== 'string') problems.push(`${at}: natural: only string fields are ordered naturally`);
       if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
+      for (const shared of f.same === undefined ? [] : typeof f.same === 'string' ? [f.same] : f.same) {
+        if (f.type !== 'fk') problems.push(`${at}: same: only relations (fk) name relations to share`);
+        else if (fields[shared]?.type !== 'fk') problems.push(`${at}: same: '${shared}' is not a relation of ${spec.model}`);
+        else if (f.to && byName.get(f.to)?.spec.fields[shared]?.to !== fields[shared].to) problems.push(`${at}: same: ${f.to} has no relation '${shared}' to ${fields[shared].to}`);
+      }
       if (f.type === 'choice') {
         if (!f.choices) problems.push(`${at}: choice needs 'choices'`);
         else if (!choiceSets.has(f.choices)) problems.push(`${at}: choices: unknown choice set '${f.choices}'`);
@@ -146,12 +161,26 @@ function checkCrossReferences(
         }
       }
       if (f.type === 'generic_fk') {
-        if (!f.types || (f.types !== '*' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
-        for (const [ct, target] of Object.entries(f.types === '*' ? {} : f.types ?? {})) {
+        if (!f.types || (typeof f.types === 'object' && !Object.keys(f.types).length)) problems.push(`${at}: generic_fk needs 'types'`);
+        else if (typeof f.types === 'string' && f.types !== '*' && !flagged(f.types).size) problems.push(`${at}: types: no model sets '${f.types}'`);
+        for (const [name, rf] of Object.entries(f.reverse_filters ?? {})) {
+          for (const target of Object.values(targetsOf(f.types))) {
+            const error = walk(spec.model, rf.path, false);
+            if (error) { problems.push(`${at}: reverse_filters.${name}: path: ${error}`); break; }
+            if (fieldOf(target, name)) problems.push(`${at}: reverse_filters.${name}: ${target} has a field of that name`);
+          }
+        }
+        for (const [ct, target] of Object.entries(typeof f.types === 'object' ? f.types : {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);
           else if ((t.spec.content_type ?? `${t.spec.app}.${t.spec.model.toLowerCase()}`) !== ct) problems.push(`${at}: types: '${ct}' is not the content type of ${target}`);
         }
+      }
+      if (f.sum_of) {
+        const { model, field, value } = f.sum_of;
+        if (f.type !== 'integer') problems.push(`${at}: sum_of: only integer fields hold a sum`);
+        if (!pointsAt(`${model}.${field}`, spec.model)) problems.push(`${at}: sum_of: ${model}.${field} is not an fk to ${spec.model}`);
+        else if (fieldOf(model, value)?.type !== 'integer') problems.push(`${at}: sum_of: '${value}' is not an integer field of ${model}`);
       }
       if (f.type === 'alias') {
         const target = f.of ? fields[f.of] : undefined;
@@ -162,15 +191,17 @@ function checkCrossReferences(
         const src = f.source;
         const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
         for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
-        const reverse = src?.startsWith('reverse:') ? src.slice(8).split('.') : null;
-        if (reverse) {
-          const [other, via] = reverse;
-          const target = fieldOf(other, via ?? '');
-          const points = target && ((target.type === 'fk' && target.to === spec.model) || (target.type === 'generic_fk' && Object.values(targetsOf(target.types)).includes(spec.model)));
-          if (!points) problems.push(`${at}: source: ${reverse.join(".")} is not a relation of another model to ${spec.model}`);
+        const any = src?.startsWith('any:') ? src.slice(4).split(',') : null;
+        for (const name of any ?? []) if (!fields[name] || ['computed', 'm2m', 'alias'].includes(fields[name].type)) problems.push(`${at}: source: '${name}' is not a stored field of ${spec.model}`);
+        const reverse = src?.startsWith('reverse:') ? src.slice(8) : null;
+        if (reverse && !pointsAt(reverse, spec.model)) problems.push(`${at}: source: ${reverse} is not a relation of another model to ${spec.model}`);
+        const one = src?.startsWith('reverse_one:') ? src.slice(12) : null;
+        if (one && !pointsAt(one, spec.model)) problems.push(`${at}: source: ${one} is not a relation of another model to ${spec.model}`);
+        for (const name of one ? [...Object.keys(f.where ?? {}), ...(f.form ?? [])] : []) {
+          if (!hasField(one!.split('.')[0], name)) problems.push(`${at}: '${name}' is not a field of ${one!.split('.')[0]}`);
         }
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' or a constant 'value'`);
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one || !!any?.length;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>', 'any:<field>,<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }
@@ -191,6 +222,18 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    for (const name of spec.ui?.columns ?? []) {
+      if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
+    }
+    if (spec.template_for && !byName.has(spec.template_for)) problems.push(`${file}: template_for: unknown model '${spec.template_for}'`);
+    if (spec.templates) {
+      if (fields[spec.templates.from]?.type !== 'fk') problems.push(`${file}: templates.from: '${spec.templates.from}' is not a relation of ${spec.model}`);
+      for (const [name, path] of Object.entries(spec.templates.names ?? {})) {
+        const error = walk(spec.model, path, true);
+        if (error) problems.push(`${file}: templates.names.${name}: ${error}`);
+      }
+    }
+    if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
     if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
@@ -216,11 +259,16 @@ function checkCrossReferences(
     }
     for (const [name, filter] of Object.entries(spec.filters ?? {})) {
       const at = `${file}: filters.${name}`;
-      const modes = [filter.path, filter.reverse, filter.method, filter.field, filter.ignore].filter((x) => x !== undefined).length;
+      // `reverse` may come with a `path` followed from the other model's rows.
+      const modes = [filter.reverse ?? filter.path, filter.method, filter.field, filter.ignore].filter((x) => x !== undefined).length;
       if (modes !== 1) problems.push(`${at}: give exactly one of path, reverse, method, field, ignore`);
       if (filter.field !== undefined && !hasField(spec.model, filter.field)) problems.push(`${at}: field: '${filter.field}' is not a field of ${spec.model}`);
       if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
-      if (filter.path) {
+      if (filter.path && filter.reverse) {
+        const error = walk(filter.reverse.split('.')[0], filter.path, false);
+        if (!pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
+        else if (error) problems.push(`${at}: path: ${error}`);
+      } else if (filter.path) {
         const error = walk(spec.model, filter.path, false);
         if (error) problems.push(`${at}: path: ${error}`);
         else if (filter.by) {
@@ -228,15 +276,55 @@ function checkCrossReferences(
           if (end && filter.by !== 'id' && !fieldOf(end, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${end}`);
         }
       }
-      if (filter.reverse) {
+      if (filter.reverse && !filter.path) {
         const [model, field] = filter.reverse.split('.');
-        const target = fieldOf(model, field);
-        if (!target || (target.type !== 'fk' && target.type !== 'm2m') || target.to !== spec.model) problems.push(`${at}: reverse: ${filter.reverse} is not an fk or m2m to ${spec.model}`);
+        const m2m = fieldOf(model, field)?.type === 'm2m' && fieldOf(model, field)?.to === spec.model;
+        if (!m2m && !pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} is not an fk, generic fk or m2m to ${spec.model}`);
         else if (filter.by && !fieldOf(model, filter.by)) problems.push(`${at}: by: '${filter.by}' is not a field of ${model}`);
       }
     }
   }
   checkNestingTerminates(models, byName, problems);
+}
+
+/** `cabling:`: peers are cabled models that name this one back; the fields it names exist. */
+function checkCabling(spec: ModelFile, file: string, byName: Map<string, LoadedModel>, contentTypes: Map<string, string>, problems: string[]): void {
+  const c = spec.cabling!;
+  const at = `${file}: cabling`;
+  const own = spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`;
+  for (const peer of c.peers) {
+    const other = byName.get(contentTypes.get(peer) ?? '')?.spec;
+    if (!other) problems.push(`${at}.peers: '${peer}' is not the content type of a model`);
+    else if (!other.cabling) problems.push(`${at}.peers: ${other.model} declares no cabling`);
+    else if (!other.cabling.peers.includes(own)) problems.push(`${at}.peers: ${other.model} does not name ${own} among its peers`);
+  }
+  const relation = (name: string | undefined, key: string) => {
+    if (name !== undefined && spec.fields[name]?.type !== 'fk') problems.push(`${at}.${key}: '${name}' is not a relation of ${spec.model}`);
+  };
+  const field = (name: string | undefined, key: string) => {
+    if (name !== undefined && !spec.fields[name]) problems.push(`${at}.${key}: '${name}' is not a field of ${spec.model}`);
+  };
+  relation(c.parent, 'parent');
+  relation(c.continue_via, 'continue_via');
+  field(c.not_cabled?.field, 'not_cabled.field');
+  const t = c.through;
+  if (t && c.role !== 'pass_through') problems.push(`${at}.through: only a pass_through has one`);
+  if (!t && c.role === 'pass_through') problems.push(`${at}: a pass_through needs 'through'`);
+  if (t?.kind === 'to_position') {
+    relation(t.to, 'through.to');
+    field(t.position, 'through.position');
+    if (!t.to || !t.position) problems.push(`${at}.through: to_position needs 'to' and 'position'`);
+  }
+  if (t?.kind === 'from_positions') {
+    field(t.positions, 'through.positions');
+    if (!t.positions) problems.push(`${at}.through: from_positions needs 'positions'`);
+  }
+  if (t?.kind === 'sibling') {
+    relation(t.group, 'through.group');
+    field(t.side, 'through.side');
+    for (const name of t.terminus ?? []) relation(name, 'through.terminus');
+    if (!t.group || !t.side) problems.push(`${at}.through: sibling needs 'group' and 'side'`);
+  }
 }
 
 export function finalModel(byName: Map<string, LoadedModel>, model: string, path: string): string | undefined {

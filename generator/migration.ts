@@ -53,22 +53,32 @@ function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string,
   }
 }
 
-/** Tables in an order where every fk target exists before the table that references it. */
-function creationOrder(models: ModelDefinition[]): ModelDefinition[] {
+/**
+ * Tables in an order where every fk target exists before the table that references it. An fk that
+ * closes a cycle (a module sits in a bay, and a bay may belong to a module) cannot be created with
+ * its table: it is returned in `late` (`Model.field`) and added once every table exists.
+ */
+function creationOrder(models: ModelDefinition[]): { order: ModelDefinition[]; late: Set<string> } {
   const byName = new Map(models.map((m) => [m.name, m]));
   const done = new Set<string>();
+  const late = new Set<string>();
   const order: ModelDefinition[] = [];
   const visit = (m: ModelDefinition, trail: string[]) => {
     if (done.has(m.name)) return;
-    if (trail.includes(m.name)) throw new Error(`fk cycle between tables: ${[...trail, m.name].join(' → ')}`);
     for (const f of Object.values(m.fields)) {
-      if ((f.type === 'fk' || f.type === 'm2m') && f.to !== m.name) visit(byName.get(f.to!)!, [...trail, m.name]);
+      if ((f.type !== 'fk' && f.type !== 'm2m') || f.to === m.name) continue;
+      if (trail.includes(f.to!)) {
+        if (f.type === 'm2m') throw new Error(`m2m cycle between tables: ${[...trail, m.name, f.to].join(' → ')}`);
+        late.add(`${m.name}.${f.name}`);
+        continue;
+      }
+      visit(byName.get(f.to!)!, [...trail, m.name]);
     }
     done.add(m.name);
     order.push(m);
   };
-  for (const m of [...models].sort((a, b) => a.name.localeCompare(b.name))) visit(m, []);
-  return order;
+  for (const m of [...models].sort((a, b) => a.name.localeCompare(b.name))) visit(m, [m.name]);
+  return { order, late };
 }
 
 /** The columns that identify a field's value in a unique key (not a natural name's sort key). */
@@ -85,10 +95,14 @@ export interface TableSpec {
 /** Every table — model tables and their join tables — in an order where fk targets come first. */
 export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>): TableSpec[] {
   const byName = new Map(models.map((m) => [m.name, m]));
-  return creationOrder(models).flatMap((d) => {
+  const { order, late } = creationOrder(models);
+  return order.flatMap((d) => {
     const lines = ["t.increments('id').primary();"];
     if (d.tree) lines.push("t.string('_path', 512).notNullable().defaultTo('');", "t.integer('_depth').notNullable().defaultTo(0);", "t.string('_sort', 2048).notNullable().defaultTo('');", `t.index(['_path'], '${d.table}_path_idx');`);
-    for (const f of Object.values(d.fields)) lines.push(...columnLines(d, f, byName, integerSets));
+    for (const f of Object.values(d.fields)) {
+      const columns = columnLines(d, f, byName, integerSets);
+      lines.push(...(late.has(`${d.name}.${f.name}`) ? columns.map((l) => `late:${l}`) : columns));
+    }
     if (d.customFields) lines.push("t.text('custom_field_data').notNullable().defaultTo('{}');");
     if (d.timestamps) lines.push("t.string('created', 32).nullable();", "t.string('last_updated', 32).nullable();");
     for (const f of Object.values(d.fields)) {
@@ -150,11 +164,20 @@ const indent = (lines: string[]) => lines.map((l) => `    ${l}`).join('\n');
 
 /** Lines are knex table-builder calls (`t.…`) or whole statements (`raw:CREATE UNIQUE INDEX …`). */
 const isRaw = (l: string) => l.startsWith('raw:');
+/** `late:` lines are columns of an fk that closes a cycle: added after every table is created. */
+const isLate = (l: string) => l.startsWith('late:');
+const unlate = (l: string) => l.slice(5);
 const statement = (l: string) => `  await knex.raw(${JSON.stringify(l.slice(4))});`;
 const dropStatement = (l: string) => `  await knex.raw(${JSON.stringify(`DROP INDEX IF EXISTS ${/INDEX (\w+)/.exec(l)![1]}`)});`;
 
 function createTable(spec: TableSpec): string[] {
-  return [`  await knex.schema.createTable('${spec.table}', (t) => {\n${indent(spec.lines.filter((l) => !isRaw(l)))}\n  });`, ...spec.lines.filter(isRaw).map(statement)];
+  return [`  await knex.schema.createTable('${spec.table}', (t) => {\n${indent(spec.lines.filter((l) => !isRaw(l) && !isLate(l)))}\n  });`, ...spec.lines.filter(isRaw).map(statement)];
+}
+
+/** The late columns of a table, added to it once every table exists. */
+function addLate(table: string, lines: string[]): string[] {
+  const late = lines.filter(isLate).map(unlate);
+  return late.length ? [`  await knex.schema.alterTable('${table}', (t) => {\n${indent(late)}\n  });`] : [];
 }
 
 function migrationText(doc: string, up: string[], down: string[]): string {
@@ -192,22 +215,31 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
   const snapshot: Snapshot = Object.fromEntries(specs.map((s) => [s.table, s.lines]));
   const files = new Map<string, string>();
   if (!previous) {
-    const up = specs.flatMap(createTable);
+    const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines))];
     const down = [...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`);
     files.set('0001_initial', migrationText('Creates every model table.', up, down));
     return { files, snapshot };
   }
   const up: string[] = [];
   const down: string[] = [];
+  const lateUp: string[] = [];
+  const lateDown: string[] = [];
   for (const spec of specs) {
     const before = previous[spec.table];
     if (!before) {
       up.push(...createTable(spec));
+      lateUp.push(...addLate(spec.table, spec.lines));
       down.unshift(`  await knex.schema.dropTableIfExists('${spec.table}');`);
       continue;
     }
-    const added = spec.lines.filter((l) => !before.includes(l));
-    const removed = before.filter((l) => !spec.lines.includes(l));
+    const lateAdded = spec.lines.filter((l) => isLate(l) && !before.includes(l) && !before.includes(unlate(l)));
+    lateUp.push(...addLate(spec.table, lateAdded.map((l) => l.replace('.notNullable();', '.nullable();'))));
+    const lateUndo = lateAdded.map((l) => undo(unlate(l))).filter((l): l is string => !!l);
+    if (lateUndo.length) lateDown.push(`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent([...lateUndo.filter((l) => /^t\.drop(Index|Unique)/.test(l)), ...lateUndo.filter((l) => !/^t\.drop(Index|Unique)/.test(l))])}\n  });`);
+    // A column that merely became (or stopped being) late is the same column.
+    const same = (l: string, list: string[]) => list.includes(l) || list.includes(isLate(l) ? unlate(l) : `late:${l}`);
+    const added = spec.lines.filter((l) => !isLate(l) && !same(l, before));
+    const removed = before.filter((l) => !same(l, spec.lines)).map((l) => (isLate(l) ? unlate(l) : l));
     if (!added.length && !removed.length) continue;
     // A column whose definition changed is altered in place (its data stays); others are added or dropped.
     const columnOf = (l: string) => /^t\.(?!index|unique)\w+\('([^']+)'/.exec(l)?.[1];
@@ -229,8 +261,10 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
   }
   for (const table of Object.keys(previous).filter((t) => !snapshot[t])) {
     up.push(`  await knex.schema.dropTableIfExists('${table}');`);
-    down.unshift(...createTable({ table, lines: previous[table] }));
+    down.unshift(...createTable({ table, lines: previous[table] }), ...addLate(table, previous[table]));
   }
+  up.push(...lateUp);
+  down.unshift(...lateDown);
   if (!up.length) return { files, snapshot };
   const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;
   files.set(`${next}_schema`, migrationText('Brings the tables in line with a change of schema/.', up, down));

@@ -62,7 +62,8 @@ export class Builder {
       }
       case 'ip_prefix': case 'ip_address': return { type: 'string' };
       case 'slug': return { type: 'string', pattern: '^[-a-zA-Z0-9_]+$', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
-      case 'color': return { type: 'string', pattern: '^[0-9a-f]{6}$' };
+      // An optional colour may be blank (a port without a colour).
+      case 'color': return { type: 'string', pattern: f.required || f.default !== '' ? '^[0-9a-f]{6}$' : '^([0-9a-f]{6})?$' };
       default: return { type: 'string', ...(f.maxLength ? { maxLength: f.maxLength } : {}) };
     }
   }
@@ -110,7 +111,7 @@ export class Builder {
       case 'generic_fk': return orNull({ anyOf: Object.values(f.types!).sort().map((m) => this.nestedRef(m)) });
       case 'choice': {
         const value = this.scalar(f, false);
-        schema = mode === 'full'
+        schema = mode === 'full' && !f.plain
           ? { type: 'object', properties: { value, label: { type: 'string' } }, required: ['value', 'label'], additionalProperties: false }
           : value;
         break;
@@ -119,7 +120,10 @@ export class Builder {
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
         if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), readOnly: true };
+        // the first related row in its nested form (or the fields the schema lists), null where the object is nested itself
+        if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
+        if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
       case 'token_key': return { type: 'string' };
@@ -132,20 +136,25 @@ export class Builder {
 
   /** Names as they appear in a representation: a generic relation reads as <name>_type, <name>_id and <name>. */
   expand(d: ModelDefinition, names: string[]): string[] {
-    return names.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [`${n}_type`, `${n}_id`, n] : [n]));
+    return names.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, n] : [n]));
   }
 
   representation(d: ModelDefinition, names: string[], mode: Mode, required: string[]): Schema {
     const expanded = this.expand(d, names);
     const properties = Object.fromEntries(expanded.map((n) => {
       if (d.fields[n]?.type === 'generic_fk') return [n, this.read(d, n, mode)];
-      const generic = d.fields[n.replace(/_(type|id)$/, '')];
-      if (generic?.type === 'generic_fk' && !d.fields[n]) {
-        return [n, n.endsWith('_type') ? { type: ['string', 'null'], enum: [...Object.keys(generic.types!).sort(), null] } : { type: ['integer', 'null'] }];
+      const generic = this.genericOf(d, n);
+      if (generic && !d.fields[n]) {
+        return [n, n === generic.typeKey ? { type: ['string', 'null'], enum: [...Object.keys(generic.types!).sort(), null] } : { type: ['integer', 'null'] }];
       }
       return [n, this.read(d, n, mode)];
     }));
-    return { type: 'object', properties, required: expanded.filter((n) => required.includes(n.replace(/_(type|id)$/, '')) || required.includes(n)), additionalProperties: false };
+    return { type: 'object', properties, required: expanded.filter((n) => required.includes(this.genericOf(d, n)?.name ?? n)), additionalProperties: false };
+  }
+
+  /** The generic relation whose type or id half a representation key is. */
+  private genericOf(d: ModelDefinition, key: string): FieldDefinition | undefined {
+    return Object.values(d.fields).find((f) => f.type === 'generic_fk' && (f.typeKey === key || `${f.name}_id` === key));
   }
 
   /** A writable field of a request body, or null when it cannot be written. */
@@ -173,9 +182,9 @@ export class Builder {
     const required: string[] = [];
     for (const f of Object.values(d.fields)) {
       if (f.type === 'generic_fk' && !f.readOnly) {
-        properties[`${f.name}_type`] = { type: ['string', 'null'], enum: [...Object.keys(f.types!).sort(), null] };
+        properties[f.typeKey!] = { type: ['string', 'null'], enum: [...Object.keys(f.types!).sort(), null] };
         properties[`${f.name}_id`] = { type: ['integer', 'null'] };
-        if (f.required) required.push(`${f.name}_type`, `${f.name}_id`);
+        if (f.required) required.push(f.typeKey!, `${f.name}_id`);
         continue;
       }
       const schema = this.write(f, d);

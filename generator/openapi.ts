@@ -71,6 +71,12 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
     }
     paths[routes.list] = list;
     paths[routes.detail.replace(':id', '{id}')] = detail;
+    if (routes.legacy) {
+      // where NetBox 3.6 had the model: the same operations, deprecated
+      const legacy = (ops: Schema) => Object.fromEntries(Object.entries(ops as Record<string, Schema>).map(([m, o]) => [m, { ...o, operationId: `${String(o.operationId)}_legacy`, deprecated: true }]));
+      paths[routes.legacy.list] = legacy(list);
+      paths[routes.legacy.detail.replace(':id', '{id}')] = legacy(detail);
+    }
     // `actions:` in the YAML: extra detail routes, answered with the object after the action
     for (const extra of routes.extra) {
       const action = extra.path.split('/').at(-2)!.replace(/-/g, '_');
@@ -81,7 +87,7 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
           ? (returns.many ? { oneOf: [ref(returns.model), { type: 'array', items: ref(returns.model) }] } : ref(returns.model))
           : returns?.schema ?? ref(name);
         return [m.toLowerCase(), {
-          operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: [id],
+          operationId: op(extra.methods.length > 1 ? `${action}_${m.toLowerCase()}` : action), tags, parameters: extra.app ? [] : [id],
           responses: { [status]: respond(returns ? 'OK' : 'OK: the object after the action', body), ...errorResponses(400, 403, 404, 409, 500) },
         }];
       }));

@@ -4,7 +4,7 @@
  */
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
-  ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
+  CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
 } from '../runtime/core/types.js';
 import type { LoadedSchema } from './load.js';
@@ -18,28 +18,40 @@ export interface ResolvedSchema {
   choiceSets: ChoiceSet[];
 }
 
+/** A model flag is set by `true` or by a block of settings (`cabling:`). */
+const isSet = (v: unknown): boolean => v === true || (v !== null && typeof v === 'object');
+
 export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const specs = new Map(schema.models.map((m) => [m.spec.model, m]));
   const definitions = new Map<string, ModelDefinition>();
-  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs));
-  // A generic relation to '*' may point at any model that keeps a change log.
+  for (const { spec, file } of schema.models) definitions.set(spec.model, resolveModel(spec, file, specs, schema.choiceSets));
+  // A generic relation to '*' may point at any model that keeps a change log; one to a flag
+  // (`types: contacts`, `types: cabling`) at every model whose YAML sets that flag.
   const everyModel = Object.fromEntries([...definitions.values()].filter((d) => d.changelog).map((d) => [d.contentType, d.name]).sort());
+  const flagged = (flag: string) => Object.fromEntries(schema.models.filter((m) => isSet((m.spec as unknown as Record<string, unknown>)[flag]))
+    .map((m) => [definitions.get(m.spec.model)!.contentType, m.spec.model]).sort());
   for (const d of definitions.values()) {
-    for (const f of Object.values(d.fields)) if ((f.types as unknown) === '*') f.types = everyModel;
+    for (const f of Object.values(d.fields)) {
+      const types = f.types as unknown;
+      if (types === '*') f.types = everyModel;
+      else if (typeof types === 'string') f.types = flagged(types);
+    }
   }
+  const spec = (d: ModelDefinition) => schema.models.find((m) => m.spec.model === d.name)!.spec;
   const entries = [...definitions.values()]
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
     .map((definition) => ({
       definition,
       serializer: resolveSerializer(definition),
-      filters: resolveFilters(definition, definitions, schema.models.find((m) => m.spec.model === definition.name)!.spec),
+      filters: resolveFilters(definition, definitions, schema.models.find((m) => m.spec.model === definition.name)!.spec, schema),
       routes: {
         model: definition.name,
         list: listPath(definition.app, definition.endpoint),
         detail: detailPath(definition.app, definition.endpoint),
+        ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
-          .map(([name, a]) => ({ path: `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
+          .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
       },
     }));
   const choiceSets = [...schema.choiceSets.values()]
@@ -61,7 +73,7 @@ function columnsOf(name: string, f: SpecField): string[] {
   }
 }
 
-function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>): ModelDefinition {
+function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: ModelFile }>, schemaChoices: LoadedSchema['choiceSets']): ModelDefinition {
   const table = spec.table ?? defaultTable(spec.app, spec.model);
   const fields: Record<string, FieldDefinition> = {};
   for (const [name, f] of Object.entries(spec.fields)) {
@@ -79,12 +91,18 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     };
     const optional: Partial<FieldDefinition> = {
       helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
-      maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank,
-      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+      maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank, plain: f.plain,
+      to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, same: typeof f.same === 'string' ? [f.same] : f.same, source: f.value !== undefined ? 'value' : f.source, value: f.value,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
-    if (f.type === 'generic_fk') definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
+    if (f.type === 'generic_fk') {
+      definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
+      definition.typeKey = f.type_key ?? `${name}_type`;
+    }
+    if (f.where) definition.where = f.where;
+    if (f.form) definition.form = f.form;
+    if (f.sum_of) definition.sumOf = { ...f.sum_of };
     if (f.type === 'm2m') definition.through = m2mTable(table, name);
     fields[name] = definition;
   }
@@ -116,9 +134,29 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
+    ...(spec.ui?.columns ? { ui: { columns: spec.ui.columns } } : {}),
+    ...(spec.template_for ? { templateFor: spec.template_for } : {}),
+    ...(spec.templates ? { templates: { from: spec.templates.from, names: spec.templates.names ?? {}, ...(spec.templates.skip_unless ? { skipUnless: spec.templates.skip_unless } : {}), ...(spec.templates.adopt_if ? { adoptIf: spec.templates.adopt_if } : {}) } } : {}),
     fields,
     counts,
+    ...(spec.cabling ? { cabling: resolveCabling(spec, schemaChoices) } : {}),
   };
+}
+
+/** `cabling:` as the runtime reads it: choice groups that forbid a cable become their values. */
+function resolveCabling(spec: ModelFile, choiceSets: LoadedSchema['choiceSets']): CablingDefinition {
+  const c = spec.cabling!;
+  const out: CablingDefinition = { role: c.role, peers: [...c.peers].sort() };
+  if (c.parent) out.parent = c.parent;
+  if (c.not_cabled) {
+    const set = choiceSets.get(spec.fields[c.not_cabled.field]?.choices ?? '');
+    const groups = c.not_cabled.groups ?? [];
+    const values = [...(c.not_cabled.values ?? []), ...(set?.choices ?? []).filter((x) => x.group && groups.includes(x.group)).map((x) => String(x.value))];
+    out.notCabled = { field: c.not_cabled.field, values: [...new Set(values)] };
+  }
+  if (c.through) out.through = { ...c.through };
+  if (c.continue_via) out.continueVia = c.continue_via;
+  return out;
 }
 
 function resolveSerializer(d: ModelDefinition): SerializerDefinition {
@@ -142,7 +180,7 @@ function familyOf(type: FieldType): LookupFamily | null {
 }
 
 /** NetBox's filter set for a model: one filter per field, relation filters by id and by lookup field, and extras. */
-function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, spec: ModelFile): FilterSet {
+function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, spec: ModelFile, schema: LoadedSchema): FilterSet {
   const filters: FilterSet = {};
   filters.id = { kind: 'field', field: 'id', family: 'number' };
   const relation = (name: string, f: FieldDefinition, steps: PathStep[]) => {
@@ -160,7 +198,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const of = d.fields[f.of!];
       if (of.type === 'fk') relation(f.name, of, [{ field: of.name, model: of.to! }]);
     } else if (f.type === 'generic_fk') {
-      filters[`${f.name}_type`] = { kind: 'field', field: f.name, family: 'exact' };
+      filters[f.typeKey!] = { kind: 'field', field: f.name, family: 'exact' };
       filters[`${f.name}_id`] = { kind: 'field', field: `${f.name}_id`, family: 'number' };
     } else if (f.type === 'ip_prefix') {
       filters[f.name] = { kind: 'ip', field: f.name, op: 'exact' };
@@ -185,6 +223,15 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters.modified_by_request = { kind: 'request', actions: ['create', 'update'] };
   }
 
+  // Filters other models' generic relations bring to every model they may point at (contacts).
+  for (const other of schema.models) {
+    for (const [fieldName, g] of Object.entries(other.spec.fields)) {
+      if (g.type !== 'generic_fk' || !g.reverse_filters) continue;
+      if (!Object.values(all.get(other.spec.model)!.fields[fieldName].types ?? {}).includes(d.name)) continue;
+      for (const [name, rf] of Object.entries(g.reverse_filters)) filters[name] = reverseFilter(all, other.spec.model, fieldName, rf.path, rf.by);
+    }
+  }
+
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;
     if (f.ignore) filter = { kind: 'ignored', reason: f.ignore };
@@ -194,7 +241,10 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const family: LookupFamily = target ? familyOf(target.type) ?? 'exact' : 'number';
       filter = { kind: 'field', field: f.field, family, lookup: f.lookup };
     }
-    else if (f.reverse) {
+    else if (f.reverse && f.path) {
+      const [model, field] = f.reverse.split('.');
+      filter = reverseFilter(all, model, field, f.path, f.by);
+    } else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
       filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };
     } else {
@@ -208,6 +258,13 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters[name] = filter;
   }
   return Object.fromEntries(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Objects that rows of `model` point at through `field`, matched by `by` at the end of `path` from those rows. */
+function reverseFilter(all: Map<string, ModelDefinition>, model: string, field: string, path: string, by = 'id'): FilterDefinition {
+  const steps = pathSteps(all.get(model)!, all, path);
+  const end = all.get(steps[steps.length - 1].model)!;
+  return { kind: 'reverse', model, field, by, path: steps, tree: end.tree };
 }
 
 function pathSteps(d: ModelDefinition, all: Map<string, ModelDefinition>, path: string): PathStep[] {

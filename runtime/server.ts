@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { openPrepared, prepareDatabase } from './data/prepare.js';
 import { createApp } from './http/app.js';
+import { uiRoutes } from './ui/index.js';
 import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
 import { createObjects } from './data/write.js';
@@ -69,7 +70,7 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
-  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker });
+  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {

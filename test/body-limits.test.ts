@@ -83,7 +83,7 @@ function report(what: string, answers: Answer[]): void {
 
 test.before(async () => {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ADMIN_PASSWORD: 'body-limits-admin', LOG_REQUESTS: '0', RUN_WORKER: '0',
+    ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ADMIN_PASSWORD: 'body-limits-admin', LOG_REQUESTS: '0', RUN_WORKER: '0', WEB_CONCURRENCY: '1',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : {}),
   };
   server = spawn(process.execPath, ['--import', 'tsx', join(root, 'runtime/cli.ts'), 'start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -44,21 +44,53 @@ export async function inputFor(app: TestApp, entry: ModelEntry): Promise<Record<
   for (const f of Object.values(entry.definition.fields)) {
     // The lookup field (a device's name, say) is filled too, so filters by it have something to find.
     // Fields with a schema example are filled too (a webhook needs at least one event type).
-    if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || f.readOnly) continue;
+    if ((!f.required && f.name !== entry.definition.lookup && f.example === undefined) || (f.readOnly && f.example === undefined)) continue;
     // A relation with an example is filled with a new related object (a service needs a device).
-    if (f.type === 'fk') input[f.name] = (await createObject(app, model(f.to!))).id;
+    // A relation whose target must share relations with this object (`same:`) gets a target that does.
+    // An fk example that is an object gives attributes of the new target (a device bay's device has a parent type).
+    if (f.type === 'fk') input[f.name] = (await createRelated(app, f, input)).id;
     else if (f.type === 'generic_fk') {
-      // A required generic relation points at a fresh object of its simplest target type.
-      const [type, target] = Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
-      input[`${f.name}_type`] = type;
+      // A required generic relation points at a fresh object of its example type, else of its simplest target type.
+      const [type, target] = Object.entries(f.types!).find(([ct]) => ct === f.example) ?? Object.entries(f.types!).sort(([, a], [, b]) => requiredRelations(model(a)) - requiredRelations(model(b)))[0];
+      input[f.typeKey!] = type;
       input[`${f.name}_id`] = (await createObject(app, model(target))).id;
     }
     else if (f.type === 'token_key') continue;
-    else input[f.name] = f.example !== undefined ? f.example : scalar(entry, f, n);
+    else input[f.name] = f.example !== undefined ? await materialize(app, f.example) : scalar(entry, f, n);
   }
   // A user name must follow Django's username rules.
   if (entry.definition.fields.username) input.username = `user${n}`;
   return input;
+}
+
+/** A new target for relation `f` of an object being built from `input`, as the schema wants it (example, same:). */
+export async function createRelated(app: TestApp, f: FieldDefinition, input: Record<string, unknown>): Promise<any> {
+  const shared = Object.fromEntries((f.same ?? []).filter((s) => input[s] != null).map((s) => [s, input[s]]));
+  const wanted = f.example !== null && typeof f.example === 'object' ? await exampleValues(app, model(f.to!), f.example as Record<string, unknown>) : {};
+  return createObject(app, model(f.to!), { ...wanted, ...shared });
+}
+
+/** Attribute overrides from a schema example: a nested object stands for a new related object with those attributes. */
+async function exampleValues(app: TestApp, entry: ModelEntry, example: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(example)) {
+    const f = entry.definition.fields[name];
+    out[name] = f?.type === 'fk' && value !== null && typeof value === 'object'
+      ? (await createObject(app, model(f.to!), await exampleValues(app, model(f.to!), value as Record<string, unknown>))).id
+      : value;
+  }
+  return out;
+}
+
+/** An example with `{ $new: Model }` in it gets the id of a fresh object of that model there (a cable's ends). */
+async function materialize(app: TestApp, example: unknown): Promise<unknown> {
+  if (Array.isArray(example)) return Promise.all(example.map((e) => materialize(app, e)));
+  if (example !== null && typeof example === 'object') {
+    const spec = example as Record<string, unknown>;
+    if (typeof spec.$new === 'string') return (await createObject(app, model(spec.$new))).id;
+    return Object.fromEntries(await Promise.all(Object.entries(spec).map(async ([k, v]) => [k, await materialize(app, v)])));
+  }
+  return example;
 }
 
 function requiredRelations(entry: ModelEntry): number {
@@ -74,7 +106,8 @@ export async function createObject(app: TestApp, entry: ModelEntry, extra: Recor
 
 /** A writable, optional text field whose change a test can observe. */
 export function editableText(entry: ModelEntry): FieldDefinition | undefined {
-  const fields = Object.values(entry.definition.fields);
+  // Room for the test's own values ("changed by 0.123…"): a short field (a chassis domain) is passed over.
+  const fields = Object.values(entry.definition.fields).filter((f) => (f.maxLength ?? Infinity) >= 50);
   return fields.find((f) => (f.type === 'string' || f.type === 'text') && !f.required && !f.unique && !f.readOnly && !f.pattern && !f.nullable)
     ?? fields.find((f) => f.type === 'string' && !f.required && !f.unique && !f.readOnly && !f.pattern);
 }

@@ -63,7 +63,17 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
         payload = JSON.stringify(body);
         headers['Content-Type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body: payload, redirect: options.redirect ?? 'manual' });
+      const send = () => fetch(url + path, { method, headers, body: payload, redirect: options.redirect ?? 'manual' });
+      let res: Response;
+      try {
+        res = await send();
+      } catch (error) {
+        // A keep-alive connection the server closed while the test held the event loop (parsing a
+        // large document, say) fails on reuse; a read is safe to send again on a fresh connection.
+        const code = (error as { cause?: { code?: string } }).cause?.code;
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(method) || !['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code ?? '')) throw error;
+        res = await send();
+      }
       const text = await res.text();
       let parsed: unknown = text;
       try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
@@ -100,6 +110,18 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 /** Fails the test with the reply's body when the status is not the expected one. */
 export function expectStatus(reply: Reply, status: number, what = ''): void {
   if (reply.status !== status) throw new Error(`${what} expected HTTP ${status}, got ${reply.status}: ${reply.text.slice(0, 800)}`);
+}
+
+/**
+ * Sends a write that must fail validation on `field` (in the single body, or in the failing element
+ * of a bulk one) and returns the first message for that field.
+ */
+export async function expectFieldError(app: TestApp, method: string, path: string, body: unknown, field: string): Promise<string> {
+  const reply = await app.api(method, path, body);
+  expectStatus(reply, 400, `${method} ${path} ${JSON.stringify(body).slice(0, 300)}:`);
+  const errors = Array.isArray(reply.body) ? reply.body.find((e: Record<string, unknown>) => Object.keys(e).length) : reply.body;
+  if (!errors?.[field]) throw new Error(`expected an error on ${field}, got ${JSON.stringify(reply.body)}`);
+  return errors[field][0] as string;
 }
 
 export function listPath(entry: ModelEntry): string {

@@ -76,7 +76,7 @@ test('every /api/ response carries API-Version: 3.7 and a fresh UUID X-Request-I
 test('GET /api/ answers without a token and lists the applications with absolute URLs', async () => {
   const reply = await app.api('GET', '/api/', undefined, { token: null });
   expectStatus(reply, 200);
-  for (const name of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization']) {
+  for (const name of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn']) {
     assert.is(reply.body[name], `${app.url}/api/${name}/`, `root lists ${name}`);
   }
 });

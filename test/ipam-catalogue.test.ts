@@ -123,6 +123,8 @@ test('ASNs and ASN ranges: asdot display, available ASNs, counts, site ASNs', as
   assert.equal(ids(await app.get(`/api/ipam/asns/?site_id=${site.id}`)), [small.id, big.id]);
   assert.equal(ids(await app.get(`/api/ipam/asns/?site=${site.slug}&asn__gt=65535`)), [big.id]);
   assert.is((await app.get(`/api/ipam/asns/${small.id}/`)).site_count, 1);
+  assert.equal(ids(await app.get('/api/ipam/asns/?q=4200000000')), [big.id], 'q matches the whole number');
+  assert.equal(ids(await app.get('/api/ipam/asns/?q=420')), []);
 });
 
 test('route targets: VRF import/export targets and their filters both ways', async () => {

@@ -115,6 +115,17 @@ test('VM: needs a site or a cluster; the cluster in the same site; a host only w
   await app.post(VMS, { name: uniq('vm'), site: s2.id });
 });
 
+test('VM: names unique per cluster ignoring case; none without a cluster', async () => {
+  const cluster = await createObject(app, model('Cluster'));
+  const name = uniq('Web');
+  await app.post(VMS, { name, cluster: cluster.id });
+  assert.match(await refusedCreate(VMS, { name: name.toUpperCase(), cluster: cluster.id }, 'name'), /ignoring case/);
+  await app.post(VMS, { name: name.toUpperCase(), cluster: (await createObject(app, model('Cluster'))).id });
+  const site = await createObject(app, model('Site'));
+  await app.post(VMS, { name, site: site.id });
+  await app.post(VMS, { name, site: site.id });
+});
+
 test('VM: primary IPs of the right family, on the VM\'s own interfaces', async () => {
   const vm = await createObject(app, model('VirtualMachine'));
   const iface = await app.post(VMIFS, { virtual_machine: vm.id, name: 'eth0' });

@@ -88,7 +88,7 @@ test.before(async () => {
   expectStatus(alice, 201);
 });
 
-test('GET /login/ is a small self-contained HTML form', async () => {
+test('GET /login/ is an HTML form that loads nothing from another site', async () => {
   const page = await send('GET', '/login/?next=/api/dcim/sites/');
   assert.is(page.status, 200);
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
@@ -97,7 +97,8 @@ test('GET /login/ is a small self-contained HTML form', async () => {
   assert.match(page.text, /type="password" id="password" name="password"/);
   assert.match(page.text, /name="next" value="\/api\/dcim\/sites\/"/);
   assert.not.match(page.text, /https?:\/\//, 'no external assets');
-  assert.not.match(page.text, /<(script|link|img)\b/i, 'nothing else to load');
+  assert.not.match(page.text, /<(script|link|img)\b[^>]*(src|href)="(?!\/static\/)/i, 'only the service\'s own static files');
+  assert.not.match(page.headers.get('content-security-policy') ?? '', /unsafe-inline/, 'no inline script or style');
   assert.is(page.headers.get('x-frame-options'), 'DENY');
   assert.equal(page.cookies, {}, 'no cookie before logging in');
   const redirect = await send('GET', '/login');
@@ -222,7 +223,7 @@ test('an Authorization header wins over the cookie', async () => {
   assert.is(roWrite.status, 403);
 });
 
-test('the login form redirects to next (local paths only) or /api/docs/', async () => {
+test('the login form redirects to next (local paths only) or home', async () => {
   const ok = await send('POST', '/login/', { form: { ...ADMIN, next: '/api/dcim/sites/?limit=5' } });
   assert.is(ok.status, 302, ok.text);
   assert.is(ok.headers.get('location'), '/api/dcim/sites/?limit=5');
@@ -233,7 +234,7 @@ test('the login form redirects to next (local paths only) or /api/docs/', async 
   for (const next of ['//evil.example/', 'https://evil.example/', 'javascript:alert(1)', '/\\evil.example', '']) {
     const reply = await send('POST', '/login/', { form: { ...ADMIN, next } });
     assert.is(reply.status, 302, next);
-    assert.is(reply.headers.get('location'), '/api/docs/', `next=${next}`);
+    assert.is(reply.headers.get('location'), '/', `next=${next}`);
     secrets.push(reply.cookies.sessionid.value);
   }
   const viaQuery = await send('POST', '/login/?next=/api/ipam/', { form: ADMIN });

@@ -435,7 +435,7 @@ test('a template error fails the delivery with its message, not the worker', asy
     await tenant(unique('tplerr'));
     await waitFor('the good delivery', () => rx.at('/tpl-good').length === 1);
     const failed = await waitFor('three failed attempts', async () => {
-      const list = await deliveries('state=failed');
+      const list = await deliveries('state=retrying&state=failed');
       const mine = list.filter((d) => [include.id, header.id, limit.id].includes(d.webhook.id));
       return mine.length === 3 && mine.every((d) => d.attempt_count >= 1) && mine;
     });
@@ -479,8 +479,9 @@ test('a non-2xx answer fails the attempt; the automatic retry then succeeds, wit
   const hook = await makeWebhook({ payload_url: rx.url('/flaky') });
   try {
     await tenant(unique('flaky'));
-    const failedOnce = await waitFor('the first failure', async () => (await deliveries(`webhook_id=${hook.id}&state=failed`))[0]);
+    const failedOnce = await waitFor('the first failure', async () => (await deliveries(`webhook_id=${hook.id}&state=retrying`))[0]);
     assert.ok(failedOnce.next_attempt_at, 'a retry is scheduled');
+    assert.is(failedOnce.state.label, 'Retrying', 'a failure with a retry scheduled is not failed for good');
     assert.equal([failedOnce.attempts[0].status_code, failedOnce.attempts[0].error, failedOnce.attempts[0].response_excerpt], [500, 'HTTP 500', 'boom 1']);
     const done = await waitFor('success after retries', async () => (await deliveries(`webhook_id=${hook.id}&state=succeeded`))[0], 8000);
     assert.is(done.attempt_count, 3);
@@ -543,10 +544,10 @@ test('a receiver that does not answer, or refuses the connection, fails the atte
   try {
     const started = Date.now();
     await tenant(unique('slow'));
-    const timedOut = await waitFor('the timeout', async () => (await deliveries(`webhook_id=${hang.id}&state=failed`))[0], 6000);
+    const timedOut = await waitFor('the timeout', async () => (await deliveries(`webhook_id=${hang.id}&state=retrying&state=failed`))[0], 6000);
     assert.match(timedOut.attempts[0].error, /timed out after 2 s/);
     assert.ok(timedOut.attempts[0].duration_ms >= 1900 && Date.now() - started < 5000);
-    const noConnection = (await waitFor('the refusal', async () => (await deliveries(`webhook_id=${refused.id}&state=failed`))[0]));
+    const noConnection = (await waitFor('the refusal', async () => (await deliveries(`webhook_id=${refused.id}&state=retrying&state=failed`))[0]));
     assert.match(noConnection.attempts[0].error, /ECONNREFUSED/);
   } finally {
     await dropWebhook(hang);
@@ -568,7 +569,7 @@ test('TLS: verification off accepts a self-signed receiver; on, it is refused; a
     await tenant(unique('tls'));
     await waitFor('the unverified delivery', async () => (await deliveries(`webhook_id=${off.id}&state=succeeded`)).length === 1);
     await waitFor('the CA-verified delivery', async () => (await deliveries(`webhook_id=${withCa.id}&state=succeeded`)).length === 1);
-    const refused = await waitFor('the verified failure', async () => (await deliveries(`webhook_id=${on.id}&state=failed`))[0]);
+    const refused = await waitFor('the verified failure', async () => (await deliveries(`webhook_id=${on.id}&state=retrying&state=failed`))[0]);
     assert.match(refused.attempts[0].error, /self[- ]signed/i);
     assert.is(secure.at('/verified').length, 0);
     assert.is(secure.at('/insecure').length, 1);
@@ -749,6 +750,7 @@ test('SIGKILL mid-stream: every committed change is delivered at least once, no 
     const pending = async (state: string) => ((await (await call(child!.url, 'GET', `/api/extras/webhook-deliveries/?state=${state}&limit=1`)).json()) as { count: number }).count;
     await waitFor('an empty queue', async () => (await pending('queued')) === 0);
     assert.is(await pending('failed'), 0);
+    assert.is(await pending('retrying'), 0);
     const listed = await (await call(child.url, 'GET', '/api/tenancy/tenants/?limit=0&name__isw=crash-ok')).json() as { count: number };
     assert.ok(listed.count >= committed.size);
   } finally {
@@ -790,13 +792,13 @@ test('GET /api/status/ counts the running worker', async () => {
 
 test('old succeeded deliveries are pruned; failed ones are kept', async () => {
   const table = model('WebhookDelivery').definition.table;
-  const count = async (state: string) => Number((await app.running.db(table).where('state', state).count('* as n').first())?.n ?? 0);
+  const count = async (state: string) => Number((await app.running.db(table).whereIn('state', state === 'failed' ? ['failed', 'retrying'] : [state]).count('* as n').first())?.n ?? 0);
   rx.answers.set('/prune-fail', () => ({ status: 500 }));
   const ok = await makeWebhook({ payload_url: rx.url('/prune-ok') });
   const bad = await makeWebhook({ payload_url: rx.url('/prune-fail') });
   try {
     await tenant(unique('prune'));
-    await waitFor('both outcomes', async () => (await deliveries(`webhook_id=${ok.id}&state=succeeded`)).length === 1 && (await deliveries(`webhook_id=${bad.id}&state=failed`)).length === 1);
+    await waitFor('both outcomes', async () => (await deliveries(`webhook_id=${ok.id}&state=succeeded`)).length === 1 && (await deliveries(`webhook_id=${bad.id}&state=retrying&state=failed`)).length === 1);
     const failedBefore = await count('failed');
     assert.ok((await count('succeeded')) >= 1);
     assert.is(await app.running.worker!.prune(), 0, 'nothing is old enough yet');

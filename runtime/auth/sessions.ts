@@ -143,7 +143,7 @@ function clearCookies(ctx: Context): void {
 
 /** A local path to go to after login; anything else (another site, `//host`) is ignored. */
 export function safeNext(value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || /[\\\s]/.test(value)) return DEFAULT_NEXT;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || /[\\\s]/.test(value)) return loginPages.home;
   return value;
 }
 
@@ -200,12 +200,35 @@ function loggedInPage(username: string, csrf: string | undefined, next: string):
   </form>`);
 }
 
+/**
+ * How /login/ looks. This plain page serves the API alone; the web interface (runtime/ui/, a higher
+ * layer) hands over its own through useLoginPages, with the Content-Security-Policy those pages need
+ * and where a login without `next` lands.
+ */
+export interface LoginPages {
+  login(next: string, error: string, username: string): string;
+  loggedIn(username: string, csrf: string | undefined, next: string): string;
+  csp: string;
+  home: string;
+}
+
+let loginPages: LoginPages = {
+  login: (next, error, username) => loginPage(next, error, username),
+  loggedIn: loggedInPage,
+  csp: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  home: DEFAULT_NEXT,
+};
+
+export function useLoginPages(pages: LoginPages): void {
+  loginPages = pages;
+}
+
 function html(ctx: Context, status: number, body: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  ctx.set('Content-Security-Policy', loginPages.csp);
   ctx.body = body;
 }
 
@@ -259,7 +282,7 @@ async function login(ctx: Context, services: Services): Promise<void> {
   } catch (error) {
     if (!form || !(error instanceof ApiError)) throw error;
     const detail = (error.body as { detail?: string }).detail ?? 'Enter a username and a password.';
-    html(ctx, error.status, loginPage(next, detail, typeof data.username === 'string' ? data.username : ''));
+    html(ctx, error.status, loginPages.login(next, detail, typeof data.username === 'string' ? data.username : ''));
     return;
   }
   // A new session every time (never one the browser brought along), and the old one is ended.
@@ -314,7 +337,7 @@ export function sessionRoutes(services: Services) {
         const next = safeNext(ctx.query.next);
         const session = await findSession(services.db, ctx.cookies.get(SESSION_COOKIE), services.config.secretKey);
         const csrf = ctx.cookies.get(CSRF_COOKIE);
-        html(ctx, 200, session ? loggedInPage(session.username, session && csrfMatches(session, csrf) ? csrf : undefined, next) : loginPage(next));
+        html(ctx, 200, session ? loginPages.loggedIn(session.username, session && csrfMatches(session, csrf) ? csrf : undefined, next) : loginPages.login(next, '', ''));
         return;
       }
       if (ctx.method === 'POST') return login(ctx, services);

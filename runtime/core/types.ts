@@ -35,16 +35,27 @@ export interface FieldDefinition {
   choices?: string;
   /** choice: the empty string is accepted and rendered as null */
   blank?: boolean;
+  /** choice: read as the bare value in every form */
+  plain?: boolean;
   /** fk, m2m: target model */
   to?: string;
   onDelete?: OnDelete;
   /** generic_fk: content type → model */
   types?: Record<string, string>;
+  /** fk: relations the target must share with this object (a front port's rear port: device) */
+  same?: string[];
+  /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
+  typeKey?: string;
   /** alias: mirrored field */
   of?: string;
-  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' or 'value' */
+  /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' (true when one is set), 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
   source?: string;
   value?: unknown;
+  /** computed reverse: only rows with these column values; the fields shown (default the nested form) */
+  where?: Record<string, unknown>;
+  form?: string[];
+  /** integer: kept equal to the sum of `value` over the rows of `model` whose `field` points here, while any exist */
+  sumOf?: { model: string; field: string; value: string };
   /** string: ordered naturally (dc2 before dc10) through a hidden sort column, columns[1] */
   natural?: boolean;
   /** an example value (OpenAPI document, conformance tests) */
@@ -80,8 +91,11 @@ export type FilterDefinition =
   | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
-  /** objects that rows of another model point at through `field` (an fk or an m2m) */
-  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean }
+  /**
+   * objects that rows of another model point at through `field` (an fk, a generic fk or an m2m),
+   * matched by `by` on those rows, or through `path` from them (tree targets including descendants)
+   */
+  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
   /** objects the change log shows a request (a UUID) created, updated, or either */
@@ -90,6 +104,24 @@ export type FilterDefinition =
   | { kind: 'method'; method: string }
   /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
   | { kind: 'ignored'; reason: string };
+
+/** A model that can terminate a cable (`cabling:` in its YAML); the path tracer reads only this. */
+export interface CablingDefinition {
+  role: 'endpoint' | 'pass_through';
+  /** content types a cable may join this model to */
+  peers: string[];
+  /** the relation naming the object a termination belongs to (device, circuit, power panel) */
+  parent?: string;
+  /** objects whose `field` holds one of `values` cannot take a cable (resolved from choice groups) */
+  notCabled?: { field: string; values: string[] };
+  through?: {
+    kind: 'to_position' | 'from_positions' | 'sibling';
+    to?: string; position?: string; positions?: string;
+    group?: string; side?: string; terminus?: string[];
+  };
+  /** endpoint: the relation to another endpoint through which a trace goes on (an interface's bridge) */
+  continueVia?: string;
+}
 
 export interface ModelDefinition {
   name: string;
@@ -109,6 +141,8 @@ export interface ModelDefinition {
   changelog: boolean;
   /** the fk recorded as the change log's related object (an interface's device) */
   changelogRelated?: string;
+  /** the web interface: the list page's columns (else a default from brief, choices and relations) */
+  ui?: { columns: string[] };
   lookup: string;
   display: string[];
   ordering: string[];
@@ -118,8 +152,13 @@ export interface ModelDefinition {
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
   uniqueNullsMatch: string[];
+  /** a component template: the component model its rows become */
+  templateFor?: string;
+  /** creating an object instantiates the templates of its type (`from`), names' placeholders filled from paths */
+  templates?: { from: string; names: Record<string, string>; skipUnless?: string; adoptIf?: string };
   fields: Record<string, FieldDefinition>;
   counts: Record<string, CountDefinition>;
+  cabling?: CablingDefinition;
 }
 
 export interface SerializerDefinition {
@@ -138,11 +177,15 @@ export interface RouteDefinition {
   model: string;
   list: string;
   detail: string;
+  /** the same list and detail under the app where NetBox 3.6 had the model (`legacy_app:`) */
+  legacy?: { list: string; detail: string };
   /** extra detail routes served by the model's hooks, e.g. available-ips */
   extra: {
     path: string;
     methods: string[];
     hook: string;
+    /** a route of the app (/api/<app>/<name>/), not of an object */
+    app?: boolean;
     permission?: 'view' | 'add' | 'change' | 'delete';
     /** per method, what it answers (for the OpenAPI document) */
     returns?: Record<string, { status?: number; model?: string; many?: boolean; schema?: Record<string, unknown> }>;

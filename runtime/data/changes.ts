@@ -85,7 +85,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
       if (['computed', 'alias', 'password', 'token_key'].includes(f.type)) continue;
       if (f.type === 'm2m') snap[f.name] = (m2m.get(f.name)?.get(id) ?? []).sort((a, b) => a - b);
       else if (f.type === 'generic_fk') {
-        snap[`${f.name}_type`] = row[`${f.name}_type`] ?? null;
+        snap[f.typeKey!] = row[`${f.name}_type`] ?? null;
         snap[`${f.name}_id`] = row[`${f.name}_id`] === null || row[`${f.name}_id`] === undefined ? null : Number(row[`${f.name}_id`]);
       } else snap[f.name] = plain(entry, f.name, row);
     }

@@ -4,10 +4,11 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
-import { model, modelList, type Row } from './registry.js';
+import { hooksOf, model, modelList, type Row } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { beforeDelete, recordDeletes } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
+import { parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 import { CHUNK, type WriteContext } from './write-context.js';
 
 /** Every object a delete removes, following cascading fks, by model. */
@@ -66,6 +67,9 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
   const doomed = [];
   for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  for (const [name, set] of closure) {
+    for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure });
+  }
   // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;
@@ -79,7 +83,11 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
   }
+  // rows that feed a rollup: their parents are recounted once they are gone
+  const fed = [];
+  for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await db(model(name).definition.table).whereIn('id', [...set])));
   for (let i = 0; i < wanted.length; i += CHUNK * 10) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK * 10)).delete();
+  for (const parents of fed) await refreshRollups(db, parents);
   await bumpCacheVersion(db, closure.keys(), true);
   await recordDeletes(ctx, doomed);
   return wanted;

@@ -280,17 +280,27 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           else qb.whereIn('id', sub);
           break;
         }
-        const column = via.columns[0];
-        if (filter.boolean) {
+        const generic = via.type === 'generic_fk';
+        const column = generic ? `${via.name}_id` : via.columns[0];
+        // ids of this model that rows of the other one point at (a generic relation: of this content type)
+        const pointing = () => {
           const sub = db(other.definition.table).select(column).whereNotNull(column);
-          if (parseBoolean(param, values[0])) qb.whereIn('id', sub);
-          else qb.whereNotIn('id', sub);
-        } else {
-          const by = fieldTarget(other, filter.by ?? 'id');
-          const sub = db(other.definition.table).select(column).whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
-          if (lookup === 'n') qb.whereNotIn('id', sub);
-          else qb.whereIn('id', sub);
+          if (generic) sub.where(`${via.name}_type`, entry.definition.contentType);
+          return sub;
+        };
+        if (filter.boolean) {
+          if (parseBoolean(param, values[0])) qb.whereIn('id', pointing());
+          else qb.whereNotIn('id', pointing());
+          break;
         }
+        const sub = pointing();
+        if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
+        else {
+          const by = fieldTarget(other, filter.by ?? 'id');
+          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        if (lookup === 'n') qb.whereNotIn('id', sub);
+        else qb.whereIn('id', sub);
         break;
       }
       case 'request': {
@@ -325,6 +335,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           for (const name of entry.definition.search) {
             const field = entry.definition.fields[name];
             const column = field?.columns[0] ?? name;
+            // A number field matches the whole number only (an ASN, a VLAN ID).
+            if (field?.type === 'integer') { if (/^\d+$/.test(text)) w.orWhere(column, Number(text)); else w.orWhereRaw('1 = 0'); continue; }
             w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
             // A network searches prefixes containing or equal to it too.
             if (network && field?.type === 'ip_prefix') {
@@ -337,7 +349,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ignored': break;
       case 'method': {
         const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
-        fn(qb, values, { ...ctx, table: entry.definition.table });
+        fn(qb, values, { ...ctx, entry, table: entry.definition.table });
         break;
       }
     }

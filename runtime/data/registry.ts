@@ -16,6 +16,8 @@ export type Action = 'view' | 'add' | 'change' | 'delete';
 
 export interface HookContext {
   db: Knex;
+  /** the model the hook runs for (a hook may serve several models: the cabled components) */
+  entry?: ModelEntry;
 }
 
 /** One element of a write while it is validated: the columns to store, and what the client sent. */
@@ -34,19 +36,33 @@ export interface WriteItem {
   m2m?: Record<string, number[]>;
 }
 
+/**
+ * What a computed field's hook gets: `refer(model, id)` stands for the nested form of another
+ * object (rendered like any nested relation, loaded with the page's other rows); `extra` adds keys
+ * beside it (a parent device's `device_bay`).
+ */
+export interface ComputedContext extends HookContext {
+  refer(model: string, id: unknown, extra?: Record<string, unknown>): unknown;
+}
+
 export interface ModelHooks {
   /** the object's display text, when no template of the schema can say it (a range's shortened end) */
   display?: (row: Row) => string;
   /** computed fields, filled for a page of rows at once */
-  computed?: Record<string, (rows: Row[], ctx: HookContext) => Promise<Map<number, unknown>>>;
+  computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
   /** last checks and derived values of one element before it is written */
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
   prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
-  /** after the rows of a create or update are written, inside the transaction */
-  afterWrite?: (rows: Row[], ctx: HookContext) => Promise<void>;
+  /** after the rows of a create or update are written, inside the transaction (items: the request's elements, ids set) */
+  afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<void>;
+  /**
+   * before objects of this model are deleted (after their change records are taken), inside the
+   * transaction; `closure` is everything the delete removes, by model, cascades included
+   */
+  beforeDelete?: (ids: number[], ctx: HookContext & { closure: Map<string, Set<number>> }) => Promise<void>;
   /** narrows what a user may see and change */
   scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
   /** whether a user may perform an action at all on this model (beyond the generic token rules) */
@@ -59,7 +75,7 @@ export interface ModelHooks {
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 }
 
-/** An extra detail route's request: the object (visible to the user) and what was sent. */
+/** An extra detail route's request: the object (visible to the user; empty for an app route) and what was sent. */
 export interface ActionContext extends HookContext {
   entry: ModelEntry;
   row: Row;
@@ -80,6 +96,8 @@ export interface ActionContext extends HookContext {
 export interface ActionResult {
   status: number;
   body: unknown;
+  /** the response's content type when it is not JSON (an SVG drawing) */
+  type?: string;
 }
 
 export const models: Record<string, ModelEntry> = generatedModels;

@@ -18,7 +18,11 @@ export interface RenderState {
   readonly entry: ModelEntry;
   readonly baseUrl: string;
   row(model: string, id: unknown): Row | undefined;
-  nested(model: string, id: unknown): Record<string, unknown> | null;
+  /** the nested form of another object (or the fields of `form`, a computed reverse_one's list) */
+  nested(model: string, id: unknown, form?: string[]): Record<string, unknown> | null;
+  display(entry: ModelEntry, row: Row): string;
+  /** a computed value with its references to other objects replaced by their nested forms */
+  materialise(value: unknown): unknown;
   tags(id: number): Row[];
   m2m(field: string, id: number): number[];
   extra(field: string, id: number): unknown;
@@ -43,6 +47,15 @@ function compilePath(entry: ModelEntry, parts: string[]): Read {
   const f = entry.definition.fields[head];
   if (!f) return (row) => row[head];
   if (!rest.length) {
+    if (f.type === 'generic_fk') {
+      // a generic relation named alone shows its target's display
+      const types = f.types!;
+      return (row, state) => {
+        const targetName = types[row[`${head}_type`]];
+        const related = targetName ? state.row(targetName, row[`${head}_id`]) : undefined;
+        return related ? state.display(model(targetName), related) : null;
+      };
+    }
     const column = f.type === 'token_key' ? f.columns[1] : f.columns[0];
     if (!column) return () => null;
     return (row) => row[column];
@@ -133,11 +146,13 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       return (out, row, s) => { out[name] = s.m2m(name, Number(row.id)).map((id) => s.nested(target, id)); };
     }
     case 'generic_fk': {
-      const typeKey = `${name}_type`;
+      // the API's key for the type half may differ from the column (<name>_type)
+      const typeColumn = `${name}_type`;
+      const typeKey = f.typeKey ?? typeColumn;
       const idKey = `${name}_id`;
       const types = f.types!;
       return (out, row, s) => {
-        const type = row[typeKey] ?? null;
+        const type = row[typeColumn] ?? null;
         const target = type ? types[type] : undefined;
         out[typeKey] = type;
         out[idKey] = toNumber(row[idKey]);
@@ -148,7 +163,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       const set = choiceSet(f.choices!);
       const labels = new Map<unknown, string>(set.choices.map((c) => [c.value, c.label]));
       const typed = set.integer ? (v: unknown) => Number(v) : (v: unknown) => v;
-      if (mode !== 'full') return (out, row) => { const v = row[column]; out[name] = isBlank(v) ? null : typed(v); };
+      if (mode !== 'full' || f.plain) return (out, row) => { const v = row[column]; out[name] = isBlank(v) ? null : typed(v); };
       return (out, row) => {
         const v = row[column];
         if (isBlank(v)) { out[name] = null; return; }
@@ -171,6 +186,22 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
           out[name] = ids.map((id) => s.nested(target, id));
         };
       }
+      if (f.source?.startsWith('reverse_one:')) {
+        // the first related row (loaded with the page), in its nested form or the fields of `form`
+        const target = f.source.slice(12).split('.')[0];
+        const form = f.form;
+        return (out, row, s) => {
+          const id = s.entry === entry ? s.extra(name, Number(row.id)) : undefined;
+          out[name] = id === undefined ? null : s.nested(target, id, form);
+        };
+      }
+      if (f.source?.startsWith('any:')) {
+        // true when one of the fields is set
+        const columns = f.source.slice(4).split(',').map((n) => d.fields[n].columns[0]);
+        return (out, row) => {
+          out[name] = columns.some((c) => { const v = row[c]; return v !== null && v !== undefined && v !== false && v !== 0; });
+        };
+      }
       if (f.source?.startsWith('coalesce:')) {
         // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
         const options = f.source.slice(9).split(',').map((n) => d.fields[n]).map((x) => [x.columns[0], x.to!] as const);
@@ -179,7 +210,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
           out[name] = first ? s.nested(first[1], row[first[0]]) : null;
         };
       }
-      return (out, row, s) => { out[name] = s.entry === entry ? s.extra(name, Number(row.id)) ?? null : null; };
+      return (out, row, s) => { out[name] = s.entry === entry ? s.materialise(s.extra(name, Number(row.id)) ?? null) : null; };
     }
     case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
     case 'password': return null;
@@ -199,6 +230,19 @@ export interface Compiled {
 }
 
 const compiled = new Map<string, Compiled>();
+
+/** The functions of a field list other than the model's forms (a computed reverse_one's `form`), compiled once. */
+const formMemo = new Map<string, Put[]>();
+export function compiledForm(entry: ModelEntry, form: string[]): Put[] {
+  const key = `${entry.definition.name}:${form.join(',')}`;
+  let puts = formMemo.get(key);
+  if (!puts) {
+    const display = compiledOf(entry).display;
+    puts = form.map((n) => compileField(entry, n, 'nested', display)).filter((p): p is Put => !!p);
+    formMemo.set(key, puts);
+  }
+  return puts;
+}
 
 /** The model's compiled representations, built on first use and kept for the process's life. */
 export function compiledOf(entry: ModelEntry): Compiled {

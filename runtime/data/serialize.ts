@@ -5,8 +5,8 @@
  */
 import type { Knex } from 'knex';
 import { hooksOf, model, storedField, type Row } from './registry.js';
-import type { ModelEntry } from '../core/types.js';
-import { compiledOf, followOf, type Put, type RenderState } from './representation.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
@@ -64,7 +64,7 @@ class RowCache {
       for (const [entry, loaded] of levels) {
         this.add(entry.definition.name, loaded);
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, entry.serializer.nested);
+        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
       }
     }
   }
@@ -81,6 +81,15 @@ async function together<T>(db: Knex, tasks: (() => Promise<T>)[]): Promise<T[]> 
   return out;
 }
 
+/** Fields the display templates start from (a generic relation named alone shows its target). */
+const roots = new Map<string, string[]>();
+function displayRoots(entry: ModelEntry): string[] {
+  let list = roots.get(entry.definition.name);
+  if (!list) roots.set(entry.definition.name, (list = entry.definition.display.flatMap((t) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))));
+  return list;
+}
+
+/** Queues the targets of the generic relations among `fields`. */
 function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
   for (const name of fields) {
     const f = entry.definition.fields[name];
@@ -89,6 +98,11 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
       if (target) cache.need(target, row[`${name}_id`]);
     }
   }
+}
+
+/** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
+class Reference {
+  constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
 }
 
 export class Renderer implements RenderState {
@@ -113,6 +127,10 @@ export class Renderer implements RenderState {
     this.puts = this.fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p);
   }
 
+  url(entry: ModelEntry, id: unknown): string {
+    return `${this.baseUrl}/api/${entry.definition.app}/${entry.definition.endpoint}/${id}/`;
+  }
+
   /** Loads everything the page's representations need: the independent loads at once, then the nested rows level by level. */
   async load(rows: Row[]): Promise<void> {
     const { db } = this.options;
@@ -130,7 +148,8 @@ export class Renderer implements RenderState {
     }
     const follow = followOf(this.entry);
     for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
-    for (const row of rows) needGeneric(this.cache, this.entry, row, fields);
+    const generic = [...fields, ...displayRoots(this.entry)];
+    for (const row of rows) needGeneric(this.cache, this.entry, row, generic);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
       tasks.push(() => customFieldsFor(db, this.entry).then((defs) => {
         this.customFieldDefs = defs;
@@ -142,12 +161,17 @@ export class Renderer implements RenderState {
       const count = d.counts[name];
       if (count && ids.length) tasks.push(() => countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
     }
+    for (const name of fields) {
+      const f = d.fields[name];
+      if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) tasks.push(() => this.loadReverseOne(name, f, ids));
+    }
     const hooks = hooksOf(this.entry);
+    const refer = (target: string, id: unknown, extra?: Record<string, unknown>) => { this.cache.need(target, id); return new Reference(target, id, extra); };
     for (const name of fields) {
       const source = d.fields[name]?.source;
       if (source?.startsWith('hook:') && rows.length) {
         const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        tasks.push(() => fn(rows, { db }).then((m) => { this.extras.set(name, m); }));
+        tasks.push(() => fn(rows, { db, entry: this.entry, refer }).then((m) => { this.extras.set(name, m); }));
       }
       if (source?.startsWith('reverse:') && rows.length) {
         tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
@@ -158,6 +182,34 @@ export class Renderer implements RenderState {
     }
     await together(db, tasks);
     await this.cache.resolve();
+  }
+
+  /**
+   * A computed `reverse_one:<Model>.<field>`: per object, the first row (lowest id) of that model
+   * pointing at it, limited by `where`; the row and what its form shows are queued for loading.
+   */
+  private async loadReverseOne(name: string, f: FieldDefinition, ids: number[]): Promise<void> {
+    const [otherName, fieldName] = f.source!.slice(12).split('.');
+    const other = model(otherName);
+    const via = other.definition.fields[fieldName];
+    const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
+    const found = new Map<number, number>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const q = this.options.db(other.definition.table).whereIn(column, ids.slice(i, i + CHUNK)).orderBy('id');
+      if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
+      for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
+      const rows: Row[] = await q;
+      this.cache.add(otherName, rows);
+      for (const row of rows) {
+        if (!found.has(Number(row[column]))) found.set(Number(row[column]), Number(row.id));
+        for (const [target, col] of followOf(other)) this.cache.need(target, row[col]);
+        for (const field of f.form ?? []) {
+          const shown = other.definition.fields[field];
+          if (shown?.type === 'fk') this.cache.need(shown.to!, row[shown.columns[0]]);
+        }
+      }
+    }
+    this.extras.set(name, found);
   }
 
   private async loadLinks(name: string, through: string, target: string, ids: number[]): Promise<void> {
@@ -202,11 +254,18 @@ export class Renderer implements RenderState {
     return this.cache.get(name, id);
   }
 
-  /** The nested form of one loaded object, by model (name or entry) and id; built once per response. */
-  nested(target: string | ModelEntry, id: unknown): Record<string, unknown> | null {
+  /** The nested form of one loaded object, by model (name or entry) and id; built once per response. A `form` lists other fields (not memoised). */
+  nested(target: string | ModelEntry, id: unknown, form?: string[]): Record<string, unknown> | null {
     if (id === null || id === undefined) return null;
     const name = typeof target === 'string' ? target : target.definition.name;
     const n = Number(id);
+    if (form) {
+      const row = this.cache.get(name, n);
+      if (!row) return null;
+      const out: Record<string, unknown> = {};
+      for (const put of compiledForm(model(name), form)) put(out, row, this);
+      return out;
+    }
     let memo = this.nestedMemo.get(name);
     if (!memo) this.nestedMemo.set(name, (memo = new Map()));
     if (memo.has(n)) return memo.get(n)!;
@@ -242,6 +301,19 @@ export class Renderer implements RenderState {
 
   display(entry: ModelEntry, row: Row): string {
     return compiledOf(entry).display(row, this);
+  }
+
+  materialise(value: unknown): unknown {
+    if (value === null || typeof value !== 'object') return value;
+    if (value instanceof Reference) {
+      const nested = this.nested(value.model, value.id);
+      return nested && value.extra ? { ...nested, ...(this.materialise(value.extra) as object) } : nested;
+    }
+    if (Array.isArray(value)) return value.map((v) => this.materialise(v));
+    if (Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.materialise(v)]));
+    }
+    return value;
   }
 }
 

@@ -48,7 +48,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
     }
     const [has, value] = given(f);
     if (!has) {
-      if (f.type === 'generic_fk' && (`${f.name}_type` in input || `${f.name}_id` in input)) {
+      if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
@@ -70,23 +70,25 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
         break;
       }
       case 'generic_fk': {
-        const typeKey = `${f.name}_type`;
+        // the API names the type half typeKey; the column is <name>_type
+        const typeKey = f.typeKey!;
         const idKey = `${f.name}_id`;
+        const typeColumn = `${f.name}_type`;
         if (!(typeKey in input) && !(idKey in input)) {
-          if (mode === 'create') { values[typeKey] = null; values[idKey] = null; }
+          if (mode === 'create') { values[typeColumn] = null; values[idKey] = null; }
           break;
         }
         // An explicit null clears; a missing half keeps the stored value on PATCH.
-        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeKey] : null;
+        const type = typeKey in input ? input[typeKey] : mode === 'patch' ? existing?.[typeColumn] : null;
         const id = idKey in input ? input[idKey] : mode === 'patch' ? existing?.[idKey] : null;
-        if (type === null && id === null) { values[typeKey] = null; values[idKey] = null; break; }
+        if (type === null && id === null) { values[typeColumn] = null; values[idKey] = null; break; }
         if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
         if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
         const target = f.types![String(type)];
         if (!target) { errs.add(typeKey, `"${String(type)}" is not a valid choice.`); break; }
         const numeric = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
         if (typeof numeric !== 'number' || !Number.isInteger(numeric)) { errs.add(idKey, 'A valid integer is required.'); break; }
-        values[typeKey] = type;
+        values[typeColumn] = type;
         refs.push({ item: index, field: idKey, target, value: numeric, apply: (rid) => { values[idKey] = rid; } });
         break;
       }

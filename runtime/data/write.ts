@@ -16,6 +16,9 @@ import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
 import { checkUnique, raise } from './write-checks.js';
+import { checkSharedRelations } from './shared-relations.js';
+import { instantiateTemplates } from './templates.js';
+import { checkRollups, parentsOf, refreshRollups } from './rollups.js';
 
 export type { WriteContext } from './write-context.js';
 export { deleteObjects } from './delete.js';
@@ -48,18 +51,18 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
-    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, user: ctx.user });
+    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user });
   }
   for (const hook of hooksOf(entry)) {
-    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, user: ctx.user });
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user });
   }
 }
 
-async function afterWrite(entry: ModelEntry, ids: number[], ctx: WriteContext): Promise<void> {
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', ids);
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db });
+  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
 }
 
 export interface WriteResult {
@@ -76,18 +79,22 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   const table = entry.definition.table;
   const inserted = await insertRows(db, table, items.map((item) => item.values), true);
   inserted.forEach((id, j) => { items[j].id = id; });
   if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
+  await instantiateTemplates(ctx, entry, items, bulk);
   await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, ids, ctx);
+  await afterWrite(entry, items, ctx);
+  await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const data = await recordWrites(ctx, entry, 'create', ids, null);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -113,9 +120,11 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
   await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
   await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
   raise(items, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;
@@ -134,7 +143,9 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await writeAssignments(db, entry, items);
   await bumpCacheVersion(db, [entry.definition.name]);
   const changed = items.map((i) => i.id!);
-  await afterWrite(entry, changed, ctx);
+  await afterWrite(entry, items, ctx);
+  // parents before and after: a row may have moved from one to another
+  await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
   const data = await recordWrites(ctx, entry, 'update', changed, prechange);
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }

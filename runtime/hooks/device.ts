@@ -1,8 +1,10 @@
 /**
  * Devices: the rendered configuration context (the matching config contexts merged, then the
- * device's own local_context_data; see config_context.ts) and the has_primary_ip filter.
+ * device's own local_context_data; see config_context.ts), the has_primary_ip filter, and the
+ * parent device (the device whose bay holds this one), which its children follow around.
  */
 import type { ModelHooks, WriteItem } from '../data/registry.js';
+import { model } from '../data/registry.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 
@@ -16,11 +18,21 @@ export function checkLocalContext(item: WriteItem): void {
   if (data === 'null') item.values.local_context_data = null;
 }
 
+const bays = () => model('DeviceBay').definition.table;
+
 export const device: ModelHooks = {
   computed: {
     config_context: configContextOf('Device'),
+    async parent_device(rows, { db, refer }) {
+      const found = await db(bays()).select('id', 'device_id', 'installed_device_id').whereIn('installed_device_id', rows.map((r) => Number(r.id)));
+      return new Map(found.map((b) => [Number(b.installed_device_id), refer('Device', b.device_id, { device_bay: refer('DeviceBay', b.id) })]));
+    },
   },
   filters: {
+    parent_device_id(qb, values, { db }) {
+      const ids = values.filter((v) => /^\d+$/.test(v)).map(Number);
+      qb.whereIn('id', db(bays()).select('installed_device_id').whereIn('device_id', ids).whereNotNull('installed_device_id'));
+    },
     has_primary_ip(qb, values) {
       const has = parseBoolean('has_primary_ip', values[0]);
       if (has) qb.where((w) => w.whereNotNull('primary_ip4_id').orWhereNotNull('primary_ip6_id'));
@@ -32,5 +44,14 @@ export const device: ModelHooks = {
     const face = item.values.face ?? item.existing?.face;
     const position = item.values.position !== undefined ? item.values.position : item.existing?.position;
     if (position !== null && position !== undefined && !face) item.errors.add('face', 'Must specify rack face when defining rack position.');
+  },
+  /** Devices installed in a bay of a written device share its site, location and rack (one statement). */
+  async afterWrite(rows, { db }) {
+    const devices = model('Device').definition.table;
+    const ids = rows.map((r) => Number(r.id));
+    const fromParent = (column: string) => db.raw(`(select p.${column} from ?? b join ?? p on p.id = b.device_id where b.installed_device_id = ??.id)`, [bays(), devices, devices]);
+    await db(devices)
+      .whereIn('id', db(bays()).select('installed_device_id').whereIn('device_id', ids).whereNotNull('installed_device_id'))
+      .update({ site_id: fromParent('site_id'), location_id: fromParent('location_id'), rack_id: fromParent('rack_id') });
   },
 };

@@ -3,15 +3,31 @@
  * real exceptions of one model; the generic runtime does everything else.
  */
 import type { ModelHooks } from '../data/registry.js';
+import { cable } from './cable.js';
+import { cabled } from './cabled.js';
+import { cableTermination } from './cable_termination.js';
 import { aggregate } from './aggregate.js';
 import { asn } from './asn.js';
 import { asnRange } from './asn_range.js';
+import { circuit } from './circuit.js';
+import { circuitTermination } from './circuit_termination.js';
+import { contactAssignment } from './contact_assignment.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
 import { cluster } from './cluster.js';
 import { configContext } from './config_context.js';
 import { contentType } from './content_type.js';
+import { component } from './component.js';
 import { device } from './device.js';
+import { componentTemplate } from './component_template.js';
+import { deviceBay } from './device_bay.js';
+import { deviceIps } from './device_ips.js';
+import { devicePlacement } from './device_placement.js';
+import { deviceType } from './device_type.js';
+import { frontPort } from './front_port.js';
+import { frontPortTemplate } from './front_port_template.js';
+import { interfaceTemplate } from './interface_template.js';
+import { moduleBay } from './module_bay.js';
 import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
@@ -19,11 +35,19 @@ import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
+import { powerPort } from './power_port.js';
+import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
+import { rack } from './rack.js';
+import { rackReservation } from './rack_reservation.js';
+import { rearPort } from './rear_port.js';
+import { rearPortTemplate } from './rear_port_template.js';
+import { l2vpnTermination } from './l2vpn_termination.js';
 import { service, serviceTemplate } from './service.js';
 import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
+import { virtualChassis } from './virtual_chassis.js';
 import { virtualMachine } from './virtual_machine.js';
 import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
@@ -36,28 +60,52 @@ import { savedFilter } from './saved_filter.js';
 import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
+  cable,
+  cable_termination: cableTermination,
+  cabled,
   aggregate,
   asn,
   asn_range: asnRange,
   cluster,
+  circuit,
+  circuit_termination: circuitTermination,
+  contact_assignment: contactAssignment,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,
   config_context: configContext,
   content_type: contentType,
+  component,
+  component_template: componentTemplate,
   device,
+  device_bay: deviceBay,
+  device_ips: deviceIps,
+  device_placement: devicePlacement,
+  device_type: deviceType,
+  front_port: frontPort,
+  front_port_template: frontPortTemplate,
   fhrp_group: fhrpGroup,
   group,
   interface: interfaceHooks,
+  interface_template: interfaceTemplate,
+  module_bay: moduleBay,
   permission,
   ip_address: ipAddress,
   ip_range: ipRange,
   journal_entry: journalEntry,
+  power_port: powerPort,
+  l2vpn_termination: l2vpnTermination,
+  power_feed: powerFeed,
   prefix,
+  rack,
+  rack_reservation: rackReservation,
+  rear_port: rearPort,
+  rear_port_template: rearPortTemplate,
   service,
   service_template: serviceTemplate,
   tag,
   token,
   user,
+  virtual_chassis: virtualChassis,
   virtual_machine: virtualMachine,
   vlan,
   vlan_group: vlanGroup,

@@ -4,8 +4,7 @@
  * assigned_object_type_id filter.
  */
 import type { ModelHooks } from '../data/registry.js';
-import { model } from '../data/registry.js';
-import { errors } from '../core/errors.js';
+import { byContentTypeId } from './content_type.js';
 
 export const journalEntry: ModelHooks = {
   prepare(item, { user }) {
@@ -16,13 +15,6 @@ export const journalEntry: ModelHooks = {
     }
   },
   filters: {
-    assigned_object_type_id(qb, values, { db }) {
-      const ids = values.map((v) => {
-        if (!/^\d+$/.test(v)) throw errors.badFilter('assigned_object_type_id', 'Enter a whole number.');
-        return Number(v);
-      });
-      const types = model('ContentType').definition.table;
-      qb.whereIn('assigned_object_type', db(types).select(db.raw("app_label || '.' || model")).whereIn('id', ids));
-    },
+    assigned_object_type_id: byContentTypeId('assigned_object_type_id', 'assigned_object_type'),
   },
 };

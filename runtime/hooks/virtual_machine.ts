@@ -44,6 +44,22 @@ async function checkPrimaryIps(db: Knex, item: WriteItem): Promise<void> {
   }
 }
 
+/**
+ * Names are unique per cluster and tenant ignoring case (NetBox's Lower(name) constraints); the
+ * exact-case duplicate is already the generic unique_together error, so only a case variant is flagged.
+ */
+async function checkNameCase(db: Knex, item: WriteItem): Promise<void> {
+  if (!touches(item, 'name', 'cluster_id', 'tenant_id')) return;
+  const v = merged(item);
+  if (!isSet(v.cluster_id) || typeof v.name !== 'string') return;
+  const q = db('virtualization_virtualmachine').select('name').where('cluster_id', v.cluster_id)
+    .whereRaw('lower(name) = ?', [v.name.toLowerCase()]).whereNot('name', v.name);
+  if (isSet(v.tenant_id)) q.where('tenant_id', v.tenant_id); else q.whereNull('tenant_id');
+  if (item.id !== null) q.whereNot('id', item.id);
+  const other = await q.first();
+  if (other) item.errors.add('name', `Virtual machine names must be unique per cluster, ignoring case (${other.name} exists).`);
+}
+
 export const virtualMachine: ModelHooks = {
   computed: {
     // the VM's own tags, cluster and site (config contexts naming locations or device types never apply)
@@ -56,5 +72,6 @@ export const virtualMachine: ModelHooks = {
     checkLocalContext(item);
     await checkPlacement(db, item, merged(item));
     await checkPrimaryIps(db, item);
+    await checkNameCase(db, item);
   },
 };

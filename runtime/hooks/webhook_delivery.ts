@@ -1,6 +1,7 @@
 /**
  * Webhook deliveries: POST …/webhook-deliveries/<id>/retry/ puts a failed delivery back in the queue
- * (the spec's manual retry). It is refused for a delivery that is queued, succeeded, or being sent.
+ * (the spec's manual retry), or sends a retrying one now. It is refused for a delivery that is queued,
+ * succeeded, or being sent.
  */
 import type { ModelHooks } from '../data/registry.js';
 import { ApiError } from '../core/errors.js';
@@ -8,14 +9,16 @@ import { renderRows } from '../data/serialize.js';
 import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from '../webhooks/channel.js';
 
+const RETRYABLE = ['failed', 'retrying'];
+
 export const webhookDelivery: ModelHooks = {
   actions: {
     async retry_delivery({ db, entry, row, baseUrl }) {
       const now = new Date().toISOString();
-      if (row.state !== 'failed') throw new ApiError(409, { detail: `Only a failed delivery can be retried; this one is ${row.state}.` });
+      if (!RETRYABLE.includes(row.state)) throw new ApiError(409, { detail: `Only a failed delivery can be retried; this one is ${row.state}.` });
       if (row.lease_owner && row.lease_expires_at > now) throw new ApiError(409, { detail: 'This delivery is being sent right now.' });
       const table = entry.definition.table;
-      const changed = await db(table).where({ id: row.id, state: 'failed' })
+      const changed = await db(table).where({ id: row.id, state: row.state })
         .where((q) => q.whereNull('lease_expires_at').orWhere('lease_expires_at', '<=', now))
         .update({ state: 'queued', next_attempt_at: now, lease_owner: null, lease_expires_at: null, last_updated: now });
       if (!changed) throw new ApiError(409, { detail: 'The delivery changed meanwhile; reload it and try again.' });

@@ -2,7 +2,8 @@
  * Extra detail routes a schema declares under `actions:` (e.g. POST
  * /api/extras/webhook-deliveries/<id>/retry/), served by a function of one of the model's hooks. The
  * object must exist and be visible to the user; GET needs view permission, other methods change
- * permission. After a write, the services' afterCommit runs, as for the generic views.
+ * permission. An app route (`app: true`, /api/<app>/<name>/) has no object. After a write, the
+ * services' afterCommit runs, as for the generic views.
  */
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
@@ -18,16 +19,21 @@ export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][nu
     const action: Action = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'view' : extra.permission ?? 'change';
     authorize(ctx, entry, action, config);
     const state = ctx.state as State;
-    const q = db(entry.definition.table).where('id', Number(ctx.params.id));
-    scoped(db, entry, ctx, action)(q);
-    const row = await q.first();
-    if (!row) throw errors.notFound();
+    let row = {};
+    // an app route has no object; a detail route's object must exist and be visible
+    if (!extra.app) {
+      const q = db(entry.definition.table).where('id', Number(ctx.params.id));
+      scoped(db, entry, ctx, action)(q);
+      row = await q.first();
+      if (!row) throw errors.notFound();
+    }
     const result = await handler({
       db, entry, row, user: state.auth.user, method: ctx.method, body: state.hasBody ? state.body : undefined,
       baseUrl: `${ctx.protocol}://${ctx.host}`, requestId: state.requestId, query: ctx.URL.searchParams,
       create: (modelName, build) => createThrough(ctx, services, model(modelName), build),
     });
     ctx.status = result.status;
+    if (result.type) ctx.type = result.type;
     ctx.body = result.body;
     if (action !== 'view') services.afterCommit?.();
   };

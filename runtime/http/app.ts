@@ -27,7 +27,7 @@ import { metricsEndpoint } from './metrics.js';
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization'];
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
 
 function absolute(ctx: Context, path: string): string {
   return `${ctx.protocol}://${ctx.host}${path}`;
@@ -51,7 +51,8 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-export function createApp(services: Services): Koa {
+/** `pages`: the web interface's middleware (runtime/ui/, a higher layer), handed over by the composition root. */
+export function createApp(services: Services, pages?: (services: Services) => Koa.Middleware): Koa {
   const { db, config } = services;
   const app = new Koa();
   // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
@@ -87,6 +88,9 @@ export function createApp(services: Services): Koa {
 
   // /login/ and /logout/ (form-encoded or JSON bodies of their own, so before jsonBody).
   app.use(sessionRoutes(services));
+  // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
+  // form field, so it authenticates them itself, before the API's authentication and jsonBody.
+  if (pages) app.use(pages(services));
   app.use(async (ctx, next) => {
     // Caches of tokens, permissions, custom fields and config contexts: dropped if any process changed them.
     await syncCaches(db);
@@ -123,24 +127,28 @@ export function createApp(services: Services): Koa {
 
   for (const entry of modelList) {
     const v = views(entry, services);
-    const { list, detail } = entry.routes;
-    router.get(list, v.list);
-    router.get(detail, v.retrieve);
-    router.options(list, v.options);
-    router.options(detail, v.options);
+    // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
+    const lists = [entry.routes.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
+    const details = [entry.routes.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
+    for (const list of lists) router.get(list, v.list).options(list, v.options);
+    for (const detail of details) router.get(detail, v.retrieve).options(detail, v.options);
     // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
     for (const extra of entry.routes.extra) {
       const view = actionView(entry, extra, services);
       for (const method of extra.methods) router.register(extra.path, [method], view);
     }
     if (entry.definition.readOnly) continue;
-    router.post(list, v.create);
-    router.put(list, (ctx) => v.update(ctx, false));
-    router.patch(list, (ctx) => v.update(ctx, true));
-    router.delete(list, v.remove);
-    router.put(detail, (ctx) => v.update(ctx, false));
-    router.patch(detail, (ctx) => v.update(ctx, true));
-    router.delete(detail, v.remove);
+    for (const list of lists) {
+      router.post(list, v.create);
+      router.put(list, (ctx) => v.update(ctx, false));
+      router.patch(list, (ctx) => v.update(ctx, true));
+      router.delete(list, v.remove);
+    }
+    for (const detail of details) {
+      router.put(detail, (ctx) => v.update(ctx, false));
+      router.patch(detail, (ctx) => v.update(ctx, true));
+      router.delete(detail, v.remove);
+    }
   }
 
   app.use(router.routes());

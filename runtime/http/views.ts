@@ -290,7 +290,7 @@ function describeFields(entry: ModelEntry): Record<string, unknown> {
   for (const raw of Object.values(d.fields)) {
     const f = storedField(entry, raw);
     if (raw.type === 'generic_fk') {
-      out[`${raw.name}_type`] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
+      out[raw.typeKey!] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
       out[`${raw.name}_id`] = { type: 'integer', required: false, read_only: false, label: `${raw.label} ID` };
       out[raw.name] = { type: 'field', required: false, read_only: true, label: raw.label };
       continue;

@@ -241,7 +241,8 @@ export class WebhookWorker {
             id: row.id,
             next: delay === undefined ? null : now + delay * 1000,
             values: {
-              state: outcome.ok ? 'succeeded' : 'failed',
+              // A failure with another attempt scheduled is 'retrying'; 'failed' is final.
+              state: outcome.ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying',
               attempts: JSON.stringify([...attempts, outcome.attempt].slice(-ATTEMPTS_KEPT)),
               attempt_count: count,
               next_attempt_at: delay === undefined ? null : new Date(now + delay * 1000).toISOString(),

@@ -27,7 +27,7 @@ export const deviceTypeDefinition: ModelDefinition = {
   ordering: ["manufacturer", "model"],
   brief: ["id", "url", "display", "manufacturer", "model", "slug", "device_count"],
   search: ["model", "part_number", "description", "comments"],
-  hooks: [],
+  hooks: ["device_type"],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
   uniqueNullsMatch: [],
   fields: {
@@ -230,6 +230,66 @@ export const deviceTypeDefinition: ModelDefinition = {
   },
   counts: {
     device_count: { name: "device_count", model: "Device", field: "device_type", cumulative: false },
+    console_port_template_count: {
+      name: "console_port_template_count",
+      model: "ConsolePortTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    console_server_port_template_count: {
+      name: "console_server_port_template_count",
+      model: "ConsoleServerPortTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    power_port_template_count: {
+      name: "power_port_template_count",
+      model: "PowerPortTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    power_outlet_template_count: {
+      name: "power_outlet_template_count",
+      model: "PowerOutletTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    interface_template_count: {
+      name: "interface_template_count",
+      model: "InterfaceTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    front_port_template_count: {
+      name: "front_port_template_count",
+      model: "FrontPortTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    rear_port_template_count: {
+      name: "rear_port_template_count",
+      model: "RearPortTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    device_bay_template_count: {
+      name: "device_bay_template_count",
+      model: "DeviceBayTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    module_bay_template_count: {
+      name: "module_bay_template_count",
+      model: "ModuleBayTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
+    inventory_item_template_count: {
+      name: "inventory_item_template_count",
+      model: "InventoryItemTemplate",
+      field: "device_type",
+      cumulative: false,
+    },
   },
 };
 

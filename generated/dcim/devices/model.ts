@@ -13,6 +13,7 @@ import { PlatformModel } from "../platforms/model.js";
 import { RackModel } from "../racks/model.js";
 import { SiteModel } from "../sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
+import { VirtualChassisModel } from "../virtual-chassis/model.js";
 
 /** Resolved definition of Device: fields, counts and rules the runtime applies. */
 export const deviceDefinition: ModelDefinition = {
@@ -39,9 +40,11 @@ export const deviceDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "display_name"],
   search: ["name", "serial", "asset_tag", "description", "comments"],
-  hooks: ["device"],
-  uniqueTogether: [["site", "tenant", "name"]],
+  hooks: ["device", "device_placement", "device_ips"],
+  uniqueTogether: [["site", "tenant", "name"], ["virtual_chassis", "vc_position"]],
   uniqueNullsMatch: ["tenant"],
+  ui: { columns: ["name", "status", "site", "rack", "role", "device_type", "tenant", "primary_ip"] },
+  templates: { from: "device_type", names: {} },
   fields: {
     name: {
       name: "name",
@@ -192,6 +195,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["location_id"],
       to: "Location",
+      same: ["site"],
       onDelete: "protect",
     },
     rack: {
@@ -206,6 +210,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["rack_id"],
       to: "Rack",
+      same: ["site"],
       onDelete: "protect",
     },
     cluster: {
@@ -296,9 +301,8 @@ export const deviceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      helpText: "Device bays arrive with the rest of the DCIM catalogue",
-      source: "value",
-      value: null,
+      helpText: "The device whose bay holds this one",
+      source: "hook:parent_device",
     },
     status: {
       name: "status",
@@ -386,18 +390,17 @@ export const deviceDefinition: ModelDefinition = {
     },
     virtual_chassis: {
       name: "virtual_chassis",
-      type: "computed",
+      type: "fk",
       label: "Virtual chassis",
       required: false,
-      nullable: false,
-      readOnly: true,
+      nullable: true,
+      readOnly: false,
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: [],
-      helpText: "Virtual chassis arrive with the rest of the DCIM catalogue",
-      source: "value",
-      value: null,
+      columns: ["virtual_chassis_id"],
+      to: "VirtualChassis",
+      onDelete: "set_null",
     },
     vc_position: {
       name: "vc_position",
@@ -496,7 +499,21 @@ export const deviceDefinition: ModelDefinition = {
     },
   },
   counts: {
+    console_port_count: { name: "console_port_count", model: "ConsolePort", field: "device", cumulative: false },
+    console_server_port_count: {
+      name: "console_server_port_count",
+      model: "ConsoleServerPort",
+      field: "device",
+      cumulative: false,
+    },
+    power_port_count: { name: "power_port_count", model: "PowerPort", field: "device", cumulative: false },
+    power_outlet_count: { name: "power_outlet_count", model: "PowerOutlet", field: "device", cumulative: false },
     interface_count: { name: "interface_count", model: "Interface", field: "device", cumulative: false },
+    front_port_count: { name: "front_port_count", model: "FrontPort", field: "device", cumulative: false },
+    rear_port_count: { name: "rear_port_count", model: "RearPort", field: "device", cumulative: false },
+    device_bay_count: { name: "device_bay_count", model: "DeviceBay", field: "device", cumulative: false },
+    module_bay_count: { name: "module_bay_count", model: "ModuleBay", field: "device", cumulative: false },
+    inventory_item_count: { name: "inventory_item_count", model: "InventoryItem", field: "device", cumulative: false },
   },
 };
 
@@ -515,6 +532,7 @@ export class DeviceModel extends Model {
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip6_id', to: 'ipam_ipaddress.id' } },
     oob_ip: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.oob_ip_id', to: 'ipam_ipaddress.id' } },
+    virtual_chassis: { relation: Model.BelongsToOneRelation, modelClass: VirtualChassisModel, join: { from: 'dcim_device.virtual_chassis_id', to: 'dcim_virtualchassis.id' } },
   });
   public id!: number;
   name!: string | null;
@@ -538,6 +556,7 @@ export class DeviceModel extends Model {
   primary_ip4_id!: number | null;
   primary_ip6_id!: number | null;
   oob_ip_id!: number | null;
+  virtual_chassis_id!: number | null;
   vc_position!: number | null;
   vc_priority!: number | null;
   description!: string;

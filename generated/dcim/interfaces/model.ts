@@ -4,7 +4,9 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { ModuleModel } from "../modules/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
 
@@ -28,7 +30,7 @@ export const interfaceDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],
   search: ["name", "label", "description"],
-  hooks: ["interface"],
+  hooks: ["component", "interface", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -45,6 +47,22 @@ export const interfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["device_id"],
       to: "Device",
+      onDelete: "cascade",
+    },
+    module: {
+      name: "module",
+      type: "fk",
+      label: "Module",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["module_id"],
+      to: "Module",
+      filter: false,
+      same: ["device"],
       onDelete: "cascade",
     },
     name: {
@@ -396,8 +414,35 @@ export const interfaceDefinition: ModelDefinition = {
     },
     cable: {
       name: "cable",
-      type: "computed",
+      type: "fk",
       label: "Cable",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_id"],
+      to: "Cable",
+      onDelete: "set_null",
+    },
+    cable_end: {
+      name: "cable_end",
+      type: "string",
+      label: "Cable end",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["cable_end"],
+      maxLength: 1,
+    },
+    link_peers: {
+      name: "link_peers",
+      type: "computed",
+      label: "Link peers",
       required: false,
       nullable: false,
       readOnly: true,
@@ -405,8 +450,59 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "value",
-      value: null,
+      source: "hook:link_peers",
+    },
+    link_peers_type: {
+      name: "link_peers_type",
+      type: "computed",
+      label: "Link peers type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:link_peers_type",
+    },
+    connected_endpoints: {
+      name: "connected_endpoints",
+      type: "computed",
+      label: "Connected endpoints",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints",
+    },
+    connected_endpoints_type: {
+      name: "connected_endpoints_type",
+      type: "computed",
+      label: "Connected endpoints type",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_type",
+    },
+    connected_endpoints_reachable: {
+      name: "connected_endpoints_reachable",
+      type: "computed",
+      label: "Connected endpoints reachable",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "hook:connected_endpoints_reachable",
     },
     connection_status: {
       name: "connection_status",
@@ -447,8 +543,20 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "value",
-      value: false,
+      source: "any:cable,mark_connected",
+    },
+    l2vpn_termination: {
+      name: "l2vpn_termination",
+      type: "computed",
+      label: "L2VPN termination",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse_one:L2VPNTermination.assigned_object",
     },
   },
   counts: {
@@ -460,6 +568,29 @@ export const interfaceDefinition: ModelDefinition = {
     },
     count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
   },
+  cabling: {
+    role: "endpoint",
+    peers: ["circuits.circuittermination", "dcim.frontport", "dcim.interface", "dcim.rearport"],
+    parent: "device",
+    notCabled: {
+      field: "type",
+      values: [
+        "virtual",
+        "bridge",
+        "lag",
+        "ieee802.11a",
+        "ieee802.11g",
+        "ieee802.11n",
+        "ieee802.11ac",
+        "ieee802.11ad",
+        "ieee802.11ax",
+        "ieee802.11ay",
+        "ieee802.15.1",
+        "other-wireless",
+      ],
+    },
+    continueVia: "bridge",
+  },
 };
 
 /** Objection model of dcim_interface: table metadata and relations only; queries go through the runtime. */
@@ -467,14 +598,17 @@ export class InterfaceModel extends Model {
   static tableName = 'dcim_interface';
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_interface.device_id', to: 'dcim_device.id' } },
+    module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_interface.module_id', to: 'dcim_module.id' } },
     parent: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.parent_id', to: 'dcim_interface.id' } },
     bridge: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.bridge_id', to: 'dcim_interface.id' } },
     lag: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.lag_id', to: 'dcim_interface.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'dcim_interface.untagged_vlan_id', to: 'ipam_vlan.id' } },
+    cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_interface.cable_id', to: 'dcim_cable.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'dcim_interface.vrf_id', to: 'ipam_vrf.id' } },
   });
   public id!: number;
   device_id!: number;
+  module_id!: number | null;
   name!: string;
   _name_natural!: string;
   label!: string;
@@ -500,5 +634,7 @@ export class InterfaceModel extends Model {
   tx_power!: number | null;
   untagged_vlan_id!: number | null;
   mark_connected!: boolean;
+  cable_id!: number | null;
+  cable_end!: string | null;
   vrf_id!: number | null;
 }

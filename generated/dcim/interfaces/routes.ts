@@ -9,5 +9,19 @@ export const interfaceRoutes: RouteDefinition = {
   model: "Interface",
   list: "/api/dcim/interfaces/",
   detail: "/api/dcim/interfaces/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/interfaces/:id/trace/",
+      methods: ["GET"],
+      hook: "trace",
+      returns: { GET: { schema: { type: "array", items: { type: "array" } } } },
+    },
+    {
+      path: "/api/dcim/connected-device/",
+      methods: ["GET"],
+      hook: "connected_device",
+      app: true,
+      returns: { GET: { model: "Device" } },
+    },
+  ],
 };

@@ -83,6 +83,7 @@ export const locationDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["parent_id"],
       to: "Location",
+      same: ["site"],
       onDelete: "cascade",
     },
     status: {

@@ -29,7 +29,7 @@ export const rackDefinition: ModelDefinition = {
   ordering: ["site", "location", "name"],
   brief: ["id", "url", "display", "name", "device_count"],
   search: ["name", "facility_id", "serial", "asset_tag", "description", "comments"],
-  hooks: [],
+  hooks: ["rack"],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   uniqueNullsMatch: [],
   fields: {
@@ -86,6 +86,7 @@ export const rackDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["location_id"],
       to: "Location",
+      same: ["site"],
       onDelete: "set_null",
     },
     tenant: {
@@ -352,7 +353,10 @@ export const rackDefinition: ModelDefinition = {
       default: "",
     },
   },
-  counts: { device_count: { name: "device_count", model: "Device", field: "rack", cumulative: false } },
+  counts: {
+    device_count: { name: "device_count", model: "Device", field: "rack", cumulative: false },
+    powerfeed_count: { name: "powerfeed_count", model: "PowerFeed", field: "rack", cumulative: false },
+  },
 };
 
 /** Objection model of dcim_rack: table metadata and relations only; queries go through the runtime. */

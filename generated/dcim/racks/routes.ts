@@ -5,4 +5,46 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Rack. */
-export const rackRoutes: RouteDefinition = { model: "Rack", list: "/api/dcim/racks/", detail: "/api/dcim/racks/:id/", extra: [] };
+export const rackRoutes: RouteDefinition = {
+  model: "Rack",
+  list: "/api/dcim/racks/",
+  detail: "/api/dcim/racks/:id/",
+  extra: [
+    {
+      path: "/api/dcim/racks/:id/elevation/",
+      methods: ["GET"],
+      hook: "rack_elevation",
+      returns: {
+        GET: {
+          schema: {
+            type: "object",
+            required: ["count", "next", "previous", "results"],
+            properties: {
+              count: { type: "integer" },
+              next: { type: ["string", "null"] },
+              previous: { type: ["string", "null"] },
+              results: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["id", "name", "face", "device", "occupied"],
+                  properties: {
+                    id: { type: "number" },
+                    name: { type: "string" },
+                    face: {
+                      type: "object",
+                      required: ["value", "label"],
+                      properties: { value: { type: "string" }, label: { type: "string" } },
+                    },
+                    device: { oneOf: [{ $ref: "#/components/schemas/NestedDevice" }, { type: "null" }] },
+                    occupied: { type: "boolean" },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  ],
+};

@@ -39,6 +39,7 @@ export const rackSerializer: SerializerDefinition = {
     "created",
     "last_updated",
     "device_count",
+    "powerfeed_count",
   ],
   brief: ["id", "url", "display", "name", "device_count"],
   nested: ["id", "url", "display", "name"],

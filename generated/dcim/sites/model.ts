@@ -245,6 +245,7 @@ export const siteDefinition: ModelDefinition = {
     },
   },
   counts: {
+    circuit_count: { name: "circuit_count", model: "CircuitTermination", field: "site", cumulative: false },
     device_count: { name: "device_count", model: "Device", field: "site", cumulative: false },
     prefix_count: { name: "prefix_count", model: "Prefix", field: "site", cumulative: false },
     rack_count: { name: "rack_count", model: "Rack", field: "site", cumulative: false },

@@ -30,6 +30,7 @@ export const siteSerializer: SerializerDefinition = {
     "custom_fields",
     "created",
     "last_updated",
+    "circuit_count",
     "device_count",
     "prefix_count",
     "rack_count",

@@ -177,6 +177,7 @@ export const eventRuleDefinition: ModelDefinition = {
       columns: ["action_object_type", "action_object_id"],
       types: { "extras.webhook": "Webhook" },
       onDelete: "cascade",
+      typeKey: "action_object_type",
     },
     description: {
       name: "description",

@@ -26,7 +26,7 @@ export const asnDefinition: ModelDefinition = {
   display: ["AS{asn}"],
   ordering: ["asn"],
   brief: ["id", "url", "display", "asn"],
-  search: ["description"],
+  search: ["description", "asn"],
   hooks: ["asn"],
   uniqueTogether: [],
   uniqueNullsMatch: [],

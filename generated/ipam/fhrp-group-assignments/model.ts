@@ -57,6 +57,7 @@ export const fhrpGroupAssignmentDefinition: ModelDefinition = {
       columns: ["interface_type", "interface_id"],
       types: { "dcim.interface": "Interface", "virtualization.vminterface": "VMInterface" },
       onDelete: "cascade",
+      typeKey: "interface_type",
     },
     priority: {
       name: "priority",

@@ -130,6 +130,7 @@ export const ipAddressDefinition: ModelDefinition = {
         "virtualization.vminterface": "VMInterface",
       },
       onDelete: "set_null",
+      typeKey: "assigned_object_type",
     },
     nat_inside: {
       name: "nat_inside",

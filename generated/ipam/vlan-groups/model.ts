@@ -76,6 +76,7 @@ export const vlanGroupDefinition: ModelDefinition = {
         "virtualization.cluster": "Cluster",
       },
       onDelete: "set_null",
+      typeKey: "scope_type",
     },
     min_vid: {
       name: "min_vid",

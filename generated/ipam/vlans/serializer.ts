@@ -21,6 +21,7 @@ export const vlanSerializer: SerializerDefinition = {
     "role",
     "description",
     "comments",
+    "l2vpn_termination",
     "tags",
     "custom_fields",
     "created",

@@ -99,6 +99,7 @@ export const tenantDefinition: ModelDefinition = {
     },
   },
   counts: {
+    circuit_count: { name: "circuit_count", model: "Circuit", field: "tenant", cumulative: false },
     device_count: { name: "device_count", model: "Device", field: "tenant", cumulative: false },
     ipaddress_count: { name: "ipaddress_count", model: "IPAddress", field: "tenant", cumulative: false },
     prefix_count: { name: "prefix_count", model: "Prefix", field: "tenant", cumulative: false },

@@ -20,6 +20,7 @@ export const tenantSerializer: SerializerDefinition = {
     "custom_fields",
     "created",
     "last_updated",
+    "circuit_count",
     "device_count",
     "ipaddress_count",
     "prefix_count",

@@ -199,6 +199,19 @@ export const vmInterfaceDefinition: ModelDefinition = {
       to: "VRF",
       onDelete: "set_null",
     },
+    l2vpn_termination: {
+      name: "l2vpn_termination",
+      type: "computed",
+      label: "L2VPN termination",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse_one:L2VPNTermination.assigned_object",
+    },
   },
   counts: {
     count_fhrp_groups: {

@@ -23,6 +23,7 @@ export const vmInterfaceSerializer: SerializerDefinition = {
     "untagged_vlan",
     "tagged_vlans",
     "vrf",
+    "l2vpn_termination",
     "tags",
     "custom_fields",
     "created",

@@ -230,6 +230,7 @@ export const virtualMachineDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["disk"],
       minValue: 0,
+      sumOf: { model: "VirtualDisk", field: "virtual_machine", value: "size" },
     },
     description: {
       name: "description",
@@ -286,6 +287,12 @@ export const virtualMachineDefinition: ModelDefinition = {
   },
   counts: {
     interface_count: { name: "interface_count", model: "VMInterface", field: "virtual_machine", cumulative: false },
+    virtual_disk_count: {
+      name: "virtual_disk_count",
+      model: "VirtualDisk",
+      field: "virtual_machine",
+      cumulative: false,
+    },
   },
 };
 

@@ -34,6 +34,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
     "created",
     "last_updated",
     "interface_count",
+    "virtual_disk_count",
   ],
   brief: ["id", "url", "display", "name"],
   nested: ["id", "url", "display", "name"],

@@ -143,6 +143,23 @@ def verify_04_webhook():
            (["dcim.site"], 50, "Docs", "blue", True), "custom link")
 
 
+def verify_30_cables():
+    @c.check("stored cable with every field, found again by its terminations")
+    def _():
+        e1 = one(nb.dcim.interfaces, "interface", device="ans-cab-sw1", name="Ethernet1")
+        e2 = one(nb.dcim.interfaces, "interface", device="ans-cab-sw2", name="Ethernet1")
+        cable = one(nb.dcim.cables, "cable", termination_a_type="dcim.interface", termination_a_id=e1.id, termination_b_type="dcim.interface", termination_b_id=e2.id)
+        eq((cable.type, cable.status.value, cable.label, cable.color, cable.length, cable.length_unit.value, cable.description),
+           ("cat6", "planned", "ans-cable-1", "abcdef", 30, "m", "switch to switch"), "cable fields")
+        eq(slugs(cable.tags), ["ans-cable-tag"], "tags")
+        eq(([t.id for t in cable.a_terminations], [t.id for t in cable.b_terminations]), ([e1.id], [e2.id]), "terminations")
+        eq(([p.id for p in e1.link_peers], e1.cable.id), ([e2.id], cable.id), "the interface's link peer and cable")
+        eq(([e.id for e in e1.connected_endpoints], e1.connected_endpoints_reachable), ([e2.id], False), "connected, not reachable while planned")
+
+    @c.check("one cable per interface pair after two runs")
+    def _():
+        eq(nb.dcim.cables.count(device="ans-cab-sw1"), 2, "cables of ans-cab-sw1")
+
 def verify_05_ipam_catalogue():
     @c.check("stored RIR, aggregate and prefix inside it")
     def _():
@@ -176,13 +193,61 @@ def verify_05_ipam_catalogue():
         eq((group.min_vid, group.max_vid), (500, 599), "VID range")
 
 
+def verify_20_circuits():
+    @c.check("stored provider, network, circuit type and circuit")
+    def _():
+        provider = one(nb.circuits.providers, "provider", name="Ans Transit")
+        eq((provider.slug, provider.description, provider.comments), ("ans-transit", "upstream transit", "contract 42"), "provider")
+        network = one(nb.circuits.provider_networks, "provider network", name="Ans MPLS")
+        eq((network.provider.id, network.service_id), (provider.id, "SVC-7"), "provider network")
+        ctype = one(nb.circuits.circuit_types, "circuit type", name="Ans Internet")
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        eq((circuit.provider.id, circuit.type.id, circuit.status.value, circuit.commit_rate, circuit.install_date, circuit.description),
+           (provider.id, ctype.id, "active", 200000, "2024-02-01", "main uplink"), "circuit")
+
+    @c.check("stored terminations A and Z, shown on the circuit; no duplicates")
+    def _():
+        circuit = one(nb.circuits.circuits, "circuit", cid="ANS-CID-1")
+        a = one(nb.circuits.circuit_terminations, "termination A", circuit_id=circuit.id, term_side="A")
+        eq((a.site.slug, a.port_speed, a.upstream_speed, a.xconnect_id, a.pp_info), ("ans-circuit-site", 1000000, 500000, "XC-ANS-1", "PP1 port 3"), "A")
+        z = one(nb.circuits.circuit_terminations, "termination Z", circuit_id=circuit.id, term_side="Z")
+        eq((z.site, z.provider_network.name), (None, "Ans MPLS"), "Z")
+        eq((circuit.termination_a.id, circuit.termination_z.id), (a.id, z.id), "termination_a/_z")
+
+    @c.check("stored contact group, role and contact")
+    def _():
+        group = one(nb.tenancy.contact_groups, "contact group", name="Ans NOC")
+        eq((group.slug, group.description), ("ans-noc", "network operations"), "group")
+        one(nb.tenancy.contact_roles, "contact role", slug="ans-operations")
+        contact = one(nb.tenancy.contacts, "contact", name="Ans Grace")
+        eq((contact.title, contact.phone, contact.email), ("Engineer", "+1 555 0101", "grace@example.net"), "contact")
+
+    @c.check("stored L2VPN with its route targets and its VLAN termination")
+    def _():
+        l2vpn = one(nb.ipam.l2vpns, "L2VPN (at NetBox 3.6's path)", name="Ans EVPN")
+        eq((l2vpn.type.value, l2vpn.identifier, l2vpn.description), ("vxlan-evpn", 7007, "tenant fabric"), "l2vpn")
+        eq(([t.name for t in l2vpn.import_targets], [t.name for t in l2vpn.export_targets]), (["65002:7"], ["65002:7"]), "route targets")
+        vlan = one(nb.ipam.vlans, "VLAN", name="ans-l2vpn-vlan")
+        term = one(nb.ipam.l2vpn_terminations, "termination", l2vpn_id=l2vpn.id)
+        eq((term.assigned_object_type, term.assigned_object_id), ("ipam.vlan", vlan.id), "termination")
+        eq(vlan.l2vpn_termination.id, term.id, "vlan.l2vpn_termination")
+
+
 VERIFY = {
     "01_sites": verify_01_sites,
     "02_dcim": verify_02_dcim,
     "03_ipam": verify_03_ipam,
     "04_webhook": verify_04_webhook,
+    "30_cables": verify_30_cables,
     "05_ipam_catalogue": verify_05_ipam_catalogue,
+    "20_circuits": verify_20_circuits,
 }
+
+# The dcim playbooks' checks live beside this file (verify_dcim.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verify_dcim import checks as dcim_checks  # noqa: E402
+
+VERIFY.update(dcim_checks(c, nb, one))
 
 if PLAYBOOK not in VERIFY:
     @c.check(f"verify.py knows playbook {PLAYBOOK!r}")

@@ -1,0 +1,201 @@
+/**
+ * One object's pages: `/<id>/` (every field, relations as links, tags, custom fields, related
+ * objects as counts linking to filtered lists, the change-log and journal tabs), `/add/` and
+ * `/<id>/edit/` (generated forms, saved through the API's write path), `/<id>/delete/`.
+ */
+import type { Context } from 'koa';
+import { byContentType, modelList } from '../data/registry.js';
+import { customFieldsFor } from '../data/customfields.js';
+import type { ModelEntry } from '../core/types.js';
+import { callView, errorText, type ViewFn } from './api-call.js';
+import { buildInputs, formBody, formFields } from './forms.js';
+import { cell } from './values.js';
+import { label, listUrl, may, readForm, type Page } from './page.js';
+import { sendPage } from './render.js';
+import { CHANGE_TYPE, changesView } from './changes.js';
+import { customLinks } from './custom-links.js';
+import type { Services } from '../http/views.js';
+import type { Session } from '../auth/sessions.js';
+
+export type ApiViews = Map<ModelEntry, { list: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;
+const JOURNAL_TYPE = 'extras.journalentry';
+const CHOICE_LIMIT = 100;
+const HIDDEN = new Set(['id', 'url', 'display', 'tags', 'custom_fields']);
+
+/** The object as the API shows it, or null (not found or not visible). */
+async function fetchObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: string): Promise<Record<string, any> | null> {
+  const result = await callView(ctx, api.get(entry)!.retrieve, { params: { id }, path: `${listUrl(entry)}${id}/` });
+  return result.ok ? result.body : null;
+}
+
+/** Other models' relations to this one, each a count linking to the filtered list. */
+async function relatedCounts(ctx: Context, api: ApiViews, entry: ModelEntry, id: number): Promise<{ label: string; href: string; count: number }[]> {
+  const out: { label: string; href: string; count: number }[] = [];
+  for (const other of modelList) {
+    for (const f of Object.values(other.definition.fields)) {
+      if (f.type !== 'fk' || f.to !== entry.definition.name || f.name === 'parent' || f.filter === false) continue;
+      const param = `${f.name}_id`;
+      if (!other.filters[param]) continue;
+      const query = new URLSearchParams({ [param]: String(id), limit: '1', brief: '1' });
+      const result = await callView(ctx, api.get(other)!.list, { query });
+      if (!result.ok || !result.body.count) continue;
+      out.push({ label: `${label(other, true)} (${f.label.toLowerCase()})`, href: `${listUrl(other)}?${param}=${id}`, count: result.body.count });
+    }
+  }
+  return out;
+}
+
+export async function detailPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, id: string, tab: 'object' | 'changelog' | 'journal'): Promise<void> {
+  const object = await fetchObject(ctx, api, entry, id);
+  if (!object) return notFound(ctx, page);
+  const d = entry.definition;
+  const url = `${listUrl(entry)}${id}/`;
+  const changeEntry = byContentType.get(CHANGE_TYPE);
+  const journalEntry = byContentType.get(JOURNAL_TYPE);
+  const view: Record<string, unknown> = {
+    display: object.display ?? `${label(entry)} ${id}`,
+    plural: label(entry, true),
+    singular: label(entry),
+    listUrl: listUrl(entry),
+    url,
+    canChange: !d.readOnly && may(ctx, entry, 'change', services),
+    canDelete: !d.readOnly && may(ctx, entry, 'delete', services),
+    hasChangelog: !!changeEntry && d.changelog && may(ctx, changeEntry, 'view', services),
+    hasJournal: !!journalEntry && d.changelog && may(ctx, journalEntry, 'view', services),
+    tabObject: tab === 'object',
+    tabChangelog: tab === 'changelog',
+    tabJournal: tab === 'journal',
+    csrf: page.csrf,
+    csrfField: page.csrfField,
+  };
+  if (tab === 'object') {
+    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: d.fields[k]?.label ?? k.replace(/_/g, ' '), ...cell(object[k]) }));
+    view.tagged = d.tags;
+    view.tags = object.tags ?? [];
+    const cfs = Object.entries((object.custom_fields ?? {}) as Record<string, unknown>);
+    view.hasCustomFields = cfs.length > 0;
+    view.customFields = cfs.map(([k, v]) => ({ label: k.replace(/_/g, ' '), ...cell(v) }));
+    view.related = await relatedCounts(ctx, api, entry, Number(id));
+    view.links = await customLinks(ctx, api, entry, object);
+    view.hasRelated = (view.related as unknown[]).length > 0;
+  } else if (tab === 'changelog' && changeEntry && view.hasChangelog) {
+    Object.assign(view, await changesView(ctx, api.get(changeEntry)!.list, new URLSearchParams({ changed_object_type: d.contentType, changed_object_id: id })));
+  } else if (tab === 'journal' && journalEntry && view.hasJournal) {
+    const result = await callView(ctx, api.get(journalEntry)!.list, { query: new URLSearchParams({ assigned_object_type: d.contentType, assigned_object_id: id, limit: '100' }) });
+    view.journal = result.ok ? (result.body.results as any[]).map((j) => ({ created: String(j.created ?? '').replace('T', ' ').slice(0, 19), by: j.created_by?.display ?? '—', kind: j.kind?.label ?? '', comments: j.comments })) : [];
+    view.canJournal = may(ctx, journalEntry, 'add', services);
+    view.journalInputs = buildInputs(journalEntry, true, { object: null, posted: null, errors: {}, choicesOf: () => [], customFields: [] })
+      .filter((i) => i.name === 'kind' || i.name === 'comments');
+  }
+  sendPage(ctx, { ...page, title: String(view.display) }, 'detail', view);
+}
+
+export async function addJournalEntry(ctx: Context, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string): Promise<void> {
+  const journalEntry = byContentType.get(JOURNAL_TYPE);
+  const form = await readForm(ctx, session);
+  if (!journalEntry) return notFound(ctx, page);
+  const body = { assigned_object_type: entry.definition.contentType, assigned_object_id: Number(id), kind: form.get('kind') || 'info', comments: form.get('comments') ?? '' };
+  const result = await callView(ctx, api.get(journalEntry)!.create, { body });
+  if (!result.ok) page.messages.push({ text: errorText(result.error), kind: 'danger' });
+  ctx.status = 303;
+  ctx.redirect(`${listUrl(entry)}${id}/journal/`);
+}
+
+/** Brief objects of every model a form's relations point to (the first CHOICE_LIMIT; the search box finds others). */
+export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelEntry, creating: boolean): Promise<Map<string, { id: unknown; display?: unknown }[]>> {
+  const targets = new Set(formFields(entry, creating).filter((f) => f.type === 'fk' || f.type === 'm2m').map((f) => f.to!));
+  if (entry.definition.tags && byContentType.get('extras.tag')) targets.add(byContentType.get('extras.tag')!.definition.name);
+  const out = new Map<string, { id: unknown; display?: unknown }[]>();
+  for (const target of targets) {
+    const other = modelList.find((m) => m.definition.name === target);
+    if (!other) continue;
+    const result = await callView(ctx, api.get(other)!.list, { query: new URLSearchParams({ brief: '1', limit: String(CHOICE_LIMIT) }) });
+    out.set(target, result.ok ? result.body.results : []);
+  }
+  return out;
+}
+
+/** GET shows the form; POST saves through the API (create, or a partial update) and shows its errors. */
+export async function editPage(ctx: Context, services: Services, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string | null): Promise<void> {
+  const creating = id === null;
+  const action: 'add' | 'change' = creating ? 'add' : 'change';
+  if (entry.definition.readOnly || !may(ctx, entry, action, services)) return forbidden(ctx, page);
+  const object = creating ? null : await fetchObject(ctx, api, entry, id);
+  if (!creating && !object) return notFound(ctx, page);
+  const customFields = entry.definition.customFields ? await customFieldsFor(services.db, entry) : [];
+  let errors: Record<string, string[]> = {};
+  let posted: URLSearchParams | null = null;
+  let nonField: string[] = [];
+  if (ctx.method === 'POST') {
+    posted = await readForm(ctx, session);
+    const converted = formBody(entry, posted, creating, customFields);
+    errors = converted.errors;
+    if (!Object.keys(errors).length) {
+      const v = api.get(entry)!;
+      const result = creating
+        ? await callView(ctx, v.create, { body: converted.body })
+        : await callView(ctx, (c) => v.update(c, true), { params: { id }, body: converted.body });
+      if (result.ok) {
+        ctx.status = 303;
+        ctx.redirect(`${listUrl(entry)}${result.body.id}/`);
+        return;
+      }
+      const body = result.error as Record<string, unknown>;
+      errors = (typeof body === 'object' && !Array.isArray(body) ? body : { non_field_errors: [errorText(body)] }) as Record<string, string[]>;
+      nonField = [errors.non_field_errors, errors.detail, errors.__all__].flat().filter((x): x is string => typeof x === 'string');
+      const known = new Set([...formFields(entry, creating).flatMap((f) => [f.name, `${f.name}_type`, `${f.name}_id`]), 'tags', 'custom_fields']);
+      for (const [k, v] of Object.entries(errors)) if (!known.has(k) && !['non_field_errors', 'detail', '__all__'].includes(k)) nonField.push(`${k}: ${([] as unknown[]).concat(v).join(' ')}`);
+    }
+  }
+  const choices = await relationChoices(ctx, api, entry, creating);
+  const inputs = buildInputs(entry, creating, { object, posted, errors, choicesOf: (m) => choices.get(m) ?? [], customFields });
+  const heading = creating ? `Add ${label(entry).toLowerCase()}` : `Edit ${object!.display ?? id}`;
+  const view = {
+    heading,
+    nonField,
+    inputs,
+    action: creating ? `${listUrl(entry)}add/` : `${listUrl(entry)}${id}/edit/`,
+    cancelUrl: creating ? listUrl(entry) : `${listUrl(entry)}${id}/`,
+    csrf: page.csrf,
+    csrfField: page.csrfField,
+  };
+  sendPage(ctx, { ...page, title: heading }, 'edit', view, ctx.method === 'POST' ? 400 : 200);
+}
+
+/** GET asks; POST deletes through the API, or shows why it may not (the 409 text naming the dependents). */
+export async function deletePage(ctx: Context, services: Services, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string): Promise<void> {
+  if (entry.definition.readOnly || !may(ctx, entry, 'delete', services)) return forbidden(ctx, page);
+  const object = await fetchObject(ctx, api, entry, id);
+  if (!object) return notFound(ctx, page);
+  let blocked = '';
+  if (ctx.method === 'POST') {
+    await readForm(ctx, session);
+    const result = await callView(ctx, api.get(entry)!.remove, { params: { id } });
+    if (result.ok) {
+      ctx.status = 303;
+      ctx.redirect(listUrl(entry));
+      return;
+    }
+    blocked = errorText(result.error);
+  }
+  const view = {
+    heading: `Delete ${object.display}`,
+    question: `Are you sure you want to delete ${label(entry).toLowerCase()} ${object.display}?`,
+    blocked,
+    action: `${listUrl(entry)}${id}/delete/`,
+    cancelUrl: `${listUrl(entry)}${id}/`,
+    button: 'Delete',
+    hidden: [],
+    csrf: page.csrf,
+    csrfField: page.csrfField,
+  };
+  sendPage(ctx, { ...page, title: view.heading }, 'confirm', view, blocked ? 409 : 200);
+}
+
+export function notFound(ctx: Context, page: Page): void {
+  sendPage(ctx, { ...page, title: 'Not found' }, 'message', { heading: 'Not found', text: 'There is no such page or object, or you may not see it.' }, 404);
+}
+
+export function forbidden(ctx: Context, page: Page): void {
+  sendPage(ctx, { ...page, title: 'Forbidden' }, 'message', { heading: 'Forbidden', text: 'You do not have permission to do this.' }, 403);
+}

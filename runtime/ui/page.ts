@@ -1,0 +1,112 @@
+/**
+ * Who is browsing, and what every page shows around its content: the session's user (the same
+ * cookie as the browsable API, runtime/auth/sessions.ts), their object permissions, the CSRF token
+ * forms carry, the navigation by app, the theme. Form posts are checked against the session's CSRF
+ * token; a visitor who may not read is sent to /login/?next=….
+ */
+import type { Context } from 'koa';
+import { ApiError, errors } from '../core/errors.js';
+import { CSRF_COOKIE, CSRF_FAILED, CSRF_FIELD, SESSION_COOKIE, csrfMatches, findSession, type Session } from '../auth/sessions.js';
+import { loadGrants } from '../auth/permissions.js';
+import { modelList } from '../data/registry.js';
+import { authorize, type Services, type State } from '../http/views.js';
+import type { Action } from '../data/registry.js';
+import type { ModelEntry } from '../core/types.js';
+
+const FORM_LIMIT = 8 * 1024 * 1024;
+export const THEME_COOKIE = 'theme';
+
+export interface Page {
+  title: string;
+  user: { username: string; superuser: boolean } | null;
+  csrf: string;
+  csrfField: string;
+  theme: 'light' | 'dark';
+  next: string;
+  nav: { app: string; label: string; models: { label: string; url: string }[] }[];
+  messages: { text: string; kind: string }[];
+}
+
+export const APP_LABELS: Record<string, string> = {
+  circuits: 'Circuits', dcim: 'Devices', extras: 'Customization', ipam: 'IPAM', tenancy: 'Organization',
+  users: 'Users', virtualization: 'Virtualization',
+};
+
+/** Title case of a verbose name (`device role` → `Device role`; plurals add an s or es). */
+export function label(entry: ModelEntry, plural = false): string {
+  const name = entry.definition.verboseName;
+  const text = plural ? (/(s|x|ch|sh)$/.test(name) ? `${name}es` : /[^aeiou]y$/.test(name) ? `${name.slice(0, -1)}ies` : `${name}s`) : name;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+export function listUrl(entry: ModelEntry): string {
+  return `/${entry.definition.app}/${entry.definition.endpoint}/`;
+}
+
+/** Can the request do this to the model at all (the API's own check)? */
+export function may(ctx: Context, entry: ModelEntry, action: Action, services: Services): boolean {
+  try {
+    authorize(ctx, entry, action, services.config);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the session; sets ctx.state.auth as the API's authentication does. */
+export async function authenticatePage(ctx: Context, services: Services): Promise<Session | null> {
+  const session = await findSession(services.db, ctx.cookies.get(SESSION_COOKIE), services.config.secretKey);
+  ctx.vary('Cookie');
+  const state = ctx.state as State;
+  state.auth = session
+    ? { user: { id: session.userId, username: session.username, isSuperuser: session.isSuperuser, isActive: true }, writeEnabled: true, tokenId: null, grants: null }
+    : { user: null, writeEnabled: false, tokenId: null, grants: null };
+  if (state.auth.user && !state.auth.user.isSuperuser) state.auth.grants = await loadGrants(services.db, state.auth.user);
+  return session;
+}
+
+/** The page frame for this request; the navigation lists the models the user may read. */
+export function pageFrame(ctx: Context, services: Services, session: Session | null, title: string): Page {
+  const csrf = ctx.cookies.get(CSRF_COOKIE);
+  const apps = new Map<string, Page['nav'][number]>();
+  for (const entry of modelList) {
+    if (!may(ctx, entry, 'view', services)) continue;
+    const app = entry.definition.app;
+    if (!apps.has(app)) apps.set(app, { app, label: APP_LABELS[app] ?? app, models: [] });
+    apps.get(app)!.models.push({ label: label(entry, true), url: listUrl(entry) });
+  }
+  return {
+    title,
+    user: session ? { username: session.username, superuser: session.isSuperuser } : null,
+    csrf: session && csrf && csrfMatches(session, csrf) ? csrf : '',
+    csrfField: CSRF_FIELD,
+    theme: ctx.cookies.get(THEME_COOKIE) === 'dark' ? 'dark' : 'light',
+    next: ctx.originalUrl,
+    nav: [...apps.values()].sort((a, b) => a.label.localeCompare(b.label)),
+    messages: [],
+  };
+}
+
+/** Anonymous: to the login form, coming back here afterwards. */
+export function redirectToLogin(ctx: Context): void {
+  ctx.status = 302;
+  ctx.redirect(`/login/?next=${encodeURIComponent(ctx.originalUrl)}`);
+}
+
+/** A form-encoded body (at most FORM_LIMIT bytes), its CSRF token checked against the session. */
+export async function readForm(ctx: Context, session: Session | null): Promise<URLSearchParams> {
+  const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw errors.unsupportedMediaType(ctx.get('Content-Type'));
+  if (Number(ctx.get('Content-Length') || 0) > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
+    chunks.push(chunk as Buffer);
+  }
+  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  if (!session || !csrfMatches(session, form.get(CSRF_FIELD))) throw errors.forbidden(CSRF_FAILED);
+  form.delete(CSRF_FIELD);
+  return form;
+}
