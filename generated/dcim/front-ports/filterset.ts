@@ -101,6 +101,10 @@ export const frontPortFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  rear_port: {
+    kind: "ignored",
+    reason: "sent with the rear port's id by netbox_front_port; NetBox ignores it",
+  },
   rear_port_id: {
     kind: "path",
     path: [{ field: "rear_port", model: "RearPort" }],

@@ -18,6 +18,7 @@ export const powerFeedFilterSet: FilterSet = {
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   phase: { kind: "field", field: "phase", family: "exact" },
+  power_panel: { kind: "ignored", reason: "sent with the panel's id by netbox_power_feed; NetBox ignores it" },
   power_panel_id: {
     kind: "path",
     path: [{ field: "power_panel", model: "PowerPanel" }],
