@@ -86,7 +86,8 @@ test('JSON by default off a terminal: one line per request with the request fiel
     assert.type(api.durationMs, 'number');
     assert.ok(!Number.isNaN(Date.parse(api.time)), api.time);
     const sites = entries.filter((e) => e.path === '/api/dcim/sites/');
-    // The anonymous list is refused (403); the token's list succeeds (its query-string secrets go to /api/).
+    // Anonymous (403), then with a token and a session cookie (200); the secrets in the query string
+    // go to /api/, whose line must not show them.
     assert.equal(sites.map((e) => e.status), [403, 200]);
     assert.is(sites[1].user, 'admin', 'the token\'s user is named');
     assert.ok(entries.some((e) => e.path === '/api/users/tokens/provision/' && e.status === 201));

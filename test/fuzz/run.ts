@@ -14,7 +14,14 @@ import { bodyFor, junkHeaders, nastyText, queryFor } from './arbitraries.js';
 
 const TIMEOUT_MS = 20_000;
 
-export interface Answer { status: number; text: string }
+export interface Answer {
+  status: number;
+  text: string;
+  /** the response's Content-Type */
+  type: string;
+  /** the request asked for HTML (Accept: text/html): the browsable API may answer with a page */
+  askedHtml: boolean;
+}
 
 /** One request through node:http (any Host header, any body); fails on a reset or a hang. */
 export function send(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
@@ -27,7 +34,11 @@ export function send(app: TestApp, method: string, path: string, headers: Record
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => { text += c; });
-      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text }); });
+      res.on('end', () => {
+        clearTimeout(timer);
+        const accept = Object.entries(headers).find(([k]) => k.toLowerCase() === 'accept')?.[1] ?? '';
+        resolve({ status: res.statusCode ?? 0, text, type: String(res.headers['content-type'] ?? ''), askedHtml: /text\/html/.test(accept) });
+      });
       res.on('error', (error) => reject(new Error(`the answer broke off: ${error.message}`)));
     });
     const timer = setTimeout(() => { req.destroy(); reject(new Error(`no answer in ${TIMEOUT_MS} ms (a hang)`)); }, TIMEOUT_MS);
@@ -37,9 +48,13 @@ export function send(app: TestApp, method: string, path: string, headers: Record
   });
 }
 
-/** Every answer: no 5xx, and JSON (or nothing) when it is an error. */
+/** Every answer: no 5xx, and JSON (or nothing) when it is an error, unless a browser's Accept asked for the HTML page. */
 function checkAnswer(answer: Answer, what: string): void {
   if (answer.status >= 500 || answer.status === 0) throw new Error(`${what}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
+  if (answer.type.startsWith('text/html')) {
+    if (!answer.askedHtml) throw new Error(`${what}: HTTP ${answer.status} answered with HTML to a request that did not ask for it`);
+    return;
+  }
   if (answer.status >= 400 && answer.text) {
     let body: unknown;
     try { body = JSON.parse(answer.text); } catch { throw new Error(`${what}: HTTP ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`); }

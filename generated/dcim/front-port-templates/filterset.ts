@@ -10,6 +10,10 @@ export const frontPortTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  device_type: {
+    kind: "ignored",
+    reason: "sent with the type's id by the Ansible collection's template modules (beside devicetype_id); NetBox ignores it",
+  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],
@@ -44,6 +48,10 @@ export const frontPortTemplateFilterSet: FilterSet = {
   },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },
+  rear_port: {
+    kind: "ignored",
+    reason: "sent with the rear port template's id by netbox_front_port_template; NetBox ignores it",
+  },
   rear_port_id: {
     kind: "path",
     path: [{ field: "rear_port", model: "RearPortTemplate" }],

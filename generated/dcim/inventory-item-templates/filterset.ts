@@ -11,6 +11,10 @@ export const inventoryItemTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  device_type: {
+    kind: "ignored",
+    reason: "sent with the type's id by the Ansible collection's template modules (beside devicetype_id); NetBox ignores it",
+  },
   device_type_id: {
     kind: "path",
     path: [{ field: "device_type", model: "DeviceType" }],

@@ -36,6 +36,7 @@ export const powerFeedFilterSet: FilterSet = {
   name: { kind: "field", field: "name", family: "string" },
   occupied: { kind: "method", method: "cable_occupied" },
   phase: { kind: "field", field: "phase", family: "exact" },
+  power_panel: { kind: "ignored", reason: "sent with the panel's id by netbox_power_feed; NetBox ignores it" },
   power_panel_id: {
     kind: "path",
     path: [{ field: "power_panel", model: "PowerPanel" }],

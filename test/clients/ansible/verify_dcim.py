@@ -68,7 +68,7 @@ def checks(c, nb, one):
         def _():
             vc = one(nb.dcim.virtual_chassis, "virtual chassis", name="Ans Stack")
             eq((vc.master.name, vc.domain, vc.member_count), ("ans-leaf1", "ans-stack", 2), "virtual chassis")
-            leaf2 = one(nb.dcim.devices, "device", name="ans-leaf2")
+            leaf2 = one(nb.dcim.devices, "device", name="ans-stack2")
             eq((leaf2.virtual_chassis.id, leaf2.vc_position, leaf2.vc_priority), (vc.id, 2, 100), "member")
 
     return {"05_device_types": verify_05_device_types, "06_components": verify_06_components}
