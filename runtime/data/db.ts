@@ -124,8 +124,15 @@ const migrationSource: Knex.MigrationSource<{ name: string; path: string }> = {
 
 export async function migrate(db: Knex, schema: string | null): Promise<string[]> {
   if (schema && isPostgres(db)) await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
-  const [, applied] = await db.migrate.latest({ migrationSource, schemaName: schema ?? undefined });
-  return applied as string[];
+  // One migration per transaction rather than knex's one transaction for the whole batch: a fresh
+  // PostgreSQL database would otherwise hold a lock per table and index of every migration at once
+  // (about 2,500), close to the server's shared lock table (64 per connection by default).
+  const applied: string[] = [];
+  for (;;) {
+    const [, names] = await db.migrate.up({ migrationSource, schemaName: schema ?? undefined });
+    if (!(names as string[]).length) return applied;
+    applied.push(...(names as string[]));
+  }
 }
 
 /** Migrations not applied yet (GET /readyz is 503 while any is). */
