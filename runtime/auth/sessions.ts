@@ -19,6 +19,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
+import { readSmall } from '../core/small-body.js';
 import { checkCredentials, readCredentials } from './credentials.js';
 import { model } from '../data/registry.js';
 import type { Auth } from './authenticate.js';
@@ -237,15 +238,7 @@ type BodyKind = 'json' | 'form' | 'none';
 /** The body of a login or logout request: JSON or form-encoded, at most FORM_LIMIT bytes. */
 async function readSmallBody(ctx: Context): Promise<{ kind: BodyKind; data: Record<string, unknown> }> {
   const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
-  if (Number(ctx.get('Content-Length') || 0) > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
-    chunks.push(chunk as Buffer);
-  }
-  const raw = Buffer.concat(chunks).toString('utf8');
+  const raw = await readSmall(ctx.req, FORM_LIMIT);
   if (type === 'application/x-www-form-urlencoded') return { kind: 'form', data: Object.fromEntries(new URLSearchParams(raw)) };
   if (!raw.trim()) return { kind: type === 'application/json' ? 'json' : 'none', data: {} };
   if (type !== 'application/json' && !type.endsWith('+json')) throw errors.unsupportedMediaType(ctx.get('Content-Type'));

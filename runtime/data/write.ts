@@ -47,6 +47,18 @@ function asObjects(inputs: unknown[], bulk: boolean): Record<string, unknown>[] 
   return inputs as Record<string, unknown>[];
 }
 
+/** Every check of a create or update, for all elements at once; a 400 naming each failing field. */
+async function validate(entry: ModelEntry, items: Prepared[], refs: Ref[], ctx: WriteContext, bulk: boolean): Promise<void> {
+  const { db } = ctx;
+  await resolveRefs(db, refs, items);
+  await checkSharedRelations(db, entry, items);
+  await runHooks(entry, items, ctx);
+  if (entry.definition.tree) await checkTreeParent(db, entry, items);
+  await checkUnique(db, entry, items);
+  await checkRollups(db, entry, items);
+  raise(items, bulk);
+}
+
 async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
@@ -78,13 +90,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
-  await resolveRefs(db, refs, items);
-  await checkSharedRelations(db, entry, items);
-  await runHooks(entry, items, ctx);
-  if (entry.definition.tree) await checkTreeParent(db, entry, items);
-  await checkUnique(db, entry, items);
-  await checkRollups(db, entry, items);
-  raise(items, bulk);
+  await validate(entry, items, refs, ctx, bulk);
   const table = entry.definition.table;
   const inserted = await insertRows(db, table, items.map((item) => item.values), true);
   inserted.forEach((id, j) => { items[j].id = id; });
@@ -119,13 +125,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
-  await resolveRefs(db, refs, items);
-  await checkSharedRelations(db, entry, items);
-  await runHooks(entry, items, ctx);
-  if (entry.definition.tree) await checkTreeParent(db, entry, items);
-  await checkUnique(db, entry, items);
-  await checkRollups(db, entry, items);
-  raise(items, bulk);
+  await validate(entry, items, refs, ctx, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;
   // Elements that change the same columns to the same values share one UPDATE.

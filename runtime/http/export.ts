@@ -9,14 +9,13 @@ import { errors } from '../core/errors.js';
 import { model, type Row } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { render, TemplateError } from '../webhooks/template.js';
+import { contentTypesOf } from '../hooks/object-types.js';
 
 export async function exportTemplateFor(db: Knex, entry: ModelEntry, params: URLSearchParams): Promise<Row | null> {
   const name = params.get('export');
   if (name === null) return null;
   const rows: Row[] = await db(model('ExportTemplate').definition.table).where('name', name);
-  const template = rows.find((r) => {
-    try { return (JSON.parse(r.content_types) as string[]).includes(entry.definition.contentType); } catch { return false; }
-  });
+  const template = rows.find((r) => contentTypesOf(r.content_types).includes(entry.definition.contentType));
   if (!template) throw errors.badFilter('export', `No export template '${name}' applies to ${entry.definition.contentType}.`);
   return template;
 }

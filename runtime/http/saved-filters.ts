@@ -7,11 +7,7 @@ import { errors } from '../core/errors.js';
 import { model, type Row } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import type { User } from '../auth/authenticate.js';
-
-function parse(text: unknown): unknown {
-  if (typeof text !== 'string') return text ?? null;
-  try { return JSON.parse(text); } catch { return null; }
-}
+import { contentTypesOf, parseJson } from '../hooks/object-types.js';
 
 export async function withSavedFilters(db: Knex, entry: ModelEntry, params: URLSearchParams, user: User | null): Promise<URLSearchParams> {
   const slugs = params.getAll('filter');
@@ -20,12 +16,11 @@ export async function withSavedFilters(db: Knex, entry: ModelEntry, params: URLS
   const merged = new URLSearchParams([...params].filter(([k]) => k !== 'filter'));
   for (const slug of slugs) {
     const row = rows.find((r) => r.slug === slug);
-    const types = parse(row?.content_types);
     const visible = row && (row.shared === true || row.shared === 1 || (user && Number(row.user_id) === user.id) || user?.isSuperuser);
-    if (!row || !visible || !Array.isArray(types) || !types.includes(entry.definition.contentType)) {
+    if (!row || !visible || !contentTypesOf(row.content_types).includes(entry.definition.contentType)) {
       throw errors.badFilter('filter', `No saved filter '${slug}' applies to ${entry.definition.contentType}.`);
     }
-    const parameters = parse(row.parameters) as Record<string, unknown> | null;
+    const parameters = parseJson(row.parameters) as Record<string, unknown> | null;
     for (const [name, value] of Object.entries(parameters ?? {})) {
       for (const v of Array.isArray(value) ? value : [value]) merged.append(name, String(v));
     }

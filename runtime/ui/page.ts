@@ -5,7 +5,8 @@
  * token; a visitor who may not read is sent to /login/?next=….
  */
 import type { Context } from 'koa';
-import { ApiError, errors } from '../core/errors.js';
+import { errors } from '../core/errors.js';
+import { readSmall } from '../core/small-body.js';
 import { CSRF_COOKIE, CSRF_FAILED, CSRF_FIELD, SESSION_COOKIE, csrfMatches, findSession, type Session } from '../auth/sessions.js';
 import { loadGrants } from '../auth/permissions.js';
 import { modelList } from '../data/registry.js';
@@ -97,15 +98,7 @@ export function redirectToLogin(ctx: Context): void {
 export async function readForm(ctx: Context, session: Session | null): Promise<URLSearchParams> {
   const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw errors.unsupportedMediaType(ctx.get('Content-Type'));
-  if (Number(ctx.get('Content-Length') || 0) > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > FORM_LIMIT) throw new ApiError(413, { detail: 'Request body too large.' });
-    chunks.push(chunk as Buffer);
-  }
-  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const form = new URLSearchParams(await readSmall(ctx.req, FORM_LIMIT));
   if (!session || !csrfMatches(session, form.get(CSRF_FIELD))) throw errors.forbidden(CSRF_FAILED);
   form.delete(CSRF_FIELD);
   return form;
