@@ -11,6 +11,7 @@ import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathS
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
+import { isPostgres } from './db.js';
 
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -218,6 +219,21 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
 }
 
 /**
+ * `q` on an IP address matches addresses that start with the text, as NetBox's
+ * `address__istartswith` on the host does (`10.0.1.` finds 10.0.1.0-255, whatever the mask), so an
+ * index answers it: the stored text is canonical lowercase and holds only hex digits, dots, colons
+ * and the mask, so text with anything else (a '/', a name) matches no address. PostgreSQL reads it
+ * through the trigram index on lower(address), SQLite through its index on the column (GLOB is the
+ * case-sensitive prefix match SQLite can answer from a plain index).
+ */
+function addressStartsWith(w: Where, column: string, text: string, postgres: boolean): void {
+  const prefix = text.toLowerCase();
+  if (!/^[0-9a-f.:]+$/.test(prefix)) { w.orWhereRaw('1 = 0'); return; }
+  if (postgres) w.orWhereRaw('lower(??) like ?', [column, `${prefix}%`]);
+  else w.orWhereRaw('?? glob ?', [column, `${prefix}*`]);
+}
+
+/**
  * Applies every recognised filter of `params` to `qb` (a query on the model's table) and returns
  * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
  * them, but a permission constraint must not be widened by them.
@@ -331,13 +347,17 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (!text) break;
         const pattern = `%${escapeLike(text.toLowerCase())}%`;
         const network = parseNetwork(text);
+        const postgres = isPostgres(db);
         qb.where((w) => {
           for (const name of entry.definition.search) {
             const field = entry.definition.fields[name];
             const column = field?.columns[0] ?? name;
             // A number field matches the whole number only (an ASN, a VLAN ID).
             if (field?.type === 'integer') { if (/^\d+$/.test(text)) w.orWhere(column, Number(text)); else w.orWhereRaw('1 = 0'); continue; }
-            w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+            if (field?.type === 'ip_address') { addressStartsWith(w, column, text, postgres); continue; }
+            // SQLite's LIKE ignores ASCII case already, as lower() does there: without it the column is read as stored.
+            if (postgres) w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+            else w.orWhereRaw(`?? like ? escape '\\'`, [column, pattern]);
             // A network searches prefixes containing or equal to it too.
             if (network && field?.type === 'ip_prefix') {
               w.orWhere((x) => x.where('family', network.family).where(`${name}_first`, '<=', network.first).where(`${name}_last`, '>=', network.last).where(`${name}_length`, '<=', network.length));

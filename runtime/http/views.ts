@@ -14,6 +14,7 @@ import { createObjects, deleteObjects, updateObjects, type WriteContext, type Wr
 import type { Auth } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
 import type { ModelEntry } from '../core/types.js';
+import { countRows } from '../data/count.js';
 import { paginate } from './pagination.js';
 import { inTransaction } from '../data/db.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
@@ -199,11 +200,14 @@ export function views(entry: ModelEntry, services: Services) {
       if (page.offset) query.offset(page.offset);
       const rows: Row[] = await query;
       // A short first page already tells the total; otherwise count with the same filters.
-      const count = page.offset === 0 && (page.limit === null || rows.length < page.limit)
-        ? rows.length
-        : Number((await base.clone().count('* as n').first())?.n ?? 0);
+      const { count, estimated } = page.offset === 0 && (page.limit === null || rows.length < page.limit)
+        ? { count: rows.length, estimated: false }
+        : await countRows(db, d.table, base, config.countExactLimit);
       const results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) });
-      ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, count), results };
+      // An estimate may fall short of the rows there are: a full page always has a next one then.
+      const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
+      if (estimated) ctx.set('X-Count-Estimated', 'true');
+      ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, linkCount), results };
     },
 
     async retrieve(ctx: Context): Promise<void> {

@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+
+/**
+ * Indexes for `q` on IP addresses, the one list the bench grows to a million rows
+ * (runtime/data/filters.ts, addressStartsWith). PostgreSQL: trigram indexes (pg_trgm) on the
+ * lower-cased address, DNS name and description, so `lower(x) like '%text%'` and the address's
+ * `like 'text%'` are index scans, OR'ed as a bitmap. SQLite: an index on the address text for its
+ * GLOB prefix match (SQLite has no index for a substring; see docs/performance.md).
+ *
+ * pg_trgm is a trusted extension (a database owner may create it). It goes into `public` whatever
+ * the search path, so dropping a schema (the tests use one each) never drops it; when it cannot be
+ * created, the indexes are left out and `q` still works, by a scan.
+ */
+const COLUMNS = ['address', 'dns_name', 'description'];
+
+async function trigramSchema(knex: Knex): Promise<string | null> {
+  const found = await knex.raw("select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'");
+  if (found.rows[0]) return found.rows[0].schema as string;
+  try {
+    // A savepoint: a failure (no permission, or another process creating it at the same moment) must not end the migration.
+    await knex.transaction(async (sp) => { await sp.raw('create extension if not exists pg_trgm with schema public'); });
+  } catch {
+    const again = await knex.raw("select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'");
+    return (again.rows[0]?.schema as string | undefined) ?? null;
+  }
+  return 'public';
+}
+
+export async function up(knex: Knex): Promise<void> {
+  if (knex.client.config.client !== 'pg') {
+    await knex.raw('create index ipam_ipaddress_address_text_idx on ipam_ipaddress (address)');
+    return;
+  }
+  const schema = await trigramSchema(knex);
+  if (!schema) return;
+  for (const column of COLUMNS) {
+    await knex.raw(`create index ipam_ipaddress_${column}_trgm_idx on ipam_ipaddress using gin (lower(${column}) "${schema}".gin_trgm_ops)`);
+  }
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const name of ['ipam_ipaddress_address_text_idx', ...COLUMNS.map((c) => `ipam_ipaddress_${c}_trgm_idx`)]) await knex.raw(`drop index if exists ${name}`);
+}
