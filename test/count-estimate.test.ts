@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 const TENANTS = '/api/tenancy/tenants/';
 const test = suite('count: exact up to COUNT_EXACT_LIMIT, then an estimate on PostgreSQL');
@@ -45,7 +45,7 @@ test('walking next reaches every row even when the estimate is short', async () 
   const seen: string[] = [];
   let path: string | null = `${TENANTS}?name__isw=t&limit=5`;
   while (path) {
-    const reply = await app.api('GET', path);
+    const reply: Reply = await app.api('GET', path);
     expectStatus(reply, 200);
     seen.push(...reply.body.results.map((r: { name: string }) => r.name));
     path = reply.body.next ? new URL(reply.body.next).pathname + new URL(reply.body.next).search : null;
