@@ -369,6 +369,11 @@ addressFilters('q on the address is a prefix of the host, as NetBox (address__is
     assert.ok((await found('10.1.2')).includes(named.id), 'dns_name still matches anywhere');
     assert.equal(await found('0.1.2'), [named.id], 'description still matches anywhere');
     assert.equal(await found('UPLINK'), [named.id], 'case-insensitive on text');
+    assert.equal(await found('up'), [named.id], 'fewer than three characters too');
+    assert.equal(await found('k t'), [named.id], 'spaces are text');
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: 'downlink' });
+    assert.equal(await found('uplink'), [], 'an edited description is searched as it is now');
+    assert.equal(await found('downlink'), [named.id]);
   } finally {
     await app.api('DELETE', `${ADDRESSES}${named.id}/`);
   }

@@ -12,6 +12,7 @@ import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
 import { isPostgres } from './db.js';
+import { searchTable } from './search-index.js';
 
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -234,6 +235,20 @@ function addressStartsWith(w: Where, column: string, text: string, postgres: boo
 }
 
 /**
+ * `q` on a text column: icontains. SQLite's LIKE ignores ASCII case already, as lower() does there,
+ * so the column is compared as stored; where an FTS5 trigram table indexes the column
+ * (search-index.ts) it answers a plain LIKE from its index (with an ESCAPE clause it would scan, and
+ * a trigram needs three characters). PostgreSQL's trigram indexes are on lower(column).
+ */
+function textContains(w: Where, db: Knex, table: string, column: string, text: string, postgres: boolean): void {
+  const pattern = `%${escapeLike(text.toLowerCase())}%`;
+  if (postgres) { w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]); return; }
+  const fts = searchTable(table, column);
+  if (fts && text.length >= 3 && !/[%_\\]/.test(text)) w.orWhereIn('id', db(fts).select('rowid').whereRaw('?? like ?', [column, `%${text}%`]));
+  else w.orWhereRaw(`?? like ? escape '\\'`, [column, pattern]);
+}
+
+/**
  * Applies every recognised filter of `params` to `qb` (a query on the model's table) and returns
  * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
  * them, but a permission constraint must not be widened by them.
@@ -345,7 +360,6 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'q': {
         const text = values[0].trim();
         if (!text) break;
-        const pattern = `%${escapeLike(text.toLowerCase())}%`;
         const network = parseNetwork(text);
         const postgres = isPostgres(db);
         qb.where((w) => {
@@ -355,9 +369,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
             // A number field matches the whole number only (an ASN, a VLAN ID).
             if (field?.type === 'integer') { if (/^\d+$/.test(text)) w.orWhere(column, Number(text)); else w.orWhereRaw('1 = 0'); continue; }
             if (field?.type === 'ip_address') { addressStartsWith(w, column, text, postgres); continue; }
-            // SQLite's LIKE ignores ASCII case already, as lower() does there: without it the column is read as stored.
-            if (postgres) w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
-            else w.orWhereRaw(`?? like ? escape '\\'`, [column, pattern]);
+            textContains(w, db, entry.definition.table, column, text, postgres);
             // A network searches prefixes containing or equal to it too.
             if (network && field?.type === 'ip_prefix') {
               w.orWhere((x) => x.where('family', network.family).where(`${name}_first`, '<=', network.first).where(`${name}_last`, '>=', network.last).where(`${name}_length`, '<=', network.length));

@@ -5,8 +5,9 @@ import type { Knex } from 'knex';
  * (runtime/data/filters.ts, addressStartsWith). PostgreSQL: a pattern index on the address text for
  * its `like 'text%'` (a trigram index would not do: every address shares the same few trigrams) and
  * trigram indexes (pg_trgm) on the lower-cased DNS name and description for `lower(x) like '%text%'`,
- * OR'ed as a bitmap. SQLite: an index on the address text for its GLOB prefix match (SQLite has no
- * index for a substring; see docs/performance.md).
+ * OR'ed as a bitmap. SQLite: an index on the address text for its GLOB prefix match, and an FTS5
+ * table with the trigram tokenizer over DNS name and description (`<table>_search`, kept by triggers;
+ * runtime/data/search-index.ts finds it), whose LIKE '%text%' is an index lookup.
  *
  * pg_trgm is a trusted extension (a database owner may create it). It goes into `public` whatever
  * the search path, so dropping a schema (the tests use one each) never drops it; when it cannot be
@@ -27,9 +28,22 @@ async function trigramSchema(knex: Knex): Promise<string | null> {
   return 'public';
 }
 
+/** An external-content FTS5 trigram table over `columns` of `table`, filled now and kept by triggers. */
+async function sqliteSearch(knex: Knex, table: string, columns: string[]): Promise<void> {
+  const fts = `${table}_search`;
+  const list = columns.join(', ');
+  const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
+  await knex.raw(`create virtual table ${fts} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram')`);
+  await knex.raw(`insert into ${fts}(${fts}) values ('rebuild')`);
+  await knex.raw(`create trigger ${fts}_insert after insert on ${table} begin insert into ${fts}(rowid, ${list}) values (new.id, ${values('new')}); end`);
+  await knex.raw(`create trigger ${fts}_delete after delete on ${table} begin insert into ${fts}(${fts}, rowid, ${list}) values ('delete', old.id, ${values('old')}); end`);
+  await knex.raw(`create trigger ${fts}_update after update of ${list} on ${table} begin insert into ${fts}(${fts}, rowid, ${list}) values ('delete', old.id, ${values('old')}); insert into ${fts}(rowid, ${list}) values (new.id, ${values('new')}); end`);
+}
+
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client !== 'pg') {
     await knex.raw('create index ipam_ipaddress_address_text_idx on ipam_ipaddress (address)');
+    await sqliteSearch(knex, 'ipam_ipaddress', COLUMNS);
     return;
   }
   await knex.raw('create index ipam_ipaddress_address_text_idx on ipam_ipaddress (address text_pattern_ops)');
@@ -41,5 +55,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (knex.client.config.client !== 'pg') {
+    for (const t of ['insert', 'delete', 'update']) await knex.raw(`drop trigger if exists ipam_ipaddress_search_${t}`);
+    await knex.raw('drop table if exists ipam_ipaddress_search');
+  }
   for (const name of ['ipam_ipaddress_address_text_idx', ...COLUMNS.map((c) => `ipam_ipaddress_${c}_trgm_idx`)]) await knex.raw(`drop index if exists ${name}`);
 }
