@@ -41,10 +41,12 @@ async function depth(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
   const map = new Map<number, unknown>(rows.map((r) => [Number(r.id), 0]));
   const candidates = new Set<string>();
   for (const r of rows) for (let l = 0; l < Number(r.prefix_length); l++) candidates.add(networkAt(r.prefix_first as Buffer, Number(r.family), l));
+  const families = [...new Set(rows.map((r) => Number(r.family)))];
   const found: Row[] = [];
   const all = [...candidates];
   for (let i = 0; i < all.length; i += 5000) {
-    found.push(...await db('ipam_prefix').select('family', 'vrf_id', 'prefix_first', 'prefix_length').whereIn('prefix_first', all.slice(i, i + 5000).map((h) => Buffer.from(h, 'hex'))));
+    // family leads the index on the bounds (family, prefix_first, prefix_last).
+    found.push(...await db('ipam_prefix').select('family', 'vrf_id', 'prefix_first', 'prefix_length').whereIn('family', families).whereIn('prefix_first', all.slice(i, i + 5000).map((h) => Buffer.from(h, 'hex'))));
   }
   for (const r of rows) {
     const vrf = r.vrf_id === null || r.vrf_id === undefined ? null : Number(r.vrf_id);
