@@ -374,6 +374,10 @@ addressFilters('q on the address is a prefix of the host, as NetBox (address__is
     await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: 'downlink' });
     assert.equal(await found('uplink'), [], 'an edited description is searched as it is now');
     assert.equal(await found('downlink'), [named.id]);
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: '', dns_name: '' });
+    assert.equal(await found('downlink'), [], 'emptied text matches nothing');
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: 'back again' });
+    assert.equal(await found('back again'), [named.id], 'and text given again is found');
   } finally {
     await app.api('DELETE', `${ADDRESSES}${named.id}/`);
   }
