@@ -144,7 +144,7 @@ export interface ModelFile {
    */
   unique_nulls_match?: string[];
   /**
-   * The relation recorded as the change log's related object (an interface's device)
+   * The relation (fk or generic_fk) recorded as the change log's related object (an interface's device, a cable termination's object)
    */
   changelog_related?: string;
   /**

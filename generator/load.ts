@@ -234,7 +234,7 @@ function checkCrossReferences(
       }
     }
     if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
-    if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
+    if (spec.changelog_related && !['fk', 'generic_fk'].includes(fields[spec.changelog_related]?.type)) problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
       else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_nulls_match: '${name}' is in no unique_together group`);

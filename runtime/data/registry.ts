@@ -9,6 +9,7 @@ import type { ChoiceSet, FieldDefinition, ModelEntry } from '../core/types.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { User } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
+import type { ChangeContext } from './changes.js';
 
 export type Row = Record<string, any>;
 
@@ -18,6 +19,11 @@ export interface HookContext {
   db: Knex;
   /** the model the hook runs for (a hook may serve several models: the cabled components) */
   entry?: ModelEntry;
+  /**
+   * the request's change context, on the hooks that run while objects are written or deleted: writes
+   * a hook makes on other models go through data/side-writes.ts with it, so they are change-logged
+   */
+  request?: ChangeContext | null;
 }
 
 /** One element of a write while it is validated: the columns to store, and what the client sent. */

@@ -74,7 +74,7 @@ async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContex
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
   const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
 }
 
 export interface WriteResult {
