@@ -38,9 +38,11 @@ async function cascadeClosure(db: Knex, entry: ModelEntry, ids: number[]): Promi
           const rows = await query;
           const set = closure.get(other.definition.name) ?? new Set<number>();
           const fresh = rows.map((r: Row) => Number(r.id)).filter((id: number) => !set.has(id));
+          if (!fresh.length) continue;
+          // only models with rows to remove join the closure: every later step costs a query per model
           fresh.forEach((id: number) => set.add(id));
           closure.set(other.definition.name, set);
-          if (fresh.length) next.push([other.definition.name, fresh]);
+          next.push([other.definition.name, fresh]);
         }
       }
     }
