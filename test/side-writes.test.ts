@@ -128,13 +128,31 @@ test('deleting a device logs each interface, and the cable termination of a cabl
   assert.equal((await app.get(`/api/dcim/cables/${cable.id}/`)).b_terminations.map((t: any) => t.object_id), [far.id]);
 });
 
+test('deleting an interface logs its L2VPN termination and FHRP group assignment; deleting a module logs its components', async () => {
+  const { device, ifaces: [iface] } = await interfaces(1);
+  const l2vpn = await app.post('/api/vpn/l2vpns/', { name: unique('l2'), slug: unique('l2'), type: 'vxlan' });
+  const termination = await app.post('/api/vpn/l2vpn-terminations/', { l2vpn: l2vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
+  const group = await app.post('/api/ipam/fhrp-groups/', { protocol: 'vrrp2', group_id: ++n % 250 });
+  const assignment = await app.post('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 100 });
+  const deleted = await send('DELETE', `/api/dcim/interfaces/${iface.id}/`);
+  assert.equal((await logOf(deleted.requestId)).kinds, [['dcim.interface', 'delete', iface.id], ['ipam.fhrpgroupassignment', 'delete', assignment.id], ['vpn.l2vpntermination', 'delete', termination.id]]);
+
+  const bay = await app.post('/api/dcim/module-bays/', { device: device.id, name: unique('slot') });
+  const type = await app.post('/api/dcim/module-types/', { manufacturer: device.device_type.manufacturer.id, model: unique('LC') });
+  const module = await app.post('/api/dcim/modules/', { device: device.id, module_bay: bay.id, module_type: type.id });
+  const ports = await app.post('/api/dcim/interfaces/', [1, 2].map((i) => ({ device: device.id, module: module.id, name: unique(`m${i}`), type: '1000base-t' })));
+  const removed = await send('DELETE', `/api/dcim/modules/${module.id}/`);
+  assert.equal((await logOf(removed.requestId)).kinds.map(([t, act, id]) => `${t} ${act} ${id}`),
+    [...ports.map((p: any) => `dcim.interface delete ${p.id}`).sort(), `dcim.module delete ${module.id}`]);
+});
+
 test('deleting a virtual chassis logs its members losing their position', async () => {
   const member = await createObject(app, model('Device'));
-  const vc = await app.post('/api/dcim/virtual-chassis/', { name: unique('vc'), master: member.id });
-  const joined = (await logOf((await app.api('GET', `/api/dcim/devices/${member.id}/`)).headers.get('x-request-id')!));
-  assert.is(joined.rows.length, 0);
-  const master = await app.get(`/api/dcim/devices/${member.id}/`);
-  assert.equal([master.virtual_chassis?.id, master.vc_position], [vc.id, 1]);
+  const made = await send('POST', '/api/dcim/virtual-chassis/', { name: unique('vc'), master: member.id });
+  const vc = made.body;
+  // the master joining is a logged update of the device, in the chassis's request
+  const joined = (await logOf(made.requestId)).rows.find((r) => r.changed_object_type === 'dcim.device');
+  assert.equal([joined.changed_object_id, joined.prechange_data.virtual_chassis, joined.postchange_data.virtual_chassis, joined.postchange_data.vc_position], [member.id, null, vc.id, 1]);
   const deleted = await send('DELETE', `/api/dcim/virtual-chassis/${vc.id}/`);
   const update = (await logOf(deleted.requestId)).rows.find((r) => r.changed_object_type === 'dcim.device');
   assert.is(update.action.value, 'update');
@@ -142,6 +160,23 @@ test('deleting a virtual chassis logs its members losing their position', async 
   assert.equal([update.postchange_data.virtual_chassis, update.postchange_data.vc_position], [null, null]);
   const after = await app.get(`/api/dcim/devices/${member.id}/`);
   assert.equal([after.virtual_chassis, after.vc_position], [null, null]);
+});
+
+test('moving a device moves the devices in its bays, each change-logged', async () => {
+  const maker = await app.post('/api/dcim/manufacturers/', { name: unique('mk'), slug: unique('mk') });
+  const type = (extra: object) => app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: unique('dt'), slug: unique('dt'), ...extra });
+  const [parentType, childType] = [await type({ subdevice_role: 'parent' }), await type({ subdevice_role: 'child', u_height: 0 })];
+  const role = await app.post('/api/dcim/device-roles/', { name: unique('role'), slug: unique('role') });
+  const [here, there] = [await app.post('/api/dcim/sites/', { name: unique('here'), slug: unique('here') }), await app.post('/api/dcim/sites/', { name: unique('there'), slug: unique('there') })];
+  const chassis = await app.post('/api/dcim/devices/', { name: unique('chassis'), device_type: parentType.id, role: role.id, site: here.id });
+  const blade = await app.post('/api/dcim/devices/', { name: unique('blade'), device_type: childType.id, role: role.id, site: here.id });
+  await app.post('/api/dcim/device-bays/', { device: chassis.id, name: 'Bay 1', installed_device: blade.id });
+  const moved = await send('PATCH', `/api/dcim/devices/${chassis.id}/`, { site: there.id });
+  const log = await logOf(moved.requestId);
+  assert.equal(log.kinds, [['dcim.device', 'update', chassis.id], ['dcim.device', 'update', blade.id]].sort((a, b) => `${a}`.localeCompare(`${b}`)));
+  const child = log.rows.find((r) => r.changed_object_id === blade.id);
+  assert.equal([child.prechange_data.site, child.postchange_data.site], [here.id, there.id]);
+  assert.is((await app.get(`/api/dcim/devices/${blade.id}/`)).site.id, there.id);
 });
 
 test('event rules for the types written on the side fire: cable terminations, contact assignments, interfaces, event rules', async () => {
