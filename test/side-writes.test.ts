@@ -134,8 +134,15 @@ test('deleting an interface logs its L2VPN termination and FHRP group assignment
   const termination = await app.post('/api/vpn/l2vpn-terminations/', { l2vpn: l2vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
   const group = await app.post('/api/ipam/fhrp-groups/', { protocol: 'vrrp2', group_id: ++n % 250 });
   const assignment = await app.post('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 100 });
+  const ip = await app.post('/api/ipam/ip-addresses/', { address: `192.0.2.${++n % 250}/24`, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
   const deleted = await send('DELETE', `/api/dcim/interfaces/${iface.id}/`);
-  assert.equal((await logOf(deleted.requestId)).kinds, [['dcim.interface', 'delete', iface.id], ['ipam.fhrpgroupassignment', 'delete', assignment.id], ['vpn.l2vpntermination', 'delete', termination.id]]);
+  const log = await logOf(deleted.requestId);
+  assert.equal(log.kinds, [['dcim.interface', 'delete', iface.id], ['ipam.fhrpgroupassignment', 'delete', assignment.id], ['ipam.ipaddress', 'update', ip.id], ['vpn.l2vpntermination', 'delete', termination.id]]);
+  // the address stays, unassigned: its cleared assignment is logged as an update
+  const unassigned = log.rows.find((r) => r.changed_object_type === 'ipam.ipaddress');
+  assert.equal([unassigned.prechange_data.assigned_object_type, unassigned.prechange_data.assigned_object_id], ['dcim.interface', iface.id]);
+  assert.equal([unassigned.postchange_data.assigned_object_type, unassigned.postchange_data.assigned_object_id], [null, null]);
+  assert.is((await app.get(`/api/ipam/ip-addresses/${ip.id}/`)).assigned_object, null);
 
   const bay = await app.post('/api/dcim/module-bays/', { device: device.id, name: unique('slot') });
   const type = await app.post('/api/dcim/module-types/', { manufacturer: device.device_type.manufacturer.id, model: unique('LC') });

@@ -1,12 +1,14 @@
 /**
  * Deletes, one object or many, in the caller's transaction: cascades followed set-wise, protecting
- * relations refused with a 409, generic relations cleared, the change log fed before the rows go.
+ * relations refused with a 409, generic relations cleared (each cleared object logged as updated),
+ * the change log fed before the rows go.
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
 import { hooksOf, model, modelList, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { beforeDelete, recordDeletes } from './changes.js';
+import { updateRows } from './side-writes.js';
 import { bumpCacheVersion } from './cache.js';
 import { parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 import { CHUNK, type WriteContext } from './write-context.js';
@@ -93,8 +95,15 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
       for (const f of Object.values(other.definition.fields)) {
         if (f.type !== 'generic_fk' || !Object.keys(f.types!).includes(ct) || f.onDelete === 'keep') continue;
         const pointing = db(other.definition.table).where(`${f.name}_type`, ct).whereIn(`${f.name}_id`, [...set]);
+        const cleared = { [`${f.name}_type`]: null, [`${f.name}_id`]: null };
         if (f.onDelete === 'cascade') await pointing.delete();
-        else await pointing.update({ [`${f.name}_type`]: null, [`${f.name}_id`]: null });
+        else if (!other.definition.changelog) await pointing.update(cleared);
+        else {
+          // a cleared relation is an update of an object that stays: logged like one
+          const going = closure.get(other.definition.name);
+          const ids = (await pointing.select('id')).map((r: Row) => Number(r.id)).filter((id: number) => !going?.has(id));
+          await updateRows({ db, request: ctx }, other, ids.map((id: number) => ({ id, values: cleared })));
+        }
       }
     }
     if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
