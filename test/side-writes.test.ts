@@ -95,6 +95,9 @@ test('a webhook written with the NetBox 3.6 fields logs its companion event rule
   // a write that mirrors nothing new logs nothing on the other side
   const same = await send('PATCH', `/api/extras/event-rules/${rule.id}/`, { description: 'only mine' });
   assert.equal((await logOf(same.requestId)).kinds.map(([t]) => t), ['extras.eventrule']);
+  // the rule goes with its webhook, logged
+  const gone = await send('DELETE', `/api/extras/webhooks/${made.body.id}/`);
+  assert.equal((await logOf(gone.requestId)).kinds, [['extras.eventrule', 'delete', rule.id], ['extras.webhook', 'delete', made.body.id]]);
 });
 
 test('deleting a site logs the delete of its contact assignments and journal entries', async () => {
