@@ -140,6 +140,10 @@ export interface ModelFile {
     [k: string]: Action;
   };
   /**
+   * String fields whose blank value exempts a row from the unique_together groups they are in, as a null does (NetBox's condition name != '': unnamed provider accounts)
+   */
+  unique_blank_exempt?: string[];
+  /**
    * Relation fields that count null as a value in unique_together: rows with no parent (group, tenant…) must be unique among themselves too
    */
   unique_nulls_match?: string[];
@@ -415,7 +419,7 @@ export interface Filter {
    */
   boolean?: boolean;
   /**
-   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants)
+   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants). With path it may be a chain of fks, Model.fk.fk, whose last one points here (a provider's circuits' terminations: CircuitTermination.circuit.provider)
    */
   reverse?: string;
   /**

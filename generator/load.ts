@@ -116,6 +116,17 @@ function checkCrossReferences(
     return !!f && ((f.type === 'fk' && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
   };
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
+  /** `Model.fk.fk…`: a chain of fks from another model whose last one points at `to` (reverse filters with a path). */
+  const chainPointsAt = (ref: string, to: string): boolean => {
+    const [model, ...fields] = ref.split('.');
+    let current = model;
+    for (const field of fields.slice(0, -1)) {
+      const f = fieldOf(current, field);
+      if (f?.type !== 'fk' || !f.to) return false;
+      current = f.to;
+    }
+    return pointsAt(`${current}.${fields[fields.length - 1]}`, to);
+  };
   const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
   const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
 
@@ -242,6 +253,10 @@ function checkCrossReferences(
     for (const group of spec.unique_together ?? []) {
       for (const name of group) if (!fields[name]) problems.push(`${file}: unique_together: '${name}' is not a field of ${spec.model}`);
     }
+    for (const name of spec.unique_blank_exempt ?? []) {
+      if (!['string', 'text', 'slug'].includes(fields[name]?.type ?? '')) problems.push(`${file}: unique_blank_exempt: '${name}' is not a string field of ${spec.model}`);
+      else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_blank_exempt: '${name}' is in no unique_together group`);
+    }
     if (spec.lookup && spec.lookup !== 'id' && !fields[spec.lookup]) problems.push(`${file}: lookup: '${spec.lookup}' is not a field of ${spec.model}`);
     for (const template of spec.display) {
       for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
@@ -266,7 +281,7 @@ function checkCrossReferences(
       if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
       if (filter.path && filter.reverse) {
         const error = walk(filter.reverse.split('.')[0], filter.path, false);
-        if (!pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
+        if (!chainPointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
         else if (error) problems.push(`${at}: path: ${error}`);
       } else if (filter.path) {
         const error = walk(spec.model, filter.path, false);

@@ -133,6 +133,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     hooks: spec.hooks ?? [],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
+    ...(spec.unique_blank_exempt ? { uniqueBlankExempt: spec.unique_blank_exempt } : {}),
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     ...(spec.ui?.columns ? { ui: { columns: spec.ui.columns } } : {}),
     ...(spec.template_for ? { templateFor: spec.template_for } : {}),
@@ -242,8 +243,10 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       filter = { kind: 'field', field: f.field, family, lookup: f.lookup };
     }
     else if (f.reverse && f.path) {
-      const [model, field] = f.reverse.split('.');
+      const [model, field, ...then] = f.reverse.split('.');
       filter = reverseFilter(all, model, field, f.path, f.by);
+      // a chain of relations from the other model (CircuitTermination.circuit.provider): the steps after the first
+      if (then.length) filter = { ...filter, then: pathSteps(all.get(model)!, all, [field, ...then].join('.')).slice(1) };
     } else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
       filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };

@@ -293,11 +293,20 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           else qb.whereNotIn('id', pointing());
           break;
         }
-        const sub = pointing();
+        let sub = pointing();
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
           sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
+        if (filter.then) {
+          let from = model(via.to!);
+          for (const step of filter.then) {
+            const column = from.definition.fields[step.field].columns[0];
+            sub = db(from.definition.table).select(column).whereNotNull(column).whereIn('id', sub);
+            from = model(step.model);
+          }
         }
         if (lookup === 'n') qb.whereNotIn('id', sub);
         else qb.whereIn('id', sub);
