@@ -258,8 +258,19 @@ function checkCrossReferences(
       else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_blank_exempt: '${name}' is in no unique_together group`);
     }
     if (spec.lookup && spec.lookup !== 'id' && !fields[spec.lookup]) problems.push(`${file}: lookup: '${spec.lookup}' is not a field of ${spec.model}`);
+    /** the field a dotted path of this model ends at, if it walks */
+    const finalField = (path: string) => {
+      const parts = splitPath(path);
+      let current = spec.model;
+      for (const part of parts.slice(0, -1)) { const f = fieldOf(current, part); if (!f?.to) return undefined; current = f.to; }
+      return fieldOf(current, parts[parts.length - 1]);
+    };
     for (const template of spec.display) {
       for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
+        // `{choice.label}`: a choice field's label
+        const label = /^(.*)\.label$/.exec(path);
+        const labelled = label ? finalField(label[1]) : undefined;
+        if (labelled?.type === 'choice') { const error = walk(spec.model, label![1], true); if (error) problems.push(`${file}: display: {${path}}: ${error}`); continue; }
         const error = walk(spec.model, path, true);
         if (error) problems.push(`${file}: display: {${path}}: ${error}`);
       }

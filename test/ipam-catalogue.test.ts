@@ -153,6 +153,7 @@ test('FHRP groups: assignments to interfaces, virtual IPs, counts and filters', 
   const assignment = await app.post('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 200 });
   assert.is(assignment.interface.id, iface.id);
   assert.is(assignment.group.id, group.id);
+  assert.is(assignment.display, `${iface.name}: VRRPv2: 10 (200)`, 'NetBox: interface, group, priority');
   const again = await app.api('POST', '/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 100 });
   expectStatus(again, 400);
   assert.is((await app.get(`/api/dcim/interfaces/${iface.id}/`)).count_fhrp_groups, 1);

@@ -42,7 +42,7 @@ test('terminations on a VLAN, an interface and a VM interface show on those obje
   const iface = await createObject(app, model('Interface'));
   const vmIface = await createObject(app, model('VMInterface'));
   const t1 = await app.post(TERMS, { l2vpn: l2vpn.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlan.id });
-  assert.is(t1.display, `${vlan.display} <> ${l2vpn.name}`);
+  assert.is(t1.display, `${vlan.display} <> ${l2vpn.name} (10100)`, 'the object, then the L2VPN as it shows itself');
   assert.is(t1.assigned_object.id, vlan.id);
   await app.post(TERMS, [
     { l2vpn: l2vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id },

@@ -23,7 +23,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
   readOnly: false,
   changelog: true,
   lookup: "id",
-  display: ["{contact.name} ({priority})", "{contact.name}"],
+  display: ["{contact} ({priority.label})", "{contact}"],
   ordering: ["contact", "priority", "role"],
   brief: ["id", "url", "display", "contact", "role", "priority"],
   search: [],

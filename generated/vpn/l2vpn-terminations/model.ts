@@ -22,7 +22,7 @@ export const l2VPNTerminationDefinition: ModelDefinition = {
   readOnly: false,
   changelog: true,
   lookup: "id",
-  display: ["{assigned_object} <> {l2vpn.name}"],
+  display: ["{assigned_object} <> {l2vpn}"],
   ordering: ["l2vpn"],
   brief: ["id", "url", "display", "l2vpn"],
   search: [],
