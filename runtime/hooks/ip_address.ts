@@ -9,6 +9,7 @@ import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
 import { parseNetwork, toBigInt } from '../core/ipnet.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { isSet, merged, touches } from './merged.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 const SHARED_ROLES = ['anycast', 'vip', 'vrrp', 'hsrp', 'glbp', 'carp'];
 
@@ -53,6 +54,7 @@ async function checkPrimary(db: Knex, item: WriteItem, v: Row): Promise<void> {
 }
 
 export const ipAddress: ModelHooks = {
+  filters: vrfPresenceFilters,
   async prepare(item, { db }) {
     const v = merged(item);
     if (v.status === 'slaac' && Number(v.family) !== 6 && touches(item, 'status', 'address')) item.errors.add('status', 'Only IPv6 addresses can be assigned SLAAC status.');

@@ -9,6 +9,7 @@ import type { ActionContext, ActionResult, ModelHooks, Row } from '../data/regis
 import { ApiError, errors } from '../core/errors.js';
 import { fromBigInt, parseNetwork, toBigInt, toBytes } from '../core/ipnet.js';
 import { freeBetween, limitOf, lock, LOCKS, requests, vrfOf } from './available.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 const MAX_SIZE = 2n ** 32n - 1n;
 
@@ -67,6 +68,7 @@ async function overlapping(db: Knex, row: Row, id: number | null): Promise<Row |
 export const ipRange: ModelHooks = {
   display: shortName,
   filters: {
+    ...vrfPresenceFilters,
     range_parent(qb, values) {
       const nets = networksOf('parent', values);
       qb.where((w) => { for (const n of nets) w.orWhere((x) => x.where('family', n.family).where('start_address_host', '>=', n.first).where('end_address_host', '<=', n.last)); });
