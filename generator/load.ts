@@ -230,6 +230,8 @@ function checkCrossReferences(
     for (const key of ['brief', 'search', 'ordering'] as const) {
       for (const raw of spec[key] ?? []) {
         const name = raw.replace(/^-/, '');
+        // `q` may search a field of a related object (contact.name)
+        if (key === 'search' && name.includes('.')) { const error = walk(spec.model, name, true); if (error) problems.push(`${file}: search: ${name}: ${error}`); continue; }
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }

@@ -244,9 +244,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     }
     else if (f.reverse && f.path) {
       const [model, field, ...then] = f.reverse.split('.');
-      filter = reverseFilter(all, model, field, f.path, f.by);
       // a chain of relations from the other model (CircuitTermination.circuit.provider): the steps after the first
-      if (then.length) filter = { ...filter, then: pathSteps(all.get(model)!, all, [field, ...then].join('.')).slice(1) };
+      filter = reverseFilter(all, model, field, f.path, f.by, then.length ? pathSteps(all.get(model)!, all, [field, ...then].join('.')).slice(1) : undefined);
     } else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
       filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };
@@ -264,10 +263,10 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
 }
 
 /** Objects that rows of `model` point at through `field`, matched by `by` at the end of `path` from those rows. */
-function reverseFilter(all: Map<string, ModelDefinition>, model: string, field: string, path: string, by = 'id'): FilterDefinition {
+function reverseFilter(all: Map<string, ModelDefinition>, model: string, field: string, path: string, by = 'id', then?: PathStep[]): FilterDefinition {
   const steps = pathSteps(all.get(model)!, all, path);
   const end = all.get(steps[steps.length - 1].model)!;
-  return { kind: 'reverse', model, field, by, path: steps, tree: end.tree };
+  return { kind: 'reverse', model, field, ...(then ? { then } : {}), by, path: steps, tree: end.tree };
 }
 
 function pathSteps(d: ModelDefinition, all: Map<string, ModelDefinition>, path: string): PathStep[] {

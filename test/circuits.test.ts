@@ -78,6 +78,9 @@ test('circuits filter by the site, region and provider network of their terminat
   assert.equal(await ids(`provider_network_id=${network.id}`), [there.id]);
   assert.equal(await ids(`site_id__n=${site.id}`), [there.id]);
   assert.equal(await ids(`provider=${provider.slug}&cid=${here.cid}`), [here.id]);
+  // a termination's q searches its circuit's ID too (NetBox)
+  const terms = await app.get(`/api/circuits/circuit-terminations/?q=${here.cid.toUpperCase()}`);
+  assert.equal(terms.results.map((t: any) => t.circuit.id), [here.id]);
 });
 
 test('providers filter by the site, region and site group of their circuits\' terminations', async () => {

@@ -26,7 +26,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
   display: ["{contact} ({priority.label})", "{contact}"],
   ordering: ["contact", "priority", "role"],
   brief: ["id", "url", "display", "contact", "role", "priority"],
-  search: [],
+  search: ["contact.name", "role.name"],
   hooks: ["contact_assignment"],
   uniqueTogether: [["object", "contact", "role"]],
   uniqueNullsMatch: [],

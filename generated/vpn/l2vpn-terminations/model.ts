@@ -25,7 +25,7 @@ export const l2VPNTerminationDefinition: ModelDefinition = {
   display: ["{assigned_object} <> {l2vpn}"],
   ordering: ["l2vpn"],
   brief: ["id", "url", "display", "l2vpn"],
-  search: [],
+  search: ["l2vpn.name"],
   hooks: ["l2vpn_termination"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
