@@ -9,6 +9,7 @@ import type { ChoiceSet, FieldDefinition, ModelEntry } from '../core/types.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { User } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
+import type { RuleSettings } from './write-context.js';
 
 export type Row = Record<string, any>;
 
@@ -53,9 +54,9 @@ export interface ModelHooks {
   /** filters the schema declares as `method:` */
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
   /** last checks and derived values of one element before it is written */
-  prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
+  prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
-  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
+  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void>;
   /** after the rows of a create or update are written, inside the transaction (items: the request's elements, ids set) */
   afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<void>;
   /**

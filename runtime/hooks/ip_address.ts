@@ -61,7 +61,7 @@ export const ipAddress: ModelHooks = {
     checkNetworkId(item, v);
     await checkPrimary(db, item, v);
   },
-  async prepareMany(items, { db }) {
-    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES } });
+  async prepareMany(items, { db, rules }) {
+    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES } }, rules);
   },
 };

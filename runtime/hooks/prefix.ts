@@ -28,7 +28,7 @@ export const prefix: ModelHooks = {
     prefix_depth: (rows, { db }) => related(db, rows, 'parents'),
   },
   actions: { available_ips: availableIps, available_prefixes: availablePrefixes },
-  async prepareMany(items, { db }) {
-    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) });
+  async prepareMany(items, { db, rules }) {
+    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) }, rules);
   },
 };
