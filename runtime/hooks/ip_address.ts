@@ -33,8 +33,9 @@ function checkNetworkId(item: WriteItem, v: Row): void {
   const ip = n.text.split('/')[0];
   const host = toBigInt(n.host);
   const pointToPoint = n.family === 4 ? n.length >= 31 : n.length >= 127;
-  if (!pointToPoint && host === toBigInt(n.first)) item.errors.add('address', `${ip} is a network ID, which may not be assigned to an interface.`);
-  else if (n.family === 4 && !pointToPoint && host === toBigInt(n.last)) item.errors.add('address', `${ip} is a broadcast address, which may not be assigned to an interface.`);
+  // NetBox's clean() raises these without a field: the REST API answers them under __all__
+  if (!pointToPoint && host === toBigInt(n.first)) item.errors.add('__all__', `${ip} is a network ID, which may not be assigned to an interface.`);
+  else if (n.family === 4 && !pointToPoint && host === toBigInt(n.last)) item.errors.add('__all__', `${ip} is a broadcast address, which may not be assigned to an interface.`);
 }
 
 async function checkPrimary(db: Knex, item: WriteItem, v: Row): Promise<void> {

@@ -90,10 +90,11 @@ export const ipRange: ModelHooks = {
     if (start.length !== end.length) { item.errors.add('end_address', 'Starting and ending IP address masks must match.'); return; }
     const size = toBigInt(end.host) - toBigInt(start.host) + 1n;
     if (size <= 1n) { item.errors.add('end_address', `The ending address must be higher than the starting address (${start.text}).`); return; }
-    if (size > MAX_SIZE) { item.errors.add('end_address', `The range exceeds the largest supported size (${MAX_SIZE}).`); return; }
+    // NetBox's clean() raises these two without a field: the REST API answers them under __all__
+    if (size > MAX_SIZE) { item.errors.add('__all__', `The range exceeds the largest supported size (${MAX_SIZE}).`); return; }
     item.values.family = start.family;
     item.values.size = Number(size);
     const other = await overlapping(db, { ...row, family: start.family, start_address_host: toBytes(toBigInt(start.host)), end_address_host: toBytes(toBigInt(end.host)) }, item.id);
-    if (other) item.errors.add('start_address', `The addresses overlap with range ${shortName(other)} in ${row.vrf_id ? 'this VRF' : 'the global table'}.`);
+    if (other) item.errors.add('__all__', `The addresses overlap with range ${shortName(other)} in ${row.vrf_id ? 'this VRF' : 'the global table'}.`);
   },
 };
