@@ -99,9 +99,15 @@ export interface ModelFile {
    */
   brief: [string, ...string[]];
   /**
-   * Fields the q filter searches (case-insensitive contains)
+   * Fields the q filter searches (case-insensitive contains); a dotted path searches a related object's field (contact.name)
    */
   search?: string[];
+  /**
+   * Rows of other models pointing here whose fields the q filter searches too: { ProviderAccount.provider: [account, name] } (a provider found by its accounts)
+   */
+  search_related?: {
+    [k: string]: string[];
+  };
   /**
    * Names of runtime/hooks/<name>.ts modules that handle this model's real exceptions
    */

@@ -235,6 +235,10 @@ function checkCrossReferences(
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
     }
+    for (const [ref, names] of Object.entries(spec.search_related ?? {})) {
+      if (!pointsAt(ref, spec.model) || fieldOf(ref.split('.')[0], ref.split('.')[1])?.type !== 'fk') problems.push(`${file}: search_related: ${ref} is not an fk of another model to ${spec.model}`);
+      else for (const name of names) if (!fieldOf(ref.split('.')[0], name)) problems.push(`${file}: search_related: '${name}' is not a field of ${ref.split('.')[0]}`);
+    }
     for (const name of spec.ui?.columns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
     }

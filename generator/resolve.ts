@@ -130,6 +130,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     ordering: spec.ordering ?? [lookup],
     brief: spec.brief,
     search: spec.search ?? [],
+    ...(spec.search_related ? { searchRelated: Object.entries(spec.search_related).map(([ref, fields]) => ({ model: ref.split('.')[0], field: ref.split('.')[1], fields })) } : {}),
     hooks: spec.hooks ?? [],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
@@ -217,7 +218,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters.created = { kind: 'field', field: 'created', family: 'number' };
     filters.last_updated = { kind: 'field', field: 'last_updated', family: 'number' };
   }
-  if (d.search.length) filters.q = { kind: 'q' };
+  if (d.search.length || d.searchRelated?.length) filters.q = { kind: 'q' };
   if (d.changelog) {
     filters.created_by_request = { kind: 'request', actions: ['create'] };
     filters.updated_by_request = { kind: 'request', actions: ['update'] };

@@ -61,6 +61,8 @@ test('a provider lists its accounts and ASNs', async () => {
   const shown = await app.patch(`/api/circuits/providers/${provider.id}/`, { asns: [asn.id] });
   assert.equal(shown.asns.map((a: any) => a.id), [asn.id]);
   assert.equal(shown.accounts, [{ id: account.id, url: account.url, display: account.display, name: '', account: account.account }]);
+  // q finds a provider by an account's ID or name (NetBox)
+  assert.equal((await app.get(`/api/circuits/providers/?q=${account.account.toLowerCase()}`)).results.map((p: any) => p.id), [provider.id]);
   assert.equal((await app.get(`/api/circuits/providers/?asn_id=${asn.id}`)).results.map((p: any) => p.id), [provider.id]);
 });
 
@@ -78,7 +80,9 @@ test('circuits filter by the site, region and provider network of their terminat
   assert.equal(await ids(`provider_network_id=${network.id}`), [there.id]);
   assert.equal(await ids(`site_id__n=${site.id}`), [there.id]);
   assert.equal(await ids(`provider=${provider.slug}&cid=${here.cid}`), [here.id]);
-  // a termination's q searches its circuit's ID too (NetBox)
+  // a circuit's q searches its terminations' cross-connect IDs too, and a termination's q its circuit's ID (NetBox)
+  await app.patch(`/api/circuits/circuit-terminations/${(await app.get(`/api/circuits/circuit-terminations/?circuit_id=${here.id}`)).results[0].id}/`, { xconnect_id: 'XC-UNIQUE-77' });
+  assert.equal((await app.get('/api/circuits/circuits/?q=xc-unique-77')).results.map((c: any) => c.id), [here.id]);
   const terms = await app.get(`/api/circuits/circuit-terminations/?q=${here.cid.toUpperCase()}`);
   assert.equal(terms.results.map((t: any) => t.circuit.id), [here.id]);
 });

@@ -150,6 +150,8 @@ export interface ModelDefinition {
   ordering: string[];
   brief: string[];
   search: string[];
+  /** q also matches objects that rows of another model point at (through `field`) when one of `fields` of those rows matches */
+  searchRelated?: { model: string; field: string; fields: string[] }[];
   hooks: string[];
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */

@@ -361,6 +361,12 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const pattern = `%${escapeLike(text.toLowerCase())}%`;
         const network = parseNetwork(text);
         qb.where((w) => {
+          // objects other rows point at when those rows match (a provider by its accounts)
+          for (const r of entry.definition.searchRelated ?? []) {
+            const other = model(r.model);
+            w.orWhereIn('id', db(other.definition.table).select(other.definition.fields[r.field].columns[0])
+              .where((x) => { for (const f of r.fields) x.orWhereRaw(`lower(??) like ? escape '\\'`, [other.definition.fields[f].columns[0], pattern]); }));
+          }
           for (const name of entry.definition.search) {
             if (name.includes('.')) { w.orWhereIn(...relatedMatch(db, entry, name, pattern)); continue; }
             const field = entry.definition.fields[name];
