@@ -167,7 +167,13 @@ test('FHRP groups: assignments to interfaces, virtual IPs, counts and filters', 
   await app.post('/api/ipam/ip-addresses/', { address: '192.0.2.1/24', role: 'hsrp', assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: named.id });
   assert.is(vip.assigned_object.id, group.id);
   assert.equal((await app.get(`/api/ipam/fhrp-groups/${group.id}/`)).ip_addresses.map((a: any) => a.id), [vip.id]);
-  assert.equal(ids(await app.get(`/api/ipam/ip-addresses/?fhrpgroup_id=${group.id}`)), [vip.id]);
+  // NetBox's str(): the first virtual address follows, wherever the group is shown
+  const second = await app.post('/api/ipam/ip-addresses/', { address: '192.0.2.9/24', role: 'vrrp', assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: group.id });
+  assert.is((await app.get(`/api/ipam/fhrp-groups/${group.id}/`)).display, 'VRRPv2: 10 (192.0.2.1/24)');
+  assert.is((await app.get(`/api/ipam/fhrp-groups/?id=${named.id}`)).results[0].display, 'edge HSRP: 1 (192.0.2.1/24)');
+  assert.is((await app.get(`/api/ipam/fhrp-group-assignments/${assignment.id}/`)).display, `${iface.name}: VRRPv2: 10 (192.0.2.1/24) (200)`);
+  assert.is((await app.get(`/api/ipam/ip-addresses/${vip.id}/`)).assigned_object.display, 'VRRPv2: 10 (192.0.2.1/24)');
+  assert.equal(ids(await app.get(`/api/ipam/ip-addresses/?fhrpgroup_id=${group.id}`)), [vip.id, second.id]);
   assert.equal(ids(await app.get('/api/ipam/fhrp-groups/?protocol=hsrp')), [named.id]);
   // deleting the group removes its assignments and leaves its addresses unassigned
   expectStatus(await app.api('DELETE', `/api/ipam/fhrp-groups/${group.id}/`), 204);

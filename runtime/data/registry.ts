@@ -49,6 +49,11 @@ export interface ComputedContext extends HookContext {
 export interface ModelHooks {
   /** the object's display text, when no template of the schema can say it (a range's shortened end) */
   display?: (row: Row) => string;
+  /**
+   * adds what `display` reads beyond the row's own columns to every loaded row of the model, in one
+   * query for all of them (an FHRP group's first address)
+   */
+  displayData?: (rows: Row[], ctx: HookContext) => Promise<void>;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
