@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../data/registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { availableIps, availablePrefixes } from './available.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 /** Per page row, the prefixes strictly inside it (same family and VRF): one range query on the indexed bounds. */
 async function children(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
@@ -63,12 +64,13 @@ async function depth(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
 }
 
 export const prefix: ModelHooks = {
+  filters: vrfPresenceFilters,
   computed: {
     prefix_children: (rows, { db }) => children(db, rows),
     prefix_depth: (rows, { db }) => depth(db, rows),
   },
   actions: { available_ips: availableIps, available_prefixes: availablePrefixes },
-  async prepareMany(items, { db }) {
-    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) });
+  async prepareMany(items, { db, rules }) {
+    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) }, rules);
   },
 };
