@@ -8,6 +8,7 @@ import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
+import { readRows } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -57,7 +58,7 @@ class RowCache {
         const list = [...ids];
         const loaded: Row[] = [];
         for (let i = 0; i < list.length; i += CHUNK) {
-          loaded.push(...(await this.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK))));
+          loaded.push(...(await readRows(this.db, this.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK)))));
         }
         return [entry, loaded] as const;
       }));
@@ -157,10 +158,8 @@ export class Renderer implements RenderState {
       }));
     }
     if (fields.includes('tags') && ids.length) tasks.push(() => this.loadTags(ids));
-    for (const name of fields) {
-      const count = d.counts[name];
-      if (count && ids.length) tasks.push(() => countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
-    }
+    const counted = fields.filter((name) => d.counts[name]);
+    if (counted.length && ids.length) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
     for (const name of fields) {
       const f = d.fields[name];
       if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) tasks.push(() => this.loadReverseOne(name, f, ids));
@@ -231,8 +230,8 @@ export class Renderer implements RenderState {
     const d = this.entry.definition;
     const tagTable = model('Tag').definition.table;
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const tagged = await this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name');
+      const tagged = await readRows(this.options.db, this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
+        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name'));
       for (const t of tagged) {
         const id = Number(t._object_id);
         let list = this.tagMap.get(id);
@@ -317,24 +316,45 @@ export class Renderer implements RenderState {
   }
 }
 
-/** Objects of `countedModel` pointing at each id through `field`; over a tree, descendants count too. */
-async function countFor(db: Knex, entry: ModelEntry, countedModel: string, field: string, cumulative: boolean, ids: number[]): Promise<Map<number, number>> {
+/**
+ * The query counting objects of `countedModel` pointing at each of `ids` through `field` (columns
+ * `id` and `n`); over a tree, descendants count too.
+ */
+function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, cumulative: boolean, ids: number[]): Knex.QueryBuilder {
   const counted = model(countedModel);
   const f = counted.definition.fields[field];
   const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   const table = entry.definition.table;
-  let q: Knex.QueryBuilder;
   if (cumulative) {
-    q = db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
+    return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
       .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('o.id as n');
-  } else {
-    q = f.type === 'm2m' ? db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n')
-      : db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
-    if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
   }
-  const map = new Map<number, number>();
-  for (const r of await q) map.set(Number(r.id), Number(r.n));
-  return map;
+  if (f.type === 'm2m') return db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n');
+  const q = db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
+  if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
+  return q;
+}
+
+/**
+ * Every count field of a page in ONE statement (the counts UNION ALL'd, each tagged with its
+ * position `k`): a device's ten component counts cost one round trip, not ten.
+ */
+async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: number[]): Promise<Map<string, Map<number, number>>> {
+  const out = new Map(names.map((name) => [name, new Map<number, number>()]));
+  // Each part binds the ids once: keep the whole statement under the bound-parameter limit.
+  const step = Math.max(1, Math.floor(CHUNK / names.length));
+  for (let i = 0; i < ids.length; i += step) {
+    const chunk = ids.slice(i, i + step);
+    const parts = names.map((name, k) => {
+      const c = entry.definition.counts[name];
+      return countQuery(db, entry, c.model, c.field, c.cumulative, chunk).select(db.raw(`${k} as k`));
+    });
+    // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
+    const compiled = parts.map((p) => p.toSQL());
+    const rows = await readRows(db, db.raw(compiled.map((c) => c.sql).join(' union all '), compiled.flatMap((c) => c.bindings) as Knex.RawBinding[]));
+    for (const r of rows) out.get(names[Number(r.k)])!.set(Number(r.id), Number(r.n));
+  }
+  return out;
 }
 
 /** Renders rows of one model for a response. */

@@ -15,6 +15,7 @@
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -231,7 +232,7 @@ for (const engine of engines) {
   } finally {
     await Promise.all([...children].map(stop));
     if (engine === 'postgres') {
-      const pg = (await import('pg')).default;
+      const pg = createRequire(import.meta.url)('pg') as { Client: new (o: object) => { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> } };
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
