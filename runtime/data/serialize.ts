@@ -101,6 +101,12 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
   }
 }
 
+/** A content type ('app.model', from the schema) checked before it is written into SQL. */
+function contentTypeLiteral(contentType: string): string {
+  if (!/^[a-z0-9_]+\.[a-z0-9_]+$/.test(contentType)) throw new Error(`unexpected content type ${contentType}`);
+  return contentType;
+}
+
 /** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
 class Reference {
   constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
@@ -231,7 +237,8 @@ export class Renderer implements RenderState {
     const tagTable = model('Tag').definition.table;
     for (let i = 0; i < ids.length; i += CHUNK) {
       const tagged = await readRows(this.options.db, this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name'));
+        // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
+        .select('ti.object_id as _object_id', 't.*').whereRaw(`ti.content_type = '${contentTypeLiteral(d.contentType)}'`).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name'));
       for (const t of tagged) {
         const id = Number(t._object_id);
         let list = this.tagMap.get(id);

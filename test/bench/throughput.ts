@@ -7,7 +7,7 @@
  * process, on the same cores as the servers: it takes CPU from both alike.
  *
  *   npm run bench:throughput -- [--engines sqlite,postgres] [--processes 1,2] [--clients 8]
- *                               [--seconds 5] [--rounds 3] [--devices 1000]
+ *                               [--seconds 5] [--rounds 3] [--devices 1000] [--profile DIR] [--root DIR]
  *
  * Besides req/s, the service's CPU milliseconds per request (its processes' user + system time from
  * /proc, PostgreSQL's own time not included). Prints a table; the figures are the last line, as JSON.
@@ -33,7 +33,8 @@ const DEVICES = Number(arg('--devices', '1000'));
 /** `--profile DIR`: after the one-process rounds, a CPU profile of that process under the same load (node --cpu-prof). */
 const profileDir = args.includes('--profile') ? arg('--profile', '') : null;
 const TOKEN = 'c'.repeat(40);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+/** `--root DIR`: serve another checkout's dist/ (an earlier commit, built there) against the same floor and client. */
+const root = args.includes('--root') ? `${arg('--root', '').replace(/\/$/, '')}/` : fileURLToPath(new URL('../..', import.meta.url));
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -46,7 +47,7 @@ function freePort(): Promise<number> {
 async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
+    try { if ((await fetch(url, { headers })).ok) return; } catch { /* not yet */ }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not come up`);
@@ -64,7 +65,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** `npm start` (compiled) with these settings; resolves once /healthz answers. */
+/** `npm start` (compiled) with these settings; resolves once it answers the bench's token. */
 async function startService(env: Record<string, string>, processes: number, nodeOptions: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(join(root, 'node_modules/.bin/node'), [...nodeOptions, 'dist/runtime/cli.js', 'start'], {
@@ -73,7 +74,8 @@ async function startService(env: Record<string, string>, processes: number, node
   });
   children.add(child);
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(`${url}/healthz`, child);
+  // With the token: the first admin exists only once the first process serves.
+  await waitUntilUp(`${url}/api/`, child);
   return { url, child };
 }
 
