@@ -210,11 +210,45 @@ interface PoolClient {
  * (the query-count test) still see the statement.
  */
 export async function readRows(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
-  if (db.isTransaction) {
-    const result = (await query) as unknown;
-    return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
-  }
+  if (db.isTransaction) return rowsOf(await query);
   const { sql, bindings } = query.toSQL().toNative();
+  return runRead(db, sql, bindings as unknown[]);
+}
+
+function rowsOf(result: unknown): Record<string, any>[] {
+  return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
+}
+
+interface Template { sql: string; native: string; bindings: unknown[]; slots: number[] }
+/** Compiled reads by key, dialect and id count (bounded: a full map starts again). */
+const templates = new Map<string, Template>();
+/** Stand-ins for the ids while a template is compiled: no real id is negative. */
+const SENTINEL = -(2 ** 40);
+
+/**
+ * readRows for a statement whose SQL depends only on how many ids it takes (nested rows by id, a
+ * page's tags or counts): built and compiled by knex once per `key` and id count, then only the
+ * ids are bound. `build` receives stand-in ids and must use them as its only varying input.
+ */
+export async function readByIds(db: Knex, key: string, ids: number[], build: (ids: number[]) => Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+  const full = `${isPostgres(db) ? 'pg' : 'sqlite'}:${key}:${ids.length}`;
+  let t = templates.get(full);
+  if (!t) {
+    const query = build(ids.map((_, i) => SENTINEL - i));
+    const compiled = query.toSQL();
+    const native = compiled.toNative();
+    const bindings = native.bindings as unknown[];
+    const slots = bindings.map((b) => (typeof b === 'number' && b <= SENTINEL && b > SENTINEL - ids.length ? SENTINEL - b : -1));
+    t = { sql: compiled.sql, native: native.sql, bindings, slots };
+    if (templates.size >= 5000) templates.clear();
+    templates.set(full, t);
+  }
+  const bindings = t.slots.map((slot, i) => (slot >= 0 ? ids[slot] : t.bindings[i]));
+  if (db.isTransaction) return rowsOf(await db.raw(t.sql, bindings as Knex.RawBinding[]));
+  return runRead(db, t.native, bindings);
+}
+
+async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Record<string, any>[]> {
   (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
   const client = db.client as PoolClient;
   const connection = await client.acquireConnection();

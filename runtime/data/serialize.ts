@@ -8,7 +8,7 @@ import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { readRows } from './db.js';
+import { readByIds } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -58,7 +58,8 @@ class RowCache {
         const list = [...ids];
         const loaded: Row[] = [];
         for (let i = 0; i < list.length; i += CHUNK) {
-          loaded.push(...(await readRows(this.db, this.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK)))));
+          const table = entry.definition.table;
+          loaded.push(...(await readByIds(this.db, `rows:${table}`, list.slice(i, i + CHUNK), (ids) => this.db(table).whereIn('id', ids))));
         }
         return [entry, loaded] as const;
       }));
@@ -236,9 +237,9 @@ export class Renderer implements RenderState {
     const d = this.entry.definition;
     const tagTable = model('Tag').definition.table;
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const tagged = await readRows(this.options.db, this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
+      const tagged = await readByIds(this.options.db, `tags:${d.contentType}`, ids.slice(i, i + CHUNK), (chunk) => this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
         // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
-        .select('ti.object_id as _object_id', 't.*').whereRaw(`ti.content_type = '${contentTypeLiteral(d.contentType)}'`).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name'));
+        .select('ti.object_id as _object_id', 't.*').whereRaw(`ti.content_type = '${contentTypeLiteral(d.contentType)}'`).whereIn('ti.object_id', chunk).orderBy('t.name'));
       for (const t of tagged) {
         const id = Number(t._object_id);
         let list = this.tagMap.get(id);
@@ -351,14 +352,15 @@ async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: numbe
   // Each part binds the ids once: keep the whole statement under the bound-parameter limit.
   const step = Math.max(1, Math.floor(CHUNK / names.length));
   for (let i = 0; i < ids.length; i += step) {
-    const chunk = ids.slice(i, i + step);
-    const parts = names.map((name, k) => {
-      const c = entry.definition.counts[name];
-      return countQuery(db, entry, c.model, c.field, c.cumulative, chunk).select(db.raw(`${k} as k`));
+    const rows = await readByIds(db, `counts:${entry.definition.name}:${names.join(',')}`, ids.slice(i, i + step), (chunk) => {
+      const parts = names.map((name, k) => {
+        const c = entry.definition.counts[name];
+        return countQuery(db, entry, c.model, c.field, c.cumulative, chunk).select(db.raw(`${k} as k`));
+      });
+      // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
+      const compiled = parts.map((p) => p.toSQL());
+      return db.raw(compiled.map((c) => c.sql).join(' union all '), compiled.flatMap((c) => c.bindings) as Knex.RawBinding[]);
     });
-    // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
-    const compiled = parts.map((p) => p.toSQL());
-    const rows = await readRows(db, db.raw(compiled.map((c) => c.sql).join(' union all '), compiled.flatMap((c) => c.bindings) as Knex.RawBinding[]));
     for (const r of rows) out.get(names[Number(r.k)])!.set(Number(r.id), Number(r.n));
   }
   return out;
