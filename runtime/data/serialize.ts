@@ -8,7 +8,7 @@ import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { readByIds } from './db.js';
+import { readByIds, readTablesByIds } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -53,9 +53,11 @@ class RowCache {
     while (this.pending.size) {
       const batch = [...this.pending];
       this.pending.clear();
-      const levels = await together(this.db, batch.map(([name, ids]) => async () => {
-        const entry = model(name);
-        const list = [...ids];
+      const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
+      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds).
+      const batched = await readTablesByIds(this.db, tables.map(({ entry, ids }) => ({ table: entry.definition.table, ids })), CHUNK);
+      const levels = batched ? tables.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
+        const list = ids;
         const loaded: Row[] = [];
         for (let i = 0; i < list.length; i += CHUNK) {
           const table = entry.definition.table;
