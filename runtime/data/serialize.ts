@@ -27,6 +27,8 @@ export interface RenderOptions {
 class RowCache {
   private rows = new Map<string, Map<number, Row>>();
   private pending = new Map<string, Set<number>>();
+  /** ids being loaded by `resolveLevel` while other loads run: not queued again */
+  private loading = new Map<string, Set<number>>();
   constructor(private db: Knex) {}
 
   add(name: string, rows: Row[]): void {
@@ -38,7 +40,7 @@ class RowCache {
   need(name: string, id: unknown): void {
     if (id === null || id === undefined) return;
     const n = Number(id);
-    if (this.rows.get(name)?.has(n)) return;
+    if (this.rows.get(name)?.has(n) || this.loading.get(name)?.has(n)) return;
     let set = this.pending.get(name);
     if (!set) this.pending.set(name, (set = new Set()));
     set.add(n);
@@ -50,9 +52,19 @@ class RowCache {
 
   /** Loads everything pending, one query per model and level (the models of a level at once); newly loaded rows ask for their own nested relations. */
   async resolve(): Promise<void> {
-    while (this.pending.size) {
-      const batch = [...this.pending];
-      this.pending.clear();
+    while (this.pending.size) await this.resolveLevel();
+  }
+
+  /**
+   * Loads what is pending now, one level; what those rows point at is queued, not loaded. Safe beside
+   * other loads that queue rows: the statements made do not depend on which finishes first.
+   */
+  async resolveLevel(): Promise<void> {
+    if (!this.pending.size) return;
+    const batch = [...this.pending];
+    this.pending.clear();
+    for (const [name, ids] of batch) this.loading.set(name, ids);
+    try {
       const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
       // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds).
       const batched = await readTablesByIds(this.db, tables.map(({ entry, ids }) => ({ table: entry.definition.table, ids })), CHUNK);
@@ -65,11 +77,14 @@ class RowCache {
         }
         return [entry, loaded] as const;
       }));
+      for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded);
+      this.loading.clear();
       for (const [entry, loaded] of levels) {
-        this.add(entry.definition.name, loaded);
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
         for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
       }
+    } finally {
+      this.loading.clear();
     }
   }
 }
@@ -191,7 +206,7 @@ export class Renderer implements RenderState {
     // On a pool, the rows the page's own relations point at load while the other loads run (one
     // round trip less in sequence on PostgreSQL); what those loads ask for is resolved after.
     if (db.isTransaction) await together(db, tasks);
-    else await Promise.all([together(db, tasks), this.cache.resolve()]);
+    else await Promise.all([together(db, tasks), this.cache.resolveLevel()]);
     await this.cache.resolve();
   }
 
@@ -354,8 +369,9 @@ function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: st
  */
 async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: number[]): Promise<Map<string, Map<number, number>>> {
   const out = new Map(names.map((name) => [name, new Map<number, number>()]));
-  // Each part binds the ids once: keep the whole statement under the bound-parameter limit.
-  const step = Math.max(1, Math.floor(CHUNK / names.length));
+  // Each part binds the ids once: keep the whole statement under the bound-parameter limit (SQLite
+  // 32,766, PostgreSQL 65,535), so a 1,000-row page still takes one statement for ten counts.
+  const step = Math.max(1, Math.min(CHUNK, Math.floor(30_000 / names.length)));
   for (let i = 0; i < ids.length; i += step) {
     const rows = await readByIds(db, `counts:${entry.definition.name}:${names.join(',')}`, ids.slice(i, i + step), (chunk) => {
       const parts = names.map((name, k) => {
