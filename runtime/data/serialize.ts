@@ -29,6 +29,8 @@ class RowCache {
   private pending = new Map<string, Set<number>>();
   /** ids being loaded by `resolveLevel` while other loads run: not queued again */
   private loading = new Map<string, Set<number>>();
+  /** rows a displayData hook has already completed */
+  private completed = new WeakSet<Row>();
   constructor(private db: Knex) {}
 
   add(name: string, rows: Row[]): void {
@@ -53,6 +55,16 @@ class RowCache {
   /** Loads everything pending, one query per model and level (the models of a level at once); newly loaded rows ask for their own nested relations. */
   async resolve(): Promise<void> {
     while (this.pending.size) await this.resolveLevel();
+    // what displays read beyond the rows (one query per model that needs it)
+    for (const [name, map] of this.rows) {
+      const entry = model(name);
+      const fn = hooksOf(entry).find((h) => h.displayData)?.displayData;
+      if (!fn) continue;
+      const rows = [...map.values()].filter((r) => !this.completed.has(r));
+      if (!rows.length) continue;
+      await fn(rows, { db: this.db, entry });
+      for (const r of rows) this.completed.add(r);
+    }
   }
 
   /**
