@@ -16,7 +16,7 @@ import type { Config } from '../core/config.js';
 import type { ModelEntry } from '../core/types.js';
 import { countRows } from '../data/count.js';
 import { paginate } from './pagination.js';
-import { inTransaction } from '../data/db.js';
+import { inTransaction, readRows } from '../data/db.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
@@ -215,7 +215,7 @@ export function views(entry: ModelEntry, services: Services) {
       const id = Number(ctx.params.id);
       const q = db(d.table).where('id', id);
       scoped(db, entry, ctx)(q);
-      const row = await q.first();
+      const [row] = await readRows(db, q.limit(1));
       if (!row) throw errors.notFound();
       const params = ctx.URL.searchParams;
       ctx.body = (await renderRows(entry, [row], { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];
