@@ -4,26 +4,32 @@
  * (at once when Content-Length announces it), and its nesting depth is tracked on the raw bytes, so a
  * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
  * allowance (enough for a login or token provisioning); all bodies being read at once share one
- * memory budget, so many concurrent uploads cannot add up to more than it.
+ * memory budget, so many concurrent uploads cannot add up to more than it. A body reserves its share
+ * of that budget before its first byte is read (its announced length, or the whole limit when it is
+ * chunked): one that does not fit is refused at once, unread, instead of after reading megabytes.
  */
 import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
+import { readChunks } from '../core/small-body.js';
 import type { Limits } from '../core/limits.js';
 import type { State } from './views.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** bytes of request bodies being read right now, in this process */
-let buffered = 0;
-/** refusals caused by the shared budget rather than by this body: worth a retry */
-const retryLater = new WeakSet<ApiError>();
+/** bytes of the shared budget reserved by the request bodies being read right now, in this process */
+let reserved = 0;
 
 /** What the guard needs to know about a body that was refused part-way. */
 export interface BodyProgress {
   /** bytes of the body read before it was refused */
   bodyBytesRead?: number;
+}
+
+/** The shared budget cannot hold this body now (not the body's fault: the caller sets Retry-After). */
+function busy(): ApiError {
+  return new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
 }
 
 export function tooLarge(limit: number): ApiError {
@@ -80,57 +86,61 @@ interface Body {
 }
 
 /**
- * Reads the body up to `limit` bytes. Past the limit (or the shared budget) it stops listening and
- * rejects; what happens to the rest of the body is the guard's business (runtime/http/guard.ts).
+ * Reads the body up to `limit` bytes, holding `reserve` bytes of the shared budget (reserved by the
+ * caller) until the body is released or refused. Past the limit it stops listening and rejects; what
+ * happens to the rest of the body is the guard's business (runtime/http/guard.ts).
  */
-function readLimited(req: IncomingMessage, limit: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+function readLimited(req: IncomingMessage, limit: number, reserve: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
   const scanner = new DepthScanner(limits.maxJsonDepth);
-  return new Promise((resolve, reject) => {
-    // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
-    // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
-    // uploads cost several times the bytes they held.
-    let store = new ArrayBuffer(0);
-    let size = 0;
-    const release = () => { buffered -= store.byteLength; store = resize(store, 0); };
-    const done = (error: ApiError | null) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-      progress(size + (error ? pending : 0));
-      if (error) {
-        release();
-        collect(size);
-        reject(error);
-      } else resolve({ bytes: new Uint8Array(store, 0, size), release });
-    };
-    let pending = 0;
-    const onData = (chunk: Buffer) => {
-      pending = chunk.length;
-      if (size + chunk.length > limit) return done(tooLarge(limit));
-      const deep = scanner.scan(chunk);
-      if (deep >= 0) return done(errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`));
-      if (size + chunk.length > store.byteLength) {
-        const capacity = Math.min(limit, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length));
-        if (buffered + capacity - store.byteLength > limits.bodyMemory) {
-          const busy = new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
-          retryLater.add(busy);
-          return done(busy);
-        }
-        buffered += capacity - store.byteLength;
-        store = resize(store, capacity);
-      }
-      new Uint8Array(store, size, chunk.length).set(chunk);
-      size += chunk.length;
-    };
-    const onEnd = () => done(null);
-    const onError = (error: Error) => done(errors.badRequest(`The request body could not be read: ${error.message}.`));
-    const onAborted = () => done(errors.badRequest('The request body ended early.'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+  // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
+  // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
+  // uploads cost several times the bytes they held. It never outgrows the reservation.
+  let store = new ArrayBuffer(0);
+  let size = 0;
+  let pending = 0;
+  let held = true;
+  const release = () => {
+    if (held) reserved -= reserve;
+    held = false;
+    store = resize(store, 0);
+  };
+  const reading = readChunks(req, (chunk) => {
+    pending = chunk.length;
+    if (size + chunk.length > limit) return tooLarge(limit);
+    // More than announced: node:http never hands that over, but the reservation must hold.
+    if (size + chunk.length > reserve) return tooLarge(reserve);
+    const deep = scanner.scan(chunk);
+    if (deep >= 0) return errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
+    if (size + chunk.length > store.byteLength) {
+      store = resize(store, Math.min(reserve, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length)));
+    }
+    new Uint8Array(store, size, chunk.length).set(chunk);
+    size += chunk.length;
+    pending = 0;
+    return null;
   });
+  return reading.then(
+    () => {
+      progress(size);
+      return { bytes: new Uint8Array(store, 0, size), release };
+    },
+    (error: ApiError) => {
+      progress(size + pending);
+      release();
+      collect(size);
+      throw error;
+    },
+  );
+}
+
+/**
+ * Reserves the shared budget a body may need: its announced length, or the whole limit when it is
+ * chunked (its size is known only once read). False when the budget cannot hold it now.
+ */
+function reserveBudget(bytes: number, limits: Limits): boolean {
+  if (reserved + bytes > limits.bodyMemory) return false;
+  reserved += bytes;
+  return true;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -212,12 +222,15 @@ export function jsonBody(limits: Limits) {
     state.hasBody = false;
     if (WRITES.has(ctx.method) && announcesBody(ctx.req)) {
       const limit = state.auth?.user ? limits.maxBodySize : limits.anonymousBodySize;
-      const announced = Number(ctx.get('Content-Length') || 0);
-      if (announced > limit) throw tooLarge(limit);
-      const raw = await readLimited(ctx.req, limit, limits, (n) => { state.bodyBytesRead = n; }).catch((error: ApiError) => {
-        if (retryLater.has(error)) ctx.set('Retry-After', '1');
-        throw error;
-      });
+      const announced = ctx.req.headers['content-length'] === undefined ? null : Number(ctx.req.headers['content-length']);
+      if (announced !== null && announced > limit) throw tooLarge(limit);
+      const share = announced ?? limit;
+      // Refused before a byte is read, so the client hears it while still sending.
+      if (!reserveBudget(share, limits)) {
+        ctx.set('Retry-After', '1');
+        throw busy();
+      }
+      const raw = await readLimited(ctx.req, limit, share, limits, (n) => { state.bodyBytesRead = n; });
       let text: string;
       try {
         text = utf8.decode(raw.bytes);

@@ -72,8 +72,10 @@ const DISCARD_AT_MOST = 2 * 1024 * 1024;
  */
 function lingerAndClose(ctx: Context, lingerMs: number): void {
   const req = ctx.req;
-  const socket = req.socket as Socket & { destroySoon?: () => void };
+  const socket = req.socket as (Socket & { destroySoon?: () => void }) | null;
   ctx.set('Connection', 'close');
+  // Already gone (the client closed, or something destroyed the request): nothing to linger on.
+  if (!socket) return;
   const announced = Number(req.headers['content-length'] ?? NaN);
   const rest = announced - ((ctx.state as BodyProgress).bodyBytesRead ?? 0);
   if (!(rest <= DISCARD_AT_MOST)) {
