@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { ConfigError, loadConfig } from '../runtime/core/config.js';
 import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
+import { upload } from './upload.js';
 
 const starting = startApp();
 let app: TestApp;
@@ -171,6 +172,26 @@ test('anonymous requests may send only a small body; an announced oversized body
   assert.is(announced.headers.connection, 'close');
 });
 
+test('an oversized login POST is a clean 413 (never a reset), announced or chunked, while the client still sends', async () => {
+  const detail = { detail: 'Request body too large: at most 16384 bytes are accepted.' };
+  const announced = await raw('POST', '/login/', { 'Content-Type': 'application/x-www-form-urlencoded' }, `username=${'a'.repeat(100_000)}`);
+  assert.is(announced.status, 413);
+  assert.equal(announced.body, detail);
+  assert.is(announced.headers.connection, 'close');
+  const total = 50 * 1024 * 1024;
+  for (const type of ['application/x-www-form-urlencoded', 'application/json']) {
+    const chunked = await upload(new URL(app.url), '/login/', { 'Content-Type': type }, total, 0x61);
+    assert.is(chunked.status, 413, chunked.error ?? chunked.body);
+    assert.equal(JSON.parse(chunked.body), detail);
+    assert.is(chunked.connection, 'close');
+    assert.ok(chunked.sent < total, 'answered while the body was still arriving');
+    assert.ok(chunked.ms < 1000, `answered in ${chunked.ms.toFixed(0)} ms`);
+  }
+  // The login page still works afterwards.
+  const page = await raw('GET', '/login/', {});
+  assert.is(page.status, 200);
+});
+
 test('an HTTP/1.0 request without Host falls back to the server address', async () => {
   const u = new URL(app.url);
   const text = await rawSocket(u, `GET /api/ HTTP/1.0\r\n\r\n`);
@@ -201,8 +222,12 @@ function rawSocket(u: URL, text: string, waitMs = 10_000): Promise<string> {
   });
 }
 
+/** One piece of a chunked body. */
+const piece = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
 const slow = suite('slow clients');
-const slowStarting = startApp({ HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2', KEEPALIVE_TIMEOUT: '1' });
+// The body budget is one body's worth, so a read left waiting after its 408 would block every chunked write.
+const slowStarting = startApp({ HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2', KEEPALIVE_TIMEOUT: '1', MAX_BODY_SIZE: '64K', BODY_MEMORY_LIMIT: '64K' });
 let slowApp: TestApp;
 slow.before(async () => { slowApp = await slowStarting; });
 slow.after(() => slowApp.stop());
@@ -213,9 +238,18 @@ slow('headers sent too slowly are answered 408 and the connection closed', async
   assert.ok(text.includes('"detail":"Request'), text);
 });
 
-slow('a body that stops arriving is answered 408 and the connection closed', async () => {
-  const text = await rawSocket(new URL(slowApp.url), `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `);
+slow('a body that stops arriving is answered 408, the connection closed and the body budget given back', async () => {
+  const u = new URL(slowApp.url);
+  const text = await rawSocket(u, `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `);
   assert.match(text, /^HTTP\/1\.1 408 /);
+  // A chunked body reserves the whole (one-body) budget: it is read only if the abandoned one gave its share back.
+  const chunked = (name: string) => `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${piece(`{"name": "${name}", "slug": "${name}"}`)}0\r\n\r\n`;
+  let answer = '';
+  for (let i = 0; i < 20 && !answer.startsWith('HTTP/1.1 201'); i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    answer = await rawSocket(u, chunked(`after-408-${i}`), 5000);
+  }
+  assert.match(answer, /^HTTP\/1\.1 201 /);
 });
 
 slow('an idle keep-alive connection is closed', async () => {
@@ -225,6 +259,48 @@ slow('an idle keep-alive connection is closed', async () => {
 });
 
 slow.run();
+
+const budget = suite('shared body budget');
+const budgetStarting = startApp({ MAX_BODY_SIZE: '1M', BODY_MEMORY_LIMIT: '1M' });
+let budgetApp: TestApp;
+budget.before(async () => { budgetApp = await budgetStarting; });
+budget.after(() => budgetApp.stop());
+
+budget('a body the shared budget cannot hold now is refused at once, before any of it is sent, with Retry-After; the budget is given back', async () => {
+  const u = new URL(budgetApp.url);
+  // A chunked body reserves the whole limit (here the whole budget) while it arrives.
+  const held = connect(Number(u.port), u.hostname);
+  let heldAnswer = '';
+  held.on('data', (c) => { heldAnswer += c; });
+  held.write(`POST ${SITES} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${piece('{"name": "held", ')}`);
+  // Writes are refused once the held body is being read (a write sent before that is simply created).
+  let refused: Awaited<ReturnType<TestApp['api']>> | undefined;
+  for (let i = 0; i < 100 && refused?.status !== 413; i++) {
+    refused = await budgetApp.api('POST', SITES, { name: `early-${i}`, slug: `early-${i}` });
+    if (refused.status !== 413) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.is(refused!.status, 413, `${refused!.text} held: ${heldAnswer}`);
+  assert.equal(refused!.body, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
+  assert.is(refused!.headers.get('retry-after'), '1');
+  // Refused before reading: a request that announces a body and sends none of it is answered anyway.
+  const started = performance.now();
+  const unread = await rawSocket(u, `POST ${SITES} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, 5000);
+  assert.match(unread, /^HTTP\/1\.1 413 /);
+  assert.match(unread, /\r\nRetry-After: 1\r\n/i);
+  assert.match(unread, /\r\nConnection: close\r\n/i);
+  assert.ok(performance.now() - started < 2000, `answered in ${(performance.now() - started).toFixed(0)} ms`);
+  // The held body completes normally, and gives its share back.
+  held.write(`${piece('"slug": "held"}')}0\r\n\r\n`);
+  await new Promise<void>((resolve) => { const check = () => (heldAnswer.includes('\r\n\r\n') ? resolve() : setTimeout(check, 20)); check(); });
+  held.destroy();
+  assert.match(heldAnswer, /^HTTP\/1\.1 201 /);
+  expectStatus(await budgetApp.api('POST', SITES, { name: 'after', slug: 'after' }), 201);
+  // A body within the limit but announced larger than what is left is refused whole, never half read.
+  const big = await budgetApp.api('POST', SITES, { name: 'big', slug: 'big', description: 'x'.repeat(1024 * 1024) });
+  assert.is(big.status, 413);
+});
+
+budget.run();
 
 const lax = suite('STRICT_FILTERS=0');
 const laxStarting = startApp({ STRICT_FILTERS: '0' });

@@ -13,11 +13,15 @@ import { ApiError, errors } from './errors.js';
  */
 export function readChunks(req: IncomingMessage, onChunk: (chunk: Buffer) => ApiError | null): Promise<void> {
   return new Promise((resolve, reject) => {
+    // A request already answered (a 408 when its body stopped arriving) is no longer aborted by
+    // node:http when its connection closes: it emits nothing, so the connection's close ends the read.
+    const socket = req.socket;
     const done = (error: ApiError | null) => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      socket?.off('close', onAborted);
       if (error) reject(error);
       else resolve();
     };
@@ -32,6 +36,8 @@ export function readChunks(req: IncomingMessage, onChunk: (chunk: Buffer) => Api
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
+    if (!socket || socket.destroyed) return onAborted();
+    socket.on('close', onAborted);
   });
 }
 

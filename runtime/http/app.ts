@@ -18,7 +18,7 @@ import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
 import { requestGuard } from './guard.js';
-import { jsonBody } from './body.js';
+import { jsonBody, reserveBody } from './body.js';
 import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
@@ -91,6 +91,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
   // form field, so it authenticates them itself, before the API's authentication and jsonBody.
   if (pages) app.use(pages(services));
+  // A body's share of the memory budget is taken (or the body refused, unread) before authentication waits on the database.
+  app.use(reserveBody(config.limits));
   app.use(async (ctx, next) => {
     // Caches of tokens, permissions, custom fields and config contexts: dropped if any process changed them.
     await syncCaches(db);

@@ -5,8 +5,9 @@
  * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
  * allowance (enough for a login or token provisioning); all bodies being read at once share one
  * memory budget, so many concurrent uploads cannot add up to more than it. A body reserves its share
- * of that budget before its first byte is read (its announced length, or the whole limit when it is
- * chunked): one that does not fit is refused at once, unread, instead of after reading megabytes.
+ * of that budget before authentication and before its first byte is read (its announced length, or
+ * the whole limit when it is chunked): one that does not fit is refused at once, unread, instead of
+ * after a database round trip and megabytes of reading.
  */
 import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
@@ -14,6 +15,7 @@ import { runInNewContext } from 'node:vm';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
 import { readChunks } from '../core/small-body.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
 import type { Limits } from '../core/limits.js';
 import type { State } from './views.js';
 
@@ -86,11 +88,12 @@ interface Body {
 }
 
 /**
- * Reads the body up to `limit` bytes, holding `reserve` bytes of the shared budget (reserved by the
- * caller) until the body is released or refused. Past the limit it stops listening and rejects; what
+ * Reads the body up to `limit` bytes within its reservation, which it gives back when the body is
+ * released or refused. Past the limit it stops listening and rejects; what
  * happens to the rest of the body is the guard's business (runtime/http/guard.ts).
  */
-function readLimited(req: IncomingMessage, limit: number, reserve: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+  const reserve = reservation.bytes;
   const scanner = new DepthScanner(limits.maxJsonDepth);
   // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
   // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
@@ -98,10 +101,8 @@ function readLimited(req: IncomingMessage, limit: number, reserve: number, limit
   let store = new ArrayBuffer(0);
   let size = 0;
   let pending = 0;
-  let held = true;
   const release = () => {
-    if (held) reserved -= reserve;
-    held = false;
+    reservation.shrink();
     store = resize(store, 0);
   };
   const reading = readChunks(req, (chunk) => {
@@ -133,14 +134,26 @@ function readLimited(req: IncomingMessage, limit: number, reserve: number, limit
   );
 }
 
-/**
- * Reserves the shared budget a body may need: its announced length, or the whole limit when it is
- * chunked (its size is known only once read). False when the budget cannot hold it now.
- */
-function reserveBudget(bytes: number, limits: Limits): boolean {
-  if (reserved + bytes > limits.bodyMemory) return false;
+/** A share of the shared budget, held from before authentication until the body is read. */
+interface Reservation {
+  bytes: number;
+  /** gives back all but `keep` bytes (all of them by default); idempotent */
+  shrink(keep?: number): void;
+}
+
+/** Reserves `bytes` of the shared budget, or null when the budget cannot hold them now. */
+function reserveBudget(bytes: number, limits: Limits): Reservation | null {
+  if (reserved + bytes > limits.bodyMemory) return null;
   reserved += bytes;
-  return true;
+  const reservation: Reservation = {
+    bytes,
+    shrink(keep = 0) {
+      if (keep >= reservation.bytes) return;
+      reserved -= reservation.bytes - keep;
+      reservation.bytes = keep;
+    },
+  };
+  return reservation;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -212,25 +225,57 @@ function checkStorable(body: unknown): void {
   if (found) throw errors.validation(found);
 }
 
+interface Reserved {
+  reservation?: Reservation;
+}
+
+/**
+ * Before authentication (which may wait on the database): a request announcing a body reserves the
+ * share of the shared budget it may need, its announced length or, chunked, the whole limit of a
+ * request with credentials (a token or a session cookie; without, the anonymous allowance). A body
+ * too large for that limit, or one the budget cannot hold now, is refused at once, none of it read:
+ * the client hears it while it is still sending. The share is given back once the request is done,
+ * or earlier by jsonBody.
+ */
+export function reserveBody(limits: Limits) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (!WRITES.has(ctx.method) || !announcesBody(ctx.req)) return next();
+    const credentials = Boolean(ctx.get('Authorization') || ctx.cookies.get(SESSION_COOKIE));
+    const limit = credentials ? limits.maxBodySize : limits.anonymousBodySize;
+    const announced = ctx.req.headers['content-length'] === undefined ? null : Number(ctx.req.headers['content-length']);
+    if (announced !== null && announced > limit) throw tooLarge(limit);
+    const reservation = reserveBudget(announced ?? limit, limits);
+    if (!reservation) {
+      ctx.set('Retry-After', '1');
+      throw busy();
+    }
+    (ctx.state as Reserved).reservation = reservation;
+    try {
+      await next();
+    } finally {
+      reservation.shrink();
+    }
+  };
+}
+
 /**
  * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one). Runs after
- * authentication: a request with no user may send only `anonymousBodySize` bytes.
+ * authentication: a request with no user may send only `anonymousBodySize` bytes (the reservation
+ * made by reserveBody shrinks to it).
  */
 export function jsonBody(limits: Limits) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const state = ctx.state as State & BodyProgress;
+    const state = ctx.state as State & BodyProgress & Reserved;
     state.hasBody = false;
-    if (WRITES.has(ctx.method) && announcesBody(ctx.req)) {
+    const reservation = state.reservation;
+    if (reservation) {
       const limit = state.auth?.user ? limits.maxBodySize : limits.anonymousBodySize;
-      const announced = ctx.req.headers['content-length'] === undefined ? null : Number(ctx.req.headers['content-length']);
-      if (announced !== null && announced > limit) throw tooLarge(limit);
-      const share = announced ?? limit;
-      // Refused before a byte is read, so the client hears it while still sending.
-      if (!reserveBudget(share, limits)) {
-        ctx.set('Retry-After', '1');
-        throw busy();
+      if (reservation.bytes > limit) {
+        // Credentials that named no user: an anonymous allowance, announced or chunked.
+        if (ctx.req.headers['content-length'] !== undefined) throw tooLarge(limit);
+        reservation.shrink(limit);
       }
-      const raw = await readLimited(ctx.req, limit, share, limits, (n) => { state.bodyBytesRead = n; });
+      const raw = await readLimited(ctx.req, limit, reservation, limits, (n) => { state.bodyBytesRead = n; });
       let text: string;
       try {
         text = utf8.decode(raw.bytes);

@@ -146,7 +146,14 @@ export function onClientError(limits: Limits) {
       // waiting for the body finds the connection closed). Bytes after it that are no request (a body
       // the client did not announce): the answer in progress goes out first, then the connection closes.
       inProgress.shouldKeepAlive = false;
-      if (status === 408 && !inProgress.headersSent) inProgress.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+      if (status === 408 && !inProgress.headersSent) {
+        inProgress.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+        // The connection closes even if the client never does: that also ends the read of the body
+        // still waited for (and frees its share of the body budget).
+        const timer = setTimeout(() => socket.destroy(), limits.lingerTimeout);
+        timer.unref();
+        socket.once('close', () => clearTimeout(timer));
+      }
       return;
     }
     if (error.code === 'ECONNRESET' || !socket.writable) {
