@@ -70,6 +70,53 @@ test('integers beyond their column are a 400 naming the field: filters, bodies; 
   assert.is((await app.get(`${SITES}?name=big`)).count, 0, 'nothing was written');
 });
 
+test('a relation named by an id no row can have, or by attributes of the wrong type, is a 400 naming the field (never the database)', async () => {
+  const site = await app.post(SITES, { name: 'rel-site', slug: 'rel-site', latitude: 10 });
+  const racks = '/api/dcim/racks/';
+  const numeric = (id: string) => [`Related object not found using the provided numeric ID: ${id}`];
+  const byAttributes = (attrs: string, reason = '') => [`Related object not found using the provided attributes: ${attrs}${reason ? ` (${reason})` : ''}`];
+  const rack = (site: unknown) => ({ name: 'rel-rack', site });
+  await expectError('POST', racks, 400, { site: numeric('99999999999') }, { raw: JSON.stringify(rack(99999999999)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: numeric('2147483648') }, { raw: JSON.stringify(rack('2147483648')), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: numeric('0') }, { raw: JSON.stringify(rack(0)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: ['Related objects must be referenced by numeric ID or by dictionary of attributes. Received an unrecognized value: 1.5'] }, { raw: JSON.stringify(rack(1.5)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":"x"}', 'id: no object has the id "x".') }, { raw: JSON.stringify(rack({ id: 'x' })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: JSON.stringify(rack({ id: 99999999999 })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"name":true}', 'name: Not a valid string.') }, { raw: JSON.stringify(rack({ name: true })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"latitude":"abc"}', 'latitude: A valid number is required.') }, { raw: JSON.stringify(rack({ latitude: 'abc' })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"status":5}', 'status: 5 is not a valid choice.') }, { raw: JSON.stringify(rack({ status: 5 })), headers: { 'Content-Type': 'application/json' } });
+  // Nested: the inner dictionary is the one named.
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: JSON.stringify(rack({ tenant: { id: 99999999999 } })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"tenant":"x"}', 'tenant: no object has the id "x".') }, { raw: JSON.stringify(rack({ tenant: 'x' })), headers: { 'Content-Type': 'application/json' } });
+  // A number given for a text attribute is compared as text, as NetBox does; a number attribute finds its object.
+  await expectError('POST', racks, 400, { site: byAttributes('{"name":5}') }, { raw: JSON.stringify(rack({ name: 5 })), headers: { 'Content-Type': 'application/json' } });
+  const found = await app.api('POST', racks, { name: 'rel-rack', site: { latitude: '10', name: 'rel-site' } });
+  expectStatus(found, 201);
+  assert.is(found.body.site.id, site.id);
+  // Lists, generic relations and cable ends.
+  await expectError('POST', SITES, 400, { tags: numeric('99999999999') }, { raw: '{"name": "t", "slug": "t", "tags": [99999999999]}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', SITES, 400, { asns: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: '{"name": "t", "slug": "t", "asns": [{"id": 99999999999}]}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', '/api/extras/journal-entries/', 400, { assigned_object_id: numeric('99999999999') }, { raw: '{"assigned_object_type": "dcim.site", "assigned_object_id": 99999999999, "comments": "x"}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', '/api/dcim/cables/', 400, { a_terminations: ['interface 99999999999 does not exist.'] }, { raw: '{"a_terminations": [{"object_type": "dcim.interface", "object_id": 99999999999}], "b_terminations": [{"object_type": "dcim.interface", "object_id": 1}]}', headers: { 'Content-Type': 'application/json' } });
+  // An integer as digits beyond what JavaScript counts exactly.
+  await expectError('POST', '/api/vpn/l2vpns/', 400, { identifier: ['Ensure this value is between -9007199254740991 and 9007199254740991.'] }, { raw: '{"name": "l", "slug": "l", "type": "vxlan", "identifier": "99999999999999999999"}', headers: { 'Content-Type': 'application/json' } });
+  assert.is((await app.get(`${racks}?name=rel-rack`)).count, 1, 'only the valid rack was written');
+});
+
+test('filters and path ids beyond an id column are a 400 naming the filter, or a 404', async () => {
+  const between = ['Ensure this value is between -2147483647 and 2147483647.'];
+  await expectError('GET', '/api/dcim/racks/?site_id=99999999999', 400, { site_id: between });
+  await expectError('GET', '/api/dcim/racks/?site_id__n=99999999999', 400, { site_id__n: between });
+  await expectError('GET', `${SITES}?id=1e400`, 400, { id: ['Enter a whole number.'] });
+  await expectError('GET', `${SITES}?id__gt=1.5`, 400, { id__gt: ['Enter a whole number.'] });
+  await expectError('GET', '/api/ipam/ip-addresses/?vminterface_id=99999999999', 400, { vminterface_id: between });
+  for (const id of ['99999999999', '2147483648', '1e400', '0']) {
+    await expectError('GET', `${SITES}${id}/`, 404, { detail: 'Not found.' });
+    await expectError('PATCH', `${SITES}${id}/`, 404, { detail: 'Not found.' }, { raw: '{}', headers: { 'Content-Type': 'application/json' } });
+    await expectError('DELETE', `${SITES}${id}/`, 404, { detail: 'Not found.' });
+  }
+});
+
 test('a Host header that cannot form a URL is a 400 naming Host; no Host at all falls back to the server address', async () => {
   for (const host of ['[::g]', 'a b', '127.0.0.1:99999', 'x/y', '[::1']) {
     const reply = await raw('GET', SITES, { Host: host });

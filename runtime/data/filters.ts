@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { MAX_ID } from '../core/ids.js';
 import { parseNetwork } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
@@ -29,8 +30,6 @@ export function lookupFamily(filter: FilterDefinition): LookupFamily {
       : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
 }
 
-/** Largest value of an id column (and of integer choices): a 32-bit integer. */
-const MAX_ID = 2147483647;
 
 type Where = Knex.QueryBuilder;
 

@@ -6,6 +6,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiError, errors, fromDatabaseError } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { authenticate } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
 import { modelList } from '../data/registry.js';
@@ -108,7 +109,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
 
   // Ids in paths are integers that fit an id column; anything else is simply not found.
   router.param('id', (id, ctx, next) => {
-    if (!/^\d{1,10}$/.test(id) || Number(id) > 2147483647) throw errors.notFound();
+    if (!/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw errors.notFound();
     return next();
   });
   router.get('/api/', (ctx) => {
