@@ -110,6 +110,14 @@ test('filters and path ids beyond an id column are a 400 naming the filter, or a
   await expectError('GET', `${SITES}?id=1e400`, 400, { id: ['Enter a whole number.'] });
   await expectError('GET', `${SITES}?id__gt=1.5`, 400, { id__gt: ['Enter a whole number.'] });
   await expectError('GET', '/api/ipam/ip-addresses/?vminterface_id=99999999999', 400, { vminterface_id: between });
+  // Filters through another model's relation (found by the fuzzer on PostgreSQL).
+  await expectError('GET', '/api/ipam/route-targets/?importing_l2vpn=k,W@', 400, { importing_l2vpn: ['Enter a whole number.'] });
+  await expectError('GET', '/api/ipam/route-targets/?importing_l2vpn_id=2147483648', 400, { importing_l2vpn_id: between });
+  // Bulk writes naming ids no row can have (found by the fuzzer on PostgreSQL).
+  const missing = (id: string) => [{ id: [`Object with id ${id} does not exist.`] }];
+  await expectError('DELETE', '/api/dcim/power-feeds/', 400, missing('2147483648'), { raw: '[2147483648]', headers: { 'Content-Type': 'application/json' } });
+  await expectError('DELETE', SITES, 400, missing('99999999999'), { raw: '[{"id": 99999999999}]', headers: { 'Content-Type': 'application/json' } });
+  await expectError('PATCH', SITES, 400, missing('99999999999'), { raw: '[{"id": 99999999999, "name": "x"}]', headers: { 'Content-Type': 'application/json' } });
   for (const id of ['99999999999', '2147483648', '1e400', '0']) {
     await expectError('GET', `${SITES}${id}/`, 404, { detail: 'Not found.' });
     await expectError('PATCH', `${SITES}${id}/`, 404, { detail: 'Not found.' }, { raw: '{}', headers: { 'Content-Type': 'application/json' } });

@@ -75,6 +75,14 @@ function choiceValue(param: string, field: FieldDefinition | undefined, value: s
   return value;
 }
 
+/**
+ * A filter's values parsed as the type of the column they are compared with: PostgreSQL refuses to
+ * compare 'abc' with a number column or 2147483648 with an id column (an error, not an empty result).
+ */
+function valuesOf(param: string, target: { type: string; field?: FieldDefinition }, values: string[]): (string | number)[] {
+  return values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
+}
+
 /** Applies one lookup of a scalar column. */
 function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string): void {
   const col = column;
@@ -273,7 +281,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const via = other.definition.fields[filter.field];
         if (via.type === 'm2m') {
           // objects linked from rows of the other model whose `by` matches
-          const from = filter.by && filter.by !== 'id' ? db(other.definition.table).select('id').whereIn(fieldTarget(other, filter.by).column, values) : values.map((v) => parseScalar(param, v, 'integer'));
+          const by = fieldTarget(other, filter.by ?? 'id');
+          const from = by.type === 'id' ? valuesOf(param, by, values) : db(other.definition.table).select('id').whereIn(by.column, valuesOf(param, by, values));
           const sub = db(via.through!).select('to_id').whereIn('from_id', from as never);
           if (lookup === 'n') qb.whereNotIn('id', sub);
           else qb.whereIn('id', sub);
@@ -296,7 +305,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+          sub.whereIn(by.column, valuesOf(param, by, values));
         }
         if (lookup === 'n') qb.whereNotIn('id', sub);
         else qb.whereIn('id', sub);
