@@ -89,8 +89,8 @@ interface Body {
 
 /**
  * Reads the body up to `limit` bytes within its reservation, which it gives back when the body is
- * released or refused. Past the limit it stops listening and rejects; what
- * happens to the rest of the body is the guard's business (runtime/http/guard.ts).
+ * released or refused. Past the limit it stops listening and rejects; what happens to the rest of
+ * the body is the guard's business (runtime/http/guard.ts).
  */
 function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
   const reserve = reservation.bytes;
