@@ -138,7 +138,7 @@ test('a Host header that cannot form a URL is a 400 naming Host; no Host at all 
   assert.is(ipv6.body.dcim, 'http://[2001:db8::1]:8000/api/dcim/');
 });
 
-test('JSON nested 10,000 deep is refused while it arrives: 400, nothing written', async () => {
+test('JSON nested 10,000 deep is refused before it is parsed: 400, nothing written', async () => {
   const before = (await app.get(`${SITES}?limit=1`)).count;
   const deep = `{"name": "deep", "slug": "deep", "description": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
   // The object is level 1, so the 64th bracket is the first level too many.

@@ -1,7 +1,7 @@
 /**
  * Request bodies: JSON, read after authentication and refused while they arrive. The bytes are
  * counted as they come, chunked or not, so an oversized body is a 413 as soon as it passes the limit
- * (at once when Content-Length announces it), and its nesting depth is tracked on the raw bytes, so a
+ * (at once when Content-Length announces it), and its nesting depth is checked on the raw bytes, so a
  * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
  * allowance (enough for a login or token provisioning); all bodies being read at once share one
  * memory budget, so many concurrent uploads cannot add up to more than it. A body reserves its share
@@ -50,7 +50,7 @@ export function announcesBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** Tracks the nesting depth of JSON as its bytes arrive (strings and escapes understood). */
+/** Tracks the nesting depth of JSON on its raw bytes (strings and escapes understood). */
 class DepthScanner {
   private depth = 0;
   private inString = false;
@@ -59,7 +59,7 @@ class DepthScanner {
   constructor(private readonly max: number) {}
 
   /** the byte offset at which the depth first exceeds the maximum, or -1 */
-  scan(chunk: Buffer): number {
+  scan(chunk: Uint8Array): number {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
       if (this.inString) {
@@ -94,7 +94,6 @@ interface Body {
  */
 function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
   const reserve = reservation.bytes;
-  const scanner = new DepthScanner(limits.maxJsonDepth);
   // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
   // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
   // uploads cost several times the bytes they held. It never outgrows the reservation.
@@ -110,8 +109,6 @@ function readLimited(req: IncomingMessage, limit: number, reservation: Reservati
     if (size + chunk.length > limit) return tooLarge(limit);
     // More than announced: node:http never hands that over, but the reservation must hold.
     if (size + chunk.length > reserve) return tooLarge(reserve);
-    const deep = scanner.scan(chunk);
-    if (deep >= 0) return errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
     if (size + chunk.length > store.byteLength) {
       store = resize(store, Math.min(reserve, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length)));
     }
@@ -123,7 +120,15 @@ function readLimited(req: IncomingMessage, limit: number, reservation: Reservati
   return reading.then(
     () => {
       progress(size);
-      return { bytes: new Uint8Array(store, 0, size), release };
+      const bytes = new Uint8Array(store, 0, size);
+      // Scanned once whole, not as it arrives: an oversized body (refused at the limit) then costs
+      // no scanning at all, which halves the work a flood of them makes.
+      const deep = new DepthScanner(limits.maxJsonDepth).scan(bytes);
+      if (deep >= 0) {
+        release();
+        throw errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
+      }
+      return { bytes, release };
     },
     (error: ApiError) => {
       progress(size + pending);
