@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { MAX_ID } from '../core/ids.js';
 import { parseNetwork } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
@@ -32,8 +33,6 @@ export function lookupFamily(filter: FilterDefinition): LookupFamily {
       : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
 }
 
-/** Largest value of an id column (and of integer choices): a 32-bit integer. */
-const MAX_ID = 2147483647;
 
 type Where = Knex.QueryBuilder;
 
@@ -77,6 +76,14 @@ function fieldTarget(entry: ModelEntry, name: string): { column: string; type: s
 function choiceValue(param: string, field: FieldDefinition | undefined, value: string): string | number {
   if (field?.type === 'choice' && choiceSet(field.choices!).integer) return parseScalar(param, value, 'id');
   return value;
+}
+
+/**
+ * A filter's values parsed as the type of the column they are compared with: PostgreSQL refuses to
+ * compare 'abc' with a number column or 2147483648 with an id column (an error, not an empty result).
+ */
+function valuesOf(param: string, target: { type: string; field?: FieldDefinition }, values: string[]): (string | number)[] {
+  return values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
 }
 
 /** Applies one lookup of a scalar column. */
@@ -325,7 +332,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const via = other.definition.fields[filter.field];
         if (via.type === 'm2m') {
           // objects linked from rows of the other model whose `by` matches
-          const from = filter.by && filter.by !== 'id' ? db(other.definition.table).select('id').whereIn(fieldTarget(other, filter.by).column, values) : values.map((v) => parseScalar(param, v, 'integer'));
+          const by = fieldTarget(other, filter.by ?? 'id');
+          const from = by.type === 'id' ? valuesOf(param, by, values) : db(other.definition.table).select('id').whereIn(by.column, valuesOf(param, by, values));
           const sub = db(via.through!).select('to_id').whereIn('from_id', from as never);
           if (lookup === 'n') qb.whereNotIn('id', sub);
           else qb.whereIn('id', sub);
@@ -348,7 +356,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+          sub.whereIn(by.column, valuesOf(param, by, values));
         }
         // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
         if (filter.then) {

@@ -6,6 +6,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiError, errors, fromDatabaseError } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { authenticate } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
 import { modelList } from '../data/registry.js';
@@ -18,7 +19,7 @@ import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
 import { requestGuard } from './guard.js';
-import { jsonBody } from './body.js';
+import { jsonBody, reserveBody } from './body.js';
 import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
@@ -41,8 +42,9 @@ function routePrefix(path: string): string {
 }
 
 /** Ids in paths are integers that fit an id column; anything else is simply not found. */
+// Ids in paths are integers that fit an id column; anything else is simply not found.
 function checkId(id: string, _ctx: Context, next: Next) {
-  if (!/^\d{1,10}$/.test(id) || Number(id) > 2147483647) throw errors.notFound();
+  if (!/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw errors.notFound();
   return next();
 }
 
@@ -119,6 +121,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
   // form field, so it authenticates them itself, before the API's authentication and jsonBody.
   if (pages) app.use(pages(services));
+  // A body's share of the memory budget is taken (or the body refused, unread) before authentication waits on the database.
+  app.use(reserveBody(config.limits));
   app.use(async (ctx, next) => {
     // Caches of tokens, permissions, custom fields and config contexts: dropped if any process changed them.
     await syncCaches(db);

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
 import { parseBoolean } from '../core/query-values.js';
@@ -71,7 +72,7 @@ async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: num
   const user = (ctx.state as State).auth.user;
   if (!user || user.isSuperuser || selfService(entry) || !ids.length) return;
   const count = async (act: Action) => {
-    const q = db(entry.definition.table).whereIn('id', ids);
+    const q = db(entry.definition.table).whereIn('id', ids.filter(isStorableId));
     scoped(db, entry, ctx, act)(q);
     return Number((await q.count('* as n').first())?.n ?? 0);
   };
