@@ -42,7 +42,6 @@ function routePrefix(path: string): string {
 }
 
 /** Ids in paths are integers that fit an id column; anything else is simply not found. */
-// Ids in paths are integers that fit an id column; anything else is simply not found.
 function checkId(id: string, _ctx: Context, next: Next) {
   if (!/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw errors.notFound();
   return next();
