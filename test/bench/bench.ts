@@ -10,6 +10,7 @@
  *   npm run bench -- --engines sqlite     one engine
  *   npm run bench -- --scale              also 100,000 devices and 1,000,000 IP addresses, compared with the small run
  *   npm run bench -- --webhooks           also webhook delivery rates
+ *   npm run bench -- --tsx                serve the sources under tsx instead of the compiled build (npm start's)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 const args = process.argv.slice(2);
 const enginesArg = args.includes('--engines') ? args[args.indexOf('--engines') + 1] : 'sqlite,postgres';
 const engines = enginesArg.split(',').map((e) => e.trim()).filter((e) => e === 'sqlite' || e === 'postgres');
-const extra = args.filter((a) => a === '--webhooks');
+const extra = args.filter((a) => a === '--webhooks' || a === '--tsx');
 type Figures = Record<string, number>;
 
 function runEngine(engine: string, scale: boolean): Promise<Figures | null> {

@@ -6,6 +6,8 @@
  *   --engine sqlite|postgres   (postgres: DATABASE_URL, default the tests' server, in a throwaway schema)
  *   --scale                    100,000 devices and 1,000,000 IP addresses instead (created in bulk)
  *   --webhooks                 also the webhook delivery figures
+ *   --tsx                      serve the TypeScript sources under tsx instead of the compiled build
+ *                              (the default, as `npm start`: memory figures are production's)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,11 +21,13 @@ import { load } from './load.js';
 import { naturalKey } from '../../runtime/data/natural.js';
 import { parseNetwork } from '../../runtime/core/ipnet.js';
 import { postgresBulk, sqliteBulk } from './bulk-seed.js';
+import { buildIfStale } from './build.js';
 
 const args = process.argv.slice(2);
 const engine = args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
 const scale = args.includes('--scale');
 const withWebhooks = args.includes('--webhooks');
+const underTsx = args.includes('--tsx');
 const TOKEN = 'b'.repeat(40);
 const DEVICES = scale ? 100_000 : 1000;
 const INTERFACES_PER_DEVICE = scale ? 1 : 10;
@@ -44,9 +48,14 @@ const env: Record<string, string> = {
   ...(engine === 'postgres' ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
 };
 
-/** A forked helper process (the service, the floor) and a way to ask it something. */
-function helper(file: string, flag: string): { child: ChildProcess; ask<T>(message: unknown): Promise<T> } {
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [flag], { execArgv: ['--import', 'tsx'] });
+/**
+ * A forked helper process (the service, the floor) and a way to ask it something. `compiled`: plain
+ * Node on dist/ (serve.ts --dist), the way production runs; otherwise under tsx.
+ */
+function helper(file: string, flag: string, compiled = false): { child: ChildProcess; ask<T>(message: unknown): Promise<T> } {
+  const child = compiled
+    ? fork(fileURLToPath(new URL(file, import.meta.url)), [flag, '--dist'], { execArgv: [] })
+    : fork(fileURLToPath(new URL(file, import.meta.url)), [flag], { execArgv: ['--import', 'tsx'] });
   // One question at a time, so each answer reaches the one who asked (the memory sampler asks too).
   let queue: Promise<unknown> = Promise.resolve();
   const ask = <T>(message: unknown) => {
@@ -56,7 +65,9 @@ function helper(file: string, flag: string): { child: ChildProcess; ask<T>(messa
   };
   return { child, ask };
 }
-let service = helper('./serve.ts', '--serve');
+if (!underTsx) buildIfStale(fileURLToPath(new URL('../..', import.meta.url)));
+log(`service: ${underTsx ? 'TypeScript sources under tsx' : 'compiled dist/ under plain Node (as npm start)'}`);
+let service = helper('./serve.ts', '--serve', !underTsx);
 let running = await service.ask<{ url: string }>({ cmd: 'start', env });
 const rss = async () => (await service.ask<{ rss: number }>({ cmd: 'rss' })).rss;
 /** The service's CPU milliseconds so far (robust to a busy machine, unlike wall time). */
@@ -64,7 +75,7 @@ const cpu = async () => (await service.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu
 /** A fresh service process on the seeded data: what it measures is serving, not the seeding's heap. */
 async function restartService(): Promise<void> {
   await service.ask({ cmd: 'stop' });
-  service = helper('./serve.ts', '--serve');
+  service = helper('./serve.ts', '--serve', !underTsx);
   running = await service.ask<{ url: string }>({ cmd: 'start', env });
 }
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };

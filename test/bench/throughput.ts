@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { buildIfStale } from './build.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -35,6 +36,7 @@ const profileDir = args.includes('--profile') ? arg('--profile', '') : null;
 const TOKEN = 'c'.repeat(40);
 /** `--root DIR`: serve another checkout's dist/ (an earlier commit, built there) against the same floor and client. */
 const root = args.includes('--root') ? `${arg('--root', '').replace(/\/$/, '')}/` : fileURLToPath(new URL('../..', import.meta.url));
+buildIfStale(root);
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
