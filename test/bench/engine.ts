@@ -21,7 +21,7 @@ import { load } from './load.js';
 import { naturalKey } from '../../runtime/data/natural.js';
 import { parseNetwork } from '../../runtime/core/ipnet.js';
 import { postgresBulk, sqliteBulk } from './bulk-seed.js';
-import { buildIfStale } from './build.js';
+import { buildIfStale, startFlags } from './build.js';
 
 const args = process.argv.slice(2);
 const engine = args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
@@ -54,7 +54,7 @@ const env: Record<string, string> = {
  */
 function helper(file: string, flag: string, compiled = false): { child: ChildProcess; ask<T>(message: unknown): Promise<T> } {
   const child = compiled
-    ? fork(fileURLToPath(new URL(file, import.meta.url)), [flag, '--dist'], { execArgv: [] })
+    ? fork(fileURLToPath(new URL(file, import.meta.url)), [flag, '--dist'], { execArgv: startFlags(fileURLToPath(new URL('../..', import.meta.url))) })
     : fork(fileURLToPath(new URL(file, import.meta.url)), [flag], { execArgv: ['--import', 'tsx'] });
   // One question at a time, so each answer reaches the one who asked (the memory sampler asks too).
   let queue: Promise<unknown> = Promise.resolve();

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { buildIfStale } from './build.js';
+import { buildIfStale, startFlags } from './build.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -70,7 +70,7 @@ function stop(child: ChildProcess): Promise<void> {
 /** `npm start` (compiled) with these settings; resolves once it answers the bench's token. */
 async function startService(env: Record<string, string>, processes: number, nodeOptions: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(join(root, 'node_modules/.bin/node'), [...nodeOptions, 'dist/runtime/cli.js', 'start'], {
+  const child = spawn(join(root, 'node_modules/.bin/node'), [...startFlags(root), ...nodeOptions, 'dist/runtime/cli.js', 'start'], {
     cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: String(processes), LOG_FORMAT: 'json' },
   });
