@@ -6,6 +6,7 @@
 import type { ModelHooks, WriteItem } from '../data/registry.js';
 import { model } from '../data/registry.js';
 import { updateRows } from '../data/side-writes.js';
+import { readByIds } from '../data/db.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 
@@ -25,7 +26,8 @@ export const device: ModelHooks = {
   computed: {
     config_context: configContextOf('Device'),
     async parent_device(rows, { db, refer }) {
-      const found = await db(bays()).select('id', 'device_id', 'installed_device_id').whereIn('installed_device_id', rows.map((r) => Number(r.id)));
+      // readByIds: compiled once per id count, and on PostgreSQL in the same round trip as the tags and counts.
+      const found = await readByIds(db, 'parent_device', rows.map((r) => Number(r.id)), (ids) => db(bays()).select('id', 'device_id', 'installed_device_id').whereIn('installed_device_id', ids));
       return new Map(found.map((b) => [Number(b.installed_device_id), refer('Device', b.device_id, { device_bay: refer('DeviceBay', b.id) })]));
     },
   },
