@@ -293,7 +293,8 @@ const PLAIN = /^[A-Za-z0-9_.:-]*$/;
 function inlined(sql: string, bindings: unknown[]): string | null {
   const literals: string[] = [];
   for (const b of bindings) {
-    if (typeof b === 'number' && Number.isSafeInteger(b)) literals.push(String(b));
+    // A negative number in brackets: `x - $1` must not become `x - -1`, a comment.
+    if (typeof b === 'number' && Number.isSafeInteger(b)) literals.push(b < 0 ? `(${b})` : String(b));
     else if (typeof b === 'boolean') literals.push(b ? 'true' : 'false');
     else if (typeof b === 'string' && PLAIN.test(b)) literals.push(`'${b}'`);
     else return null;
