@@ -358,11 +358,13 @@ addressFilters('q matches the address text', async () => {
   assert.equal(await qa('q=10.1.2'), ['10.1.2.5/24', '10.1.2.5/24 vrf', '10.1.2.6/25']);
 });
 
-addressFilters('q on the address is a prefix of the host, as NetBox (address__istartswith), beside dns_name and description', async () => {
+addressFilters('q on the address is a prefix of its text, as NetBox (address__istartswith on TEXT(address)), beside dns_name and description', async () => {
   assert.equal(await qa('q=0.1.2'), [], 'a substring inside the address is no match');
   assert.equal(await qa('q=10.2.0.9'), ['10.2.0.9/32']);
   assert.equal(await qa('q=2001:DB8:1'), ['2001:db8:1::5/64'], 'case-insensitive');
-  assert.equal(await qa('q=10.1.2.5/24'), [], 'the host has no mask');
+  assert.equal(await qa('q=10.1.2.5/24'), ['10.1.2.5/24', '10.1.2.5/24 vrf'], 'the text holds the mask');
+  assert.equal(await qa('q=10.1.2.5/2'), ['10.1.2.5/24', '10.1.2.5/24 vrf'], 'a prefix of the mask too');
+  assert.equal(await qa('q=10.1.2.5/25'), []);
   const named = await post(ADDRESSES, { address: '192.0.2.1/32', dns_name: 'core-10.1.2.example', description: 'uplink to 0.1.2' });
   try {
     const found = async (q: string) => (await list(ADDRESSES, `q=${encodeURIComponent(q)}`)).body.results.map((r: any) => r.id);
