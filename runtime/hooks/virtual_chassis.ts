@@ -1,5 +1,6 @@
 /**
- * Virtual chassis: the master must be a member; a new chassis takes its master in as member 1.
+ * Virtual chassis: the master must be a member; a new chassis takes its master in as member 1; a
+ * deleted chassis leaves its members without position or priority (NetBox clears them too).
  */
 import type { ModelHooks } from '../data/registry.js';
 import { model } from '../data/registry.js';
@@ -18,6 +19,11 @@ export const virtualChassis: ModelHooks = {
         item.errors.add('master', `The selected master (${master.name ?? master.id}) is not assigned to this virtual chassis.`);
       }
     }
+  },
+  async beforeDelete(ids, { db }) {
+    // The relation's own ON DELETE SET NULL would leave vc_position and vc_priority behind.
+    await db(devices()).whereIn('virtual_chassis_id', ids)
+      .update({ virtual_chassis_id: null, vc_position: null, vc_priority: null, last_updated: new Date().toISOString() });
   },
   async afterWrite(rows, { db }) {
     // A master outside any chassis is a new chassis's master (an update could not name it): it joins.
