@@ -147,4 +147,25 @@ test('blank values: cable_end "" while uncabled, a cable\'s blank type "", neste
   assert.equal([freed.cable, freed.cable_end], [null, '']);
 });
 
+test('choice sets are NetBox 3.7.8\'s: later types refused, 3.7 ones taken', async () => {
+  const d = await device('choice-host');
+  for (const [path, body, field] of [
+    ['/api/dcim/power-ports/', { device: d.id, name: 'P-molex', type: 'molex-micro-fit-1x2' }, 'type'],
+    ['/api/dcim/power-outlets/', { device: d.id, name: 'O-molex', type: 'molex-micro-fit-2x4' }, 'type'],
+    ['/api/dcim/interfaces/', { device: d.id, name: 'kx', type: '2.5gbase-kx' }, 'type'],
+  ] as [string, Record<string, unknown>, string][]) {
+    const refused = await app.api('POST', path, body);
+    expectStatus(refused, 400, path);
+    assert.equal(refused.body, { [field]: [`${body.type} is not a valid choice.`] });
+  }
+  const taken = await app.post('/api/dcim/interfaces/', [
+    { device: d.id, name: 'fc0', type: '64gfc-sfpp' },
+    { device: d.id, name: 'q0', type: '400gbase-x-qsfp112' },
+    { device: d.id, name: 'x0', type: 'infiniband-xdr' },
+  ]);
+  assert.equal(taken.map((i: any) => i.type.label), ['SFP+ (64GFC)', 'QSFP112 (400GE)', 'XDR (250 Gbps)']);
+  const psu = await app.post('/api/dcim/power-ports/', { device: d.id, name: 'PSU-c22', type: 'iec-60320-c22' });
+  assert.equal(psu.type, { value: 'iec-60320-c22', label: 'C22' });
+});
+
 test.run();
