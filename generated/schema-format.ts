@@ -99,9 +99,15 @@ export interface ModelFile {
    */
   brief: [string, ...string[]];
   /**
-   * Fields the q filter searches (case-insensitive contains)
+   * Fields the q filter searches (case-insensitive contains); a dotted path searches a related object's field (contact.name)
    */
   search?: string[];
+  /**
+   * Rows of other models pointing here whose fields the q filter searches too: { ProviderAccount.provider: [account, name] } (a provider found by its accounts)
+   */
+  search_related?: {
+    [k: string]: string[];
+  };
   /**
    * Names of runtime/hooks/<name>.ts modules that handle this model's real exceptions
    */
@@ -140,11 +146,15 @@ export interface ModelFile {
     [k: string]: Action;
   };
   /**
+   * String fields whose blank value exempts a row from the unique_together groups they are in, as a null does (NetBox's condition name != '': unnamed provider accounts)
+   */
+  unique_blank_exempt?: string[];
+  /**
    * Relation fields that count null as a value in unique_together: rows with no parent (group, tenant…) must be unique among themselves too
    */
   unique_nulls_match?: string[];
   /**
-   * The relation recorded as the change log's related object (an interface's device)
+   * The relation (fk or generic_fk) recorded as the change log's related object (an interface's device, a cable termination's object)
    */
   changelog_related?: string;
   /**
@@ -415,7 +425,7 @@ export interface Filter {
    */
   boolean?: boolean;
   /**
-   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants)
+   * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants). With path it may be a chain of fks, Model.fk.fk, whose last one points here (a provider's circuits' terminations: CircuitTermination.circuit.provider)
    */
   reverse?: string;
   /**

@@ -116,6 +116,17 @@ function checkCrossReferences(
     return !!f && ((f.type === 'fk' && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
   };
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
+  /** `Model.fk.fk…`: a chain of fks from another model whose last one points at `to` (reverse filters with a path). */
+  const chainPointsAt = (ref: string, to: string): boolean => {
+    const [model, ...fields] = ref.split('.');
+    let current = model;
+    for (const field of fields.slice(0, -1)) {
+      const f = fieldOf(current, field);
+      if (f?.type !== 'fk' || !f.to) return false;
+      current = f.to;
+    }
+    return pointsAt(`${current}.${fields[fields.length - 1]}`, to);
+  };
   const genericColumn = (model: string, field: string) => /_(type|id)$/.test(field) && fieldOf(model, field.replace(/_(type|id)$/, ''))?.type === 'generic_fk';
   const hasField = (model: string, field: string) => SYSTEM_FIELDS.includes(field) || !!fieldOf(model, field) || !!byName.get(model)?.spec.counts?.[field] || genericColumn(model, field);
 
@@ -219,8 +230,14 @@ function checkCrossReferences(
     for (const key of ['brief', 'search', 'ordering'] as const) {
       for (const raw of spec[key] ?? []) {
         const name = raw.replace(/^-/, '');
+        // `q` may search a field of a related object (contact.name)
+        if (key === 'search' && name.includes('.')) { const error = walk(spec.model, name, true); if (error) problems.push(`${file}: search: ${name}: ${error}`); continue; }
         if (!hasField(spec.model, name)) problems.push(`${file}: ${key}: '${name}' is not a field of ${spec.model}`);
       }
+    }
+    for (const [ref, names] of Object.entries(spec.search_related ?? {})) {
+      if (!pointsAt(ref, spec.model) || fieldOf(ref.split('.')[0], ref.split('.')[1])?.type !== 'fk') problems.push(`${file}: search_related: ${ref} is not an fk of another model to ${spec.model}`);
+      else for (const name of names) if (!fieldOf(ref.split('.')[0], name)) problems.push(`${file}: search_related: '${name}' is not a field of ${ref.split('.')[0]}`);
     }
     for (const name of spec.ui?.columns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
@@ -234,7 +251,7 @@ function checkCrossReferences(
       }
     }
     if (spec.cabling) checkCabling(spec, file, byName, contentTypes, problems);
-    if (spec.changelog_related && fields[spec.changelog_related]?.type !== 'fk') problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
+    if (spec.changelog_related && !['fk', 'generic_fk'].includes(fields[spec.changelog_related]?.type)) problems.push(`${file}: changelog_related: '${spec.changelog_related}' is not a relation of ${spec.model}`);
     for (const name of spec.unique_nulls_match ?? []) {
       if (fields[name]?.type !== 'fk') problems.push(`${file}: unique_nulls_match: '${name}' is not a relation of ${spec.model}`);
       else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_nulls_match: '${name}' is in no unique_together group`);
@@ -242,9 +259,24 @@ function checkCrossReferences(
     for (const group of spec.unique_together ?? []) {
       for (const name of group) if (!fields[name]) problems.push(`${file}: unique_together: '${name}' is not a field of ${spec.model}`);
     }
+    for (const name of spec.unique_blank_exempt ?? []) {
+      if (!['string', 'text', 'slug'].includes(fields[name]?.type ?? '')) problems.push(`${file}: unique_blank_exempt: '${name}' is not a string field of ${spec.model}`);
+      else if (!(spec.unique_together ?? []).some((g) => g.includes(name))) problems.push(`${file}: unique_blank_exempt: '${name}' is in no unique_together group`);
+    }
     if (spec.lookup && spec.lookup !== 'id' && !fields[spec.lookup]) problems.push(`${file}: lookup: '${spec.lookup}' is not a field of ${spec.model}`);
+    /** the field a dotted path of this model ends at, if it walks */
+    const finalField = (path: string) => {
+      const parts = splitPath(path);
+      let current = spec.model;
+      for (const part of parts.slice(0, -1)) { const f = fieldOf(current, part); if (!f?.to) return undefined; current = f.to; }
+      return fieldOf(current, parts[parts.length - 1]);
+    };
     for (const template of spec.display) {
       for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
+        // `{choice.label}`: a choice field's label
+        const label = /^(.*)\.label$/.exec(path);
+        const labelled = label ? finalField(label[1]) : undefined;
+        if (labelled?.type === 'choice') { const error = walk(spec.model, label![1], true); if (error) problems.push(`${file}: display: {${path}}: ${error}`); continue; }
         const error = walk(spec.model, path, true);
         if (error) problems.push(`${file}: display: {${path}}: ${error}`);
       }
@@ -266,7 +298,7 @@ function checkCrossReferences(
       if ((filter.field === undefined) !== (filter.lookup === undefined)) problems.push(`${at}: field and lookup go together`);
       if (filter.path && filter.reverse) {
         const error = walk(filter.reverse.split('.')[0], filter.path, false);
-        if (!pointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
+        if (!chainPointsAt(filter.reverse, spec.model)) problems.push(`${at}: reverse: ${filter.reverse} does not point at ${spec.model}`);
         else if (error) problems.push(`${at}: path: ${error}`);
       } else if (filter.path) {
         const error = walk(spec.model, filter.path, false);

@@ -112,7 +112,11 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     for (const group of d.uniqueTogether) {
       const columns = group.flatMap((name) => keyColumns(d.fields[name]));
       const index = `${d.table}_${group.join('_')}_key`;
-      if (group.some((name) => d.uniqueNullsMatch.includes(name))) {
+      const blank = group.filter((name) => d.uniqueBlankExempt?.includes(name));
+      if (blank.length) {
+        // a blank value is exempt (NetBox's condition): a partial index, which SQLite and PostgreSQL both have
+        lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${columns.join(', ')}) WHERE ${blank.map((name) => `${d.fields[name].columns[0]} <> ''`).join(' AND ')}`);
+      } else if (group.some((name) => d.uniqueNullsMatch.includes(name))) {
         // NULL never equals NULL in an index, so a relation whose null counts as a value is indexed as 0.
         const parts = group.flatMap((name) => keyColumns(d.fields[name]).map((c) => (d.uniqueNullsMatch.includes(name) ? `COALESCE(${c}, 0)` : c)));
         lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${parts.join(', ')})`);

@@ -130,9 +130,11 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     ordering: spec.ordering ?? [lookup],
     brief: spec.brief,
     search: spec.search ?? [],
+    ...(spec.search_related ? { searchRelated: Object.entries(spec.search_related).map(([ref, fields]) => ({ model: ref.split('.')[0], field: ref.split('.')[1], fields })) } : {}),
     hooks: spec.hooks ?? [],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
+    ...(spec.unique_blank_exempt ? { uniqueBlankExempt: spec.unique_blank_exempt } : {}),
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     ...(spec.ui?.columns ? { ui: { columns: spec.ui.columns } } : {}),
     ...(spec.template_for ? { templateFor: spec.template_for } : {}),
@@ -216,7 +218,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     filters.created = { kind: 'field', field: 'created', family: 'number' };
     filters.last_updated = { kind: 'field', field: 'last_updated', family: 'number' };
   }
-  if (d.search.length) filters.q = { kind: 'q' };
+  if (d.search.length || d.searchRelated?.length) filters.q = { kind: 'q' };
   if (d.changelog) {
     filters.created_by_request = { kind: 'request', actions: ['create'] };
     filters.updated_by_request = { kind: 'request', actions: ['update'] };
@@ -242,8 +244,9 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       filter = { kind: 'field', field: f.field, family, lookup: f.lookup };
     }
     else if (f.reverse && f.path) {
-      const [model, field] = f.reverse.split('.');
-      filter = reverseFilter(all, model, field, f.path, f.by);
+      const [model, field, ...then] = f.reverse.split('.');
+      // a chain of relations from the other model (CircuitTermination.circuit.provider): the steps after the first
+      filter = reverseFilter(all, model, field, f.path, f.by, then.length ? pathSteps(all.get(model)!, all, [field, ...then].join('.')).slice(1) : undefined);
     } else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
       filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };
@@ -261,10 +264,10 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
 }
 
 /** Objects that rows of `model` point at through `field`, matched by `by` at the end of `path` from those rows. */
-function reverseFilter(all: Map<string, ModelDefinition>, model: string, field: string, path: string, by = 'id'): FilterDefinition {
+function reverseFilter(all: Map<string, ModelDefinition>, model: string, field: string, path: string, by = 'id', then?: PathStep[]): FilterDefinition {
   const steps = pathSteps(all.get(model)!, all, path);
   const end = all.get(steps[steps.length - 1].model)!;
-  return { kind: 'reverse', model, field, by, path: steps, tree: end.tree };
+  return { kind: 'reverse', model, field, ...(then ? { then } : {}), by, path: steps, tree: end.tree };
 }
 
 function pathSteps(d: ModelDefinition, all: Map<string, ModelDefinition>, path: string): PathStep[] {

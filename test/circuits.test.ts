@@ -61,6 +61,8 @@ test('a provider lists its accounts and ASNs', async () => {
   const shown = await app.patch(`/api/circuits/providers/${provider.id}/`, { asns: [asn.id] });
   assert.equal(shown.asns.map((a: any) => a.id), [asn.id]);
   assert.equal(shown.accounts, [{ id: account.id, url: account.url, display: account.display, name: '', account: account.account }]);
+  // q finds a provider by an account's ID or name (NetBox)
+  assert.equal((await app.get(`/api/circuits/providers/?q=${account.account.toLowerCase()}`)).results.map((p: any) => p.id), [provider.id]);
   assert.equal((await app.get(`/api/circuits/providers/?asn_id=${asn.id}`)).results.map((p: any) => p.id), [provider.id]);
 });
 
@@ -78,6 +80,63 @@ test('circuits filter by the site, region and provider network of their terminat
   assert.equal(await ids(`provider_network_id=${network.id}`), [there.id]);
   assert.equal(await ids(`site_id__n=${site.id}`), [there.id]);
   assert.equal(await ids(`provider=${provider.slug}&cid=${here.cid}`), [here.id]);
+  // a circuit's q searches its terminations' cross-connect IDs too, and a termination's q its circuit's ID (NetBox)
+  await app.patch(`/api/circuits/circuit-terminations/${(await app.get(`/api/circuits/circuit-terminations/?circuit_id=${here.id}`)).results[0].id}/`, { xconnect_id: 'XC-UNIQUE-77' });
+  assert.equal((await app.get('/api/circuits/circuits/?q=xc-unique-77')).results.map((c: any) => c.id), [here.id]);
+  const terms = await app.get(`/api/circuits/circuit-terminations/?q=${here.cid.toUpperCase()}`);
+  assert.equal(terms.results.map((t: any) => t.circuit.id), [here.id]);
+});
+
+test('providers filter by the site, region and site group of their circuits\' terminations', async () => {
+  const { provider, type, region, site, network } = await fixture();
+  const group = await app.post('/api/dcim/site-groups/', { name: slug('Metro'), slug: slug('metro') });
+  const child = await app.post('/api/dcim/regions/', { name: slug('France'), slug: slug('france'), parent: region.id });
+  const inChild = await app.post('/api/dcim/sites/', { name: slug('Lyon'), slug: slug('lyon'), region: child.id, group: group.id });
+  const elsewhere = await app.post('/api/circuits/providers/', { name: slug('Elsewhere'), slug: slug('elsewhere') });
+  const inNetwork = await app.post('/api/circuits/providers/', { name: slug('Cloud only'), slug: slug('cloud-only') });
+  const c1 = await app.post('/api/circuits/circuits/', { cid: slug('p1'), provider: provider.id, type: type.id });
+  const c2 = await app.post('/api/circuits/circuits/', { cid: slug('p2'), provider: elsewhere.id, type: type.id });
+  const c3 = await app.post('/api/circuits/circuits/', { cid: slug('p3'), provider: inNetwork.id, type: type.id });
+  await app.post('/api/circuits/circuit-terminations/', { circuit: c1.id, term_side: 'A', site: site.id });
+  await app.post('/api/circuits/circuit-terminations/', { circuit: c2.id, term_side: 'Z', site: inChild.id });
+  await app.post('/api/circuits/circuit-terminations/', { circuit: c3.id, term_side: 'A', provider_network: network.id });
+  const mine = [provider.id, elsewhere.id, inNetwork.id];
+  const ids = async (query: string) => (await app.get(`/api/circuits/providers/?${query}&limit=0`)).results.map((p: any) => p.id).filter((id: number) => mine.includes(id));
+  assert.equal(await ids(`site_id=${site.id}`), [provider.id]);
+  assert.equal(await ids(`site=${site.slug}`), [provider.id]);
+  assert.equal((await ids(`site=${site.slug}&site=${inChild.slug}`)).sort(), [provider.id, elsewhere.id].sort());
+  // a region includes its descendants, as in NetBox
+  assert.equal((await ids(`region_id=${region.id}`)).sort(), [provider.id, elsewhere.id].sort());
+  assert.equal(await ids(`region=${child.slug}`), [elsewhere.id]);
+  assert.equal(await ids(`site_group_id=${group.id}`), [elsewhere.id]);
+  assert.equal(await ids(`site_group=${group.slug}`), [elsewhere.id]);
+  assert.equal((await ids(`site_id__n=${site.id}`)).sort(), [elsewhere.id, inNetwork.id].sort());
+  const bad = await app.api('GET', '/api/circuits/providers/?site_id=abc');
+  expectStatus(bad, 400);
+});
+
+test('provider accounts: account unique per provider; a name unique per provider, blank names exempt (single and bulk)', async () => {
+  const { provider } = await fixture();
+  const other = await app.post('/api/circuits/providers/', { name: slug('Other'), slug: slug('other') });
+  const list = '/api/circuits/provider-accounts/';
+  const first = await app.post(list, { provider: provider.id, account: slug('ACC'), name: 'Main' });
+  // two unnamed accounts of one provider are fine: a blank name is exempt
+  await app.post(list, { provider: provider.id, account: slug('ACC') });
+  await app.post(list, { provider: provider.id, account: slug('ACC'), name: '' });
+  const sameName = await app.api('POST', list, { provider: provider.id, account: slug('ACC'), name: 'Main' });
+  expectStatus(sameName, 400);
+  assert.equal(sameName.body, { non_field_errors: ['The fields provider, name must make a unique set.'] });
+  const sameAccount = await app.api('POST', list, { provider: provider.id, account: first.account });
+  expectStatus(sameAccount, 400);
+  assert.equal(sameAccount.body, { non_field_errors: ['The fields provider, account must make a unique set.'] });
+  // another provider may use both
+  await app.post(list, { provider: other.id, account: first.account, name: 'Main' });
+  const bulk = await app.api('POST', list, [{ provider: provider.id, account: slug('ACC'), name: 'Backup' }, { provider: provider.id, account: slug('ACC'), name: 'Backup' }]);
+  expectStatus(bulk, 400);
+  assert.equal(bulk.body[1], sameName.body, 'the same words within one bulk write');
+  assert.is((await app.get(`${list}?provider_id=${provider.id}&name=Backup`)).count, 0, 'nothing written');
+  const renamed = await app.api('PATCH', `${list}${first.id}/`, { name: '' });
+  expectStatus(renamed, 200);
 });
 
 test('rule: a termination attaches to a site or a provider network, exactly one (single and bulk)', async () => {

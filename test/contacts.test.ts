@@ -41,7 +41,15 @@ test('a contact assigned to a site: nested forms, filters by contact, role and g
   assert.is(assignment.object.id, site.id);
   assert.is(assignment.contact.name, contact.name);
   assert.equal(assignment.priority, { value: 'primary', label: 'Primary' });
-  assert.is(assignment.display, `${contact.name} (primary)`);
+  assert.is(assignment.display, `${contact.name} (Primary)`, 'the contact and the priority\'s label, as NetBox 3.7');
+  const unranked = await app.post(ASSIGN, { content_type: 'dcim.site', object_id: other.id, contact: contact.id, role: role.id });
+  assert.is(unranked.display, contact.name, 'no priority: the contact alone');
+  // q: the contact's name or the role's name (NetBox 3.7)
+  const found = async (q: string) => (await app.get(`${ASSIGN}?q=${encodeURIComponent(q)}&id=${assignment.id}&id=${unranked.id}`)).results.map((a: any) => a.id).sort((a: number, b: number) => a - b);
+  assert.equal(await found(contact.name.toUpperCase()), [assignment.id, unranked.id].sort((a, b) => a - b));
+  assert.equal(await found(role.name), [assignment.id, unranked.id].sort((a, b) => a - b));
+  assert.equal(await found('nobody-at-all'), []);
+  expectStatus(await app.api('DELETE', `${ASSIGN}${unranked.id}/`), 204);
   const sites = async (query: string) => (await app.get(`/api/dcim/sites/?id=${site.id}&id=${other.id}&${query}`)).results.map((s: any) => s.id);
   assert.equal(await sites(`contact=${contact.id}`), [site.id]);
   assert.equal(await sites(`contact_role=${role.id}`), [site.id]);

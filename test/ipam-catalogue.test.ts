@@ -61,7 +61,10 @@ test('IP ranges: size, display, rules, filters, available IPs', async () => {
   await bad({ start_address: '192.0.2.30/24', end_address: '2001:db8::1/64' }, 'end_address', /versions/);
   await bad({ start_address: '192.0.2.30/24', end_address: '192.0.2.40/25' }, 'end_address', /masks/);
   await bad({ start_address: '192.0.2.40/24', end_address: '192.0.2.30/24' }, 'end_address', /higher/);
-  await bad({ start_address: '192.0.2.15/24', end_address: '192.0.2.25/24', vrf: vrf.id }, 'start_address', /overlap/);
+  // NetBox's IPRange.clean() raises the overlap and the size limit without a field: __all__ in the REST API
+  await bad({ start_address: '192.0.2.15/24', end_address: '192.0.2.25/24', vrf: vrf.id }, '__all__', /overlap/);
+  await bad({ start_address: '10.0.0.1/8', end_address: '2001:db8::1/64' }, 'end_address', /versions/);
+  await bad({ start_address: '2001:db8::1/32', end_address: '2001:db8:1::1/32' }, '__all__', /largest supported size/);
   // the same addresses in the global table are another space
   const global = await app.post('/api/ipam/ip-ranges/', { start_address: '192.0.2.15/24', end_address: '192.0.2.25/24' });
   const v6 = await app.post('/api/ipam/ip-ranges/', { start_address: '2001:db8::10/64', end_address: '2001:db8::1f/64' });
@@ -104,7 +107,8 @@ test('ASNs and ASN ranges: asdot display, available ASNs, counts, site ASNs', as
   assert.ok(missing.body.rir);
   const badRange = await app.api('POST', '/api/ipam/asn-ranges/', { name: 'x', slug: 'x', rir: rir.id, start: 65000, end: 64000 });
   expectStatus(badRange, 400);
-  assert.match(badRange.body.end[0], /lower/);
+  assert.equal(Object.keys(badRange.body), ['__all__'], 'NetBox\'s ASNRange.clean() names no field');
+  assert.match(badRange.body.__all__[0], /lower/);
   const range = await app.post('/api/ipam/asn-ranges/', { name: 'Private', slug: 'private', rir: rir.id, start: 64512, end: 64515 });
   assert.is(range.asn_count, 1);
   const free = await app.get(`/api/ipam/asn-ranges/${range.id}/available-asns/`);
@@ -153,6 +157,7 @@ test('FHRP groups: assignments to interfaces, virtual IPs, counts and filters', 
   const assignment = await app.post('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 200 });
   assert.is(assignment.interface.id, iface.id);
   assert.is(assignment.group.id, group.id);
+  assert.is(assignment.display, `${iface.name}: VRRPv2: 10 (200)`, 'NetBox: interface, group, priority');
   const again = await app.api('POST', '/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 100 });
   expectStatus(again, 400);
   assert.is((await app.get(`/api/dcim/interfaces/${iface.id}/`)).count_fhrp_groups, 1);
@@ -162,7 +167,13 @@ test('FHRP groups: assignments to interfaces, virtual IPs, counts and filters', 
   await app.post('/api/ipam/ip-addresses/', { address: '192.0.2.1/24', role: 'hsrp', assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: named.id });
   assert.is(vip.assigned_object.id, group.id);
   assert.equal((await app.get(`/api/ipam/fhrp-groups/${group.id}/`)).ip_addresses.map((a: any) => a.id), [vip.id]);
-  assert.equal(ids(await app.get(`/api/ipam/ip-addresses/?fhrpgroup_id=${group.id}`)), [vip.id]);
+  // NetBox's str(): the first virtual address follows, wherever the group is shown
+  const second = await app.post('/api/ipam/ip-addresses/', { address: '192.0.2.9/24', role: 'vrrp', assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: group.id });
+  assert.is((await app.get(`/api/ipam/fhrp-groups/${group.id}/`)).display, 'VRRPv2: 10 (192.0.2.1/24)');
+  assert.is((await app.get(`/api/ipam/fhrp-groups/?id=${named.id}`)).results[0].display, 'edge HSRP: 1 (192.0.2.1/24)');
+  assert.is((await app.get(`/api/ipam/fhrp-group-assignments/${assignment.id}/`)).display, `${iface.name}: VRRPv2: 10 (192.0.2.1/24) (200)`);
+  assert.is((await app.get(`/api/ipam/ip-addresses/${vip.id}/`)).assigned_object.display, 'VRRPv2: 10 (192.0.2.1/24)');
+  assert.equal(ids(await app.get(`/api/ipam/ip-addresses/?fhrpgroup_id=${group.id}`)), [vip.id, second.id]);
   assert.equal(ids(await app.get('/api/ipam/fhrp-groups/?protocol=hsrp')), [named.id]);
   // deleting the group removes its assignments and leaves its addresses unassigned
   expectStatus(await app.api('DELETE', `/api/ipam/fhrp-groups/${group.id}/`), 204);

@@ -42,7 +42,7 @@ test('terminations on a VLAN, an interface and a VM interface show on those obje
   const iface = await createObject(app, model('Interface'));
   const vmIface = await createObject(app, model('VMInterface'));
   const t1 = await app.post(TERMS, { l2vpn: l2vpn.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlan.id });
-  assert.is(t1.display, `${vlan.display} <> ${l2vpn.name}`);
+  assert.is(t1.display, `${vlan.display} <> ${l2vpn.name} (10100)`, 'the object, then the L2VPN as it shows itself');
   assert.is(t1.assigned_object.id, vlan.id);
   await app.post(TERMS, [
     { l2vpn: l2vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id },
@@ -68,6 +68,39 @@ test('terminations on a VLAN, an interface and a VM interface show on those obje
   // deleting the VLAN removes its termination
   expectStatus(await app.api('DELETE', `/api/ipam/vlans/${vlan.id}/`), 204);
   assert.is(await terms(`l2vpn_id=${l2vpn.id}`), 2);
+});
+
+test('terminations filter by the site and region of what they terminate on, by interface names, content type id and q', async () => {
+  const region = await app.post('/api/dcim/regions/', { name: slug('West'), slug: slug('west') });
+  const child = await app.post('/api/dcim/regions/', { name: slug('Coast'), slug: slug('coast'), parent: region.id });
+  const site = await app.post('/api/dcim/sites/', { name: slug('S1'), slug: slug('s1'), region: region.id });
+  const childSite = await app.post('/api/dcim/sites/', { name: slug('S2'), slug: slug('s2'), region: child.id });
+  const l2vpn = await app.post('/api/vpn/l2vpns/', { name: slug('Fabric'), slug: slug('fabric'), type: 'vxlan' });
+  const vlan = await app.post('/api/ipam/vlans/', { vid: 300, name: slug('v300'), site: site.id });
+  const iface = await createObject(app, model('Interface'));
+  await app.patch(`/api/dcim/devices/${iface.device.id}/`, { site: childSite.id });
+  const vmIface = await createObject(app, model('VMInterface'));
+  await app.patch(`/api/virtualization/virtual-machines/${vmIface.virtual_machine.id}/`, { site: site.id });
+  const tVlan = await app.post(TERMS, { l2vpn: l2vpn.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlan.id });
+  const tIface = await app.post(TERMS, { l2vpn: l2vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
+  const tVm = await app.post(TERMS, { l2vpn: l2vpn.id, assigned_object_type: 'virtualization.vminterface', assigned_object_id: vmIface.id });
+  const ids = async (query: string) => (await app.get(`${TERMS}?l2vpn_id=${l2vpn.id}&${query}`)).results.map((t: any) => t.id).sort((a: number, b: number) => a - b);
+  const sorted = (...xs: number[]) => xs.sort((a, b) => a - b);
+  assert.equal(await ids(`site_id=${site.id}`), sorted(tVlan.id, tVm.id));
+  assert.equal(await ids(`site=${site.slug}`), sorted(tVlan.id, tVm.id));
+  assert.equal(await ids(`site=${childSite.slug}`), [tIface.id]);
+  assert.equal(await ids(`site_id=${site.id}&site_id=${childSite.id}`), sorted(tVlan.id, tIface.id, tVm.id));
+  // the site's own region, as NetBox (site__region), not its descendants
+  assert.equal(await ids(`region_id=${region.id}`), sorted(tVlan.id, tVm.id));
+  assert.equal(await ids(`region=${child.slug}`), [tIface.id]);
+  assert.equal(await ids(`interface=${encodeURIComponent(iface.name)}`), [tIface.id]);
+  assert.equal(await ids(`vminterface=${encodeURIComponent(vmIface.name)}`), [tVm.id]);
+  const vlanType = (await app.get('/api/extras/content-types/?app_label=ipam&model=vlan')).results[0];
+  assert.equal(await ids(`assigned_object_type_id=${vlanType.id}`), [tVlan.id]);
+  // q searches the L2VPN's name
+  assert.equal(await ids(`q=${encodeURIComponent(l2vpn.name.toUpperCase())}`), sorted(tVlan.id, tIface.id, tVm.id));
+  assert.equal(await ids('q=no-such-l2vpn'), []);
+  expectStatus(await app.api('GET', `${TERMS}?site_id=abc`), 400);
 });
 
 test('import and export targets are route targets; filters both ways', async () => {

@@ -8,6 +8,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countQueries } from '../runtime/data/db.js';
+import { model } from '../runtime/data/registry.js';
+import { createObject } from './factory.js';
 import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 // uvu loads test files as CommonJS, so there is no top-level await: the service starts in `before`.
@@ -191,6 +193,22 @@ writes('bulk create costs the same whether it carries 2 or 100 elements', async 
   const hundred = await measure('POST', '/api/dcim/sites/', range(100).map((i) => ({ name: `Hundred Site ${i}`, slug: `hundred-site-${i}`, tags: [{ slug: 'bulk' }] })));
   expectStatus(hundred.reply, 201);
   assert.is(hundred.count, two.count, `2 sites: ${two.count} statements, 100 sites: ${hundred.count}\n  ${hundred.sql.join('\n  ')}`);
+});
+
+writes('a request writes its change rows in one INSERT, with what it changed on the side', async () => {
+  const table = model('ObjectChange').definition.table;
+  const logInserts = (m: Measured) => m.sql.filter((s) => new RegExp(`^\\s*insert into\\s+[\`"]?${table}[\`"]?`, 'i').test(s)).length;
+  const device = await createObject(app, model('Device'));
+  const ifaces = await app.post('/api/dcim/interfaces/', range(20).map((i) => ({ device: device.id, name: `cl${i}`, type: '1000base-t' })));
+  const end = (i: number) => [{ object_type: 'dcim.interface', object_id: ifaces[i].id }];
+  const cables = await measure('POST', '/api/dcim/cables/', range(10).map((i) => ({ a_terminations: end(2 * i), b_terminations: end(2 * i + 1) })));
+  expectStatus(cables.reply, 201);
+  assert.is(logInserts(cables), 1, 'ten cables and their twenty terminations');
+  const gone = await measure('DELETE', `/api/dcim/devices/${device.id}/`);
+  expectStatus(gone.reply, 204);
+  assert.is(logInserts(gone), 1, 'the device, its interfaces and their terminations');
+  const logged = await app.api('GET', `/api/extras/object-changes/?request_id=${gone.reply.headers.get('x-request-id')}&limit=1`);
+  assert.is(logged.body.count, 1 + 20 + 20);
 });
 
 writes('a bulk PATCH of 200 sites and a bulk DELETE are set-wise too', async () => {

@@ -18,7 +18,7 @@ test('exactly one parent; ports from 1 to 65535', async () => {
   assert.equal(ok.ports, [22]);
   const none = await app.api('POST', '/api/ipam/services/', { name: 'orphan', protocol: 'tcp', ports: [22] });
   expectStatus(none, 400);
-  assert.ok(none.body.non_field_errors[0].includes('device or a virtual machine'));
+  assert.ok(none.body.__all__[0].includes('device or a virtual machine'), 'NetBox\'s Service.clean() names no field');
   expectStatus(await app.api('POST', '/api/ipam/services/', { device: device.id, virtual_machine: vm.id, name: 'both', protocol: 'tcp', ports: [22] }), 400);
   for (const ports of [[], [0], [65536], ['x'], 'http']) {
     const bad = await app.api('POST', '/api/ipam/services/', { virtual_machine: vm.id, name: 'bad', protocol: 'udp', ports });

@@ -44,6 +44,8 @@ export interface Config {
   runWorker: boolean;
   /** an unknown query parameter on a list is a 400 (0: ignored, as NetBox does) */
   strictFilters: boolean;
+  /** NetBox's ENFORCE_GLOBAL_UNIQUE: no duplicate prefix or IP address in the global table (no VRF) */
+  enforceGlobalUnique: boolean;
   /** sizes, counts and timeouts of requests (core/limits.ts) */
   limits: Limits;
   /** json or text (LOG_FORMAT; by default text on a terminal) */
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),
     runWorker: flag(env, 'RUN_WORKER', true),
     strictFilters: flag(env, 'STRICT_FILTERS', true),
+    enforceGlobalUnique: flag(env, 'ENFORCE_GLOBAL_UNIQUE', true),
     limits: limits(env),
     logFormat: logFormat(env),
     metricsAllowed,

@@ -93,9 +93,11 @@ export type FilterDefinition =
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
   /**
    * objects that rows of another model point at through `field` (an fk, a generic fk or an m2m),
-   * matched by `by` on those rows, or through `path` from them (tree targets including descendants)
+   * matched by `by` on those rows, or through `path` from them (tree targets including descendants);
+   * `then`: further fks from the model `field` points at, the last one pointing here (a provider's
+   * circuits' terminations: CircuitTermination.circuit, then Circuit.provider)
    */
-  | { kind: 'reverse'; model: string; field: string; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
+  | { kind: 'reverse'; model: string; field: string; then?: PathStep[]; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
   /** objects the change log shows a request (a UUID) created, updated, or either */
@@ -148,10 +150,14 @@ export interface ModelDefinition {
   ordering: string[];
   brief: string[];
   search: string[];
+  /** q also matches objects that rows of another model point at (through `field`) when one of `fields` of those rows matches */
+  searchRelated?: { model: string; field: string; fields: string[] }[];
   hooks: string[];
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
   uniqueNullsMatch: string[];
+  /** string fields of uniqueTogether groups whose blank value exempts the row, like a null */
+  uniqueBlankExempt?: string[];
   /** a component template: the component model its rows become */
   templateFor?: string;
   /** creating an object instantiates the templates of its type (`from`), names' placeholders filled from paths */

@@ -128,9 +128,47 @@ function withoutLastUpdated(snap: Record<string, unknown> | null): string {
   return JSON.stringify(rest);
 }
 
-async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
+/** An update that changed nothing but its timestamp. */
+export function unchanged(c: Change): boolean {
+  return c.action === 'update' && withoutLastUpdated(c.prechange) === withoutLastUpdated(c.postchange);
+}
+
+/**
+ * Changes captured from writes a hook made on other models (data/side-writes.ts), per transaction:
+ * they go to the listeners with the next record of the request's own write, which always follows the
+ * hooks, so a request's change rows stay one INSERT.
+ */
+const pending = new WeakMap<Knex, Change[]>();
+
+/** Holds changes until the transaction's next emit; outside a transaction they go at once. */
+export async function defer(ctx: ChangeContext, changes: Change[]): Promise<void> {
   if (!changes.length) return;
-  for (const listener of listeners) await listener(changes, ctx);
+  if (!(ctx.db as Knex & { isTransaction?: boolean }).isTransaction) return emit(changes, ctx);
+  pending.set(ctx.db, [...(pending.get(ctx.db) ?? []), ...changes]);
+}
+
+async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
+  const held = pending.get(ctx.db);
+  if (held) pending.delete(ctx.db);
+  const all = held ? [...changes, ...held] : changes;
+  if (!all.length) return;
+  for (const listener of listeners) await listener(all, ctx);
+}
+
+/** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
+export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Change[]> {
+  if (!entry.definition.changelog || !ids.length) return [];
+  const unique = [...new Set(ids)];
+  const rows = await loadRows(ctx.db, entry, unique);
+  const post = await snapshots(ctx.db, entry, unique, rows);
+  const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
+  return unique.filter((id) => data.has(id)).map((id) => ({
+    entry, action, id,
+    prechange: prechange?.get(id) ?? null,
+    postchange: post.get(id) ?? null,
+    data: data.get(id)!,
+    repr: String(data.get(id)?.display ?? id),
+  }));
 }
 
 /**
@@ -138,23 +176,13 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
  * which the response reuses. `prechange` holds the snapshots taken before an update.
  */
 export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Map<number, Record<string, unknown>> | null> {
-  if (!entry.definition.changelog || !ids.length) return null;
-  const unique = [...new Set(ids)];
-  const rows = await loadRows(ctx.db, entry, unique);
-  const post = await snapshots(ctx.db, entry, unique, rows);
-  const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
-  const changes = unique.map((id) => ({
-    entry, action, id,
-    prechange: prechange?.get(id) ?? null,
-    postchange: post.get(id) ?? null,
-    data: data.get(id)!,
-    repr: String(data.get(id)?.display ?? id),
-  }));
+  const changes = await writeChanges(ctx, entry, action, ids, prechange);
   await emit(changes, ctx);
-  return data;
+  return entry.definition.changelog && ids.length ? new Map(changes.map((c) => [c.id, c.data])) : null;
 }
 
-export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[]): Promise<void> {
+/** The changes of deletes whose records were taken before the rows went. */
+export function deleteChanges(doomed: (Doomed | null)[]): Change[] {
   const changes: Change[] = [];
   for (const d of doomed) {
     if (!d) continue;
@@ -164,22 +192,31 @@ export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[
       changes.push({ entry: d.entry, action: 'delete', id, prechange: d.prechange.get(id) ?? null, postchange: null, data, repr: String(data.display ?? id) });
     }
   }
-  await emit(changes, ctx);
+  return changes;
 }
 
-/** The related object a model names (an interface's device), from the snapshot after or before the change. */
+export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[]): Promise<void> {
+  await emit(deleteChanges(doomed), ctx);
+}
+
+/** The related object a model names (an interface's device, a termination's object), from the snapshot after or before the change. */
 function related(c: Change): { related_object_type: string | null; related_object_id: number | null } {
+  const none = { related_object_type: null, related_object_id: null };
   const name = c.entry.definition.changelogRelated;
-  const id = name ? (c.postchange ?? c.prechange)?.[name] : null;
-  if (!name || id === null || id === undefined) return { related_object_type: null, related_object_id: null };
-  return { related_object_type: model(c.entry.definition.fields[name].to!).definition.contentType, related_object_id: Number(id) };
+  if (!name) return none;
+  const snap = c.postchange ?? c.prechange;
+  const f = c.entry.definition.fields[name];
+  const type = f.type === 'generic_fk' ? snap?.[f.typeKey!] : model(f.to!).definition.contentType;
+  const id = snap?.[f.type === 'generic_fk' ? `${name}_id` : name];
+  if (typeof type !== 'string' || !type || id === null || id === undefined) return none;
+  return { related_object_type: type, related_object_id: Number(id) };
 }
 
 /** The change log: one ObjectChange row per changed object; an update that changed nothing is not logged. */
 onChanges(async (changes, ctx) => {
   const log = model('ObjectChange').definition.table;
   const rows = changes
-    .filter((c) => c.action !== 'update' || withoutLastUpdated(c.prechange) !== withoutLastUpdated(c.postchange))
+    .filter((c) => !unchanged(c))
     .map((c) => ({
       time: ctx.now,
       user_id: ctx.user?.id ?? null,

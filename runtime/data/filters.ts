@@ -11,6 +11,7 @@ import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathS
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
+import { splitPath } from '../core/paths.js';
 
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -218,6 +219,25 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
 }
 
 /**
+ * `q` on a field of a related object (`contact.name`): the fk column and the ids of the related rows
+ * whose field contains the text, walking the relations back to this model.
+ */
+function relatedMatch(db: Knex, entry: ModelEntry, path: string, pattern: string): [string, Knex.QueryBuilder] {
+  const parts = splitPath(path);
+  const chain: { from: ModelEntry; column: string }[] = [];
+  let current = entry;
+  for (const part of parts.slice(0, -1)) {
+    const f = current.definition.fields[part];
+    chain.push({ from: current, column: f.columns[0] });
+    current = model(f.to!);
+  }
+  const column = current.definition.fields[parts[parts.length - 1]].columns[0];
+  let ids = db(current.definition.table).select('id').whereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+  for (let i = chain.length - 1; i >= 1; i--) ids = db(chain[i].from.definition.table).select('id').whereIn(chain[i].column, ids);
+  return [chain[0].column, ids];
+}
+
+/**
  * Applies every recognised filter of `params` to `qb` (a query on the model's table) and returns
  * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
  * them, but a permission constraint must not be widened by them.
@@ -293,11 +313,20 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           else qb.whereNotIn('id', pointing());
           break;
         }
-        const sub = pointing();
+        let sub = pointing();
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
           sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+        }
+        // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
+        if (filter.then) {
+          let from = model(via.to!);
+          for (const step of filter.then) {
+            const column = from.definition.fields[step.field].columns[0];
+            sub = db(from.definition.table).select(column).whereNotNull(column).whereIn('id', sub);
+            from = model(step.model);
+          }
         }
         if (lookup === 'n') qb.whereNotIn('id', sub);
         else qb.whereIn('id', sub);
@@ -332,7 +361,14 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const pattern = `%${escapeLike(text.toLowerCase())}%`;
         const network = parseNetwork(text);
         qb.where((w) => {
+          // objects other rows point at when those rows match (a provider by its accounts)
+          for (const r of entry.definition.searchRelated ?? []) {
+            const other = model(r.model);
+            w.orWhereIn('id', db(other.definition.table).select(other.definition.fields[r.field].columns[0])
+              .where((x) => { for (const f of r.fields) x.orWhereRaw(`lower(??) like ? escape '\\'`, [other.definition.fields[f].columns[0], pattern]); }));
+          }
           for (const name of entry.definition.search) {
+            if (name.includes('.')) { w.orWhereIn(...relatedMatch(db, entry, name, pattern)); continue; }
             const field = entry.definition.fields[name];
             const column = field?.columns[0] ?? name;
             // A number field matches the whole number only (an ASN, a VLAN ID).

@@ -9,6 +9,8 @@ import type { ChoiceSet, FieldDefinition, ModelEntry } from '../core/types.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { User } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
+import type { ChangeContext } from './changes.js';
+import type { RuleSettings } from './write-context.js';
 
 export type Row = Record<string, any>;
 
@@ -18,6 +20,11 @@ export interface HookContext {
   db: Knex;
   /** the model the hook runs for (a hook may serve several models: the cabled components) */
   entry?: ModelEntry;
+  /**
+   * the request's change context, on the hooks that run while objects are written or deleted: writes
+   * a hook makes on other models go through data/side-writes.ts with it, so they are change-logged
+   */
+  request?: ChangeContext | null;
 }
 
 /** One element of a write while it is validated: the columns to store, and what the client sent. */
@@ -48,14 +55,19 @@ export interface ComputedContext extends HookContext {
 export interface ModelHooks {
   /** the object's display text, when no template of the schema can say it (a range's shortened end) */
   display?: (row: Row) => string;
+  /**
+   * adds what `display` reads beyond the row's own columns to every loaded row of the model, in one
+   * query for all of them (an FHRP group's first address)
+   */
+  displayData?: (rows: Row[], ctx: HookContext) => Promise<void>;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
   /** last checks and derived values of one element before it is written */
-  prepare?: (item: WriteItem, ctx: HookContext & { user: User | null }) => Promise<void> | void;
+  prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
-  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null }) => Promise<void>;
+  prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void>;
   /** after the rows of a create or update are written, inside the transaction (items: the request's elements, ids set) */
   afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<void>;
   /**

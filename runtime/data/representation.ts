@@ -56,9 +56,24 @@ function compilePath(entry: ModelEntry, parts: string[]): Read {
         return related ? state.display(model(targetName), related) : null;
       };
     }
+    if (f.type === 'fk') {
+      // a relation named alone shows its target's display, as Python's str() of it does
+      const target = f.to!;
+      const column = f.columns[0];
+      return (row, state) => {
+        const related = state.row(target, row[column]);
+        return related ? state.display(model(target), related) : null;
+      };
+    }
     const column = f.type === 'token_key' ? f.columns[1] : f.columns[0];
     if (!column) return () => null;
     return (row) => row[column];
+  }
+  if (f.type === 'choice' && rest.length === 1 && rest[0] === 'label') {
+    // `{priority.label}`: the choice's label, as NetBox's get_<field>_display()
+    const labels = new Map(choiceSet(f.choices!).choices.map((c) => [String(c.value), c.label]));
+    const column = f.columns[0];
+    return (row) => (isBlank(row[column]) ? null : labels.get(String(row[column])) ?? row[column]);
   }
   const target = f.to!;
   const column = f.columns[0];
@@ -283,11 +298,16 @@ function computeFollow(): void {
     for (const template of d.display) {
       for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
         let current = entry;
-        for (const part of splitPath(path).slice(0, -1)) {
+        const parts = splitPath(path);
+        for (const part of parts.slice(0, -1)) {
           const f = current.definition.fields[part];
+          if (f.type !== 'fk') break;   // a choice's label
           add(current.definition.name, f);
           current = model(f.to!);
         }
+        // a relation named last shows its target's display: load the target
+        const last = current.definition.fields[parts[parts.length - 1]];
+        if (last?.type === 'fk') add(current.definition.name, last);
       }
     }
   }

@@ -26,6 +26,8 @@ export interface RenderOptions {
 class RowCache {
   private rows = new Map<string, Map<number, Row>>();
   private pending = new Map<string, Set<number>>();
+  /** rows a displayData hook has already completed */
+  private completed = new WeakSet<Row>();
   constructor(private db: Knex) {}
 
   add(name: string, rows: Row[]): void {
@@ -66,6 +68,16 @@ class RowCache {
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
         for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
       }
+    }
+    // what displays read beyond the rows (one query per model that needs it)
+    for (const [name, map] of this.rows) {
+      const entry = model(name);
+      const fn = hooksOf(entry).find((h) => h.displayData)?.displayData;
+      if (!fn) continue;
+      const rows = [...map.values()].filter((r) => !this.completed.has(r));
+      if (!rows.length) continue;
+      await fn(rows, { db: this.db, entry });
+      for (const r of rows) this.completed.add(r);
     }
   }
 }

@@ -18,7 +18,7 @@ import { naturalKey } from './natural.js';
 import { updateEach } from './db.js';
 import { treeAfterCreate } from './tree.js';
 import { customFieldsFor } from './customfields.js';
-import { recordWrites, type ChangeContext } from './changes.js';
+import { defer, writeChanges, type ChangeContext } from './changes.js';
 
 const CHUNK = 500;
 /** The fields whose placeholders are filled in (NetBox's resolve_name / resolve_label): a description keeps `{module}` as written. */
@@ -183,7 +183,8 @@ export async function instantiateTemplates(ctx: ChangeContext, entry: ModelEntry
     }
     const createdIds = creating.map((p) => ids.get(p.key)!);
     if (c.tree) await placeTree(db, component, createdIds);
-    if (createdIds.length) await recordWrites(ctx, component, 'create', createdIds, null);
+    // logged with the device's own record: one change-row INSERT for the request
+    if (createdIds.length) await defer(ctx, await writeChanges(ctx, component, 'create', createdIds, null));
   }
   if (problems.size) {
     const keyed = items.map((i) => problems.get(i.id!) ?? {});

@@ -39,7 +39,9 @@ export async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]
     const columns = group.flatMap((name) => { const f = d.fields[name]; return f.natural ? [f.columns[0]] : f.columns; });
     // A null counts as a value only in the fields the schema names (top-level rows among themselves).
     const nullable = new Set(group.filter((name) => d.uniqueNullsMatch.includes(name)).flatMap((name) => d.fields[name].columns));
-    const relevant = items.filter((i) => columns.some((c) => c in i.values)).filter((i) => columns.every((c) => nullable.has(c) || (finalRow(i)[c] !== null && finalRow(i)[c] !== undefined)));
+    // A blank string exempts the row where the schema says so (unnamed provider accounts).
+    const blankExempt = new Set(group.filter((name) => d.uniqueBlankExempt?.includes(name)).map((name) => d.fields[name].columns[0]));
+    const relevant = items.filter((i) => columns.some((c) => c in i.values)).filter((i) => columns.every((c) => nullable.has(c) || (finalRow(i)[c] !== null && finalRow(i)[c] !== undefined && !(blankExempt.has(c) && finalRow(i)[c] === ''))));
     if (!relevant.length) continue;
     const key = (row: Row) => JSON.stringify(columns.map((c) => row[c] ?? null));
     const taken = new Map<string, number>();

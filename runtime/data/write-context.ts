@@ -8,6 +8,14 @@ export interface WriteContext extends ChangeContext {
   db: Knex;
   user: User | null;
   now: string;
+  /** settings model rules read (from the configuration); absent: NetBox's defaults */
+  rules?: RuleSettings;
+}
+
+/** Configuration that changes what model rules accept. */
+export interface RuleSettings {
+  /** NetBox's ENFORCE_GLOBAL_UNIQUE (default true): duplicates refused in the global table too */
+  enforceGlobalUnique: boolean;
 }
 
 /** Rows per set-wise statement: far below every database's bound-parameter limit. */

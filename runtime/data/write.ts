@@ -63,10 +63,10 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   for (const item of items) if (item.customFields) item.values.custom_field_data = JSON.stringify(item.customFields);
   for (const hook of hooksOf(entry)) {
     if (!hook.prepare) continue;
-    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user });
+    for (const item of items) if (item.errors.empty) await hook.prepare(item, { db: ctx.db, entry, user: ctx.user, rules: ctx.rules });
   }
   for (const hook of hooksOf(entry)) {
-    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user });
+    if (hook.prepareMany) await hook.prepareMany(items.filter((i) => i.errors.empty), { db: ctx.db, entry, user: ctx.user, rules: ctx.rules });
   }
 }
 
@@ -74,7 +74,7 @@ async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContex
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
   const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items });
+  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
 }
 
 export interface WriteResult {

@@ -56,6 +56,7 @@ export const asnRange: ModelHooks = {
   prepare(item) {
     if (!('start' in item.values) && !('end' in item.values)) return;
     const row = { ...(item.existing ?? {}), ...item.values };
-    if (Number(row.end) <= Number(row.start)) item.errors.add('end', `The starting ASN (${row.start}) must be lower than the ending ASN (${row.end}).`);
+    // NetBox's clean() names no field: the REST API answers under __all__
+    if (Number(row.end) <= Number(row.start)) item.errors.add('__all__', `The starting ASN (${row.start}) must be lower than the ending ASN (${row.end}).`);
   },
 };

@@ -118,18 +118,18 @@ export const cable: ModelHooks = {
     }
     await checkObjects(db, checks.filter((c) => c.item.errors.empty));
   },
-  async afterWrite(rows, { db, items }) {
+  async afterWrite(rows, { db, items, request }) {
     const through: string[] = [];
     const origins: string[] = [];
     const statusOf = new Map(rows.map((r) => [Number(r.id), r.status]));
+    const rewired = new Set(items.filter((i) => parsed.get(i)?.A || parsed.get(i)?.B));
+    through.push(...await setTerminations({ db, request }, [...rewired].map((i) => ({ cable: i.id!, ends: parsed.get(i)! }))));
     for (const item of items) {
-      const ends = parsed.get(item);
       const id = item.id!;
-      const endsChanged = !!(ends && (ends.A || ends.B));
+      const endsChanged = rewired.has(item);
       const statusChanged = item.existing && item.existing.status !== statusOf.get(id);
       if (!endsChanged && !statusChanged) continue;
       through.push(nodeKey(cableType(), id));
-      if (endsChanged) through.push(...await setTerminations(db, id, ends!));
       // every endpoint on the cable starts a path of its own end
       for (const ct of await db(terminations()).where('cable_id', id)) {
         const m = byContentType.get(ct.termination_type);

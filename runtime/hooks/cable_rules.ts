@@ -8,6 +8,8 @@
 import type { Knex } from 'knex';
 import { choiceSet, model, type Row, type WriteItem } from '../data/registry.js';
 import { cabledModel, nodeKey } from './cable_paths.js';
+import { createRows, deleteRows } from '../data/side-writes.js';
+import type { ChangeContext } from '../data/changes.js';
 
 export interface End {
   type: string;
@@ -94,32 +96,47 @@ export async function checkObjects(db: Knex, ends: { item: WriteItem; field: str
 }
 
 /**
- * Makes the stored terminations of `cable` exactly these ends: removes the others (clearing their
- * objects' cable), adds the new ones, and sets cable and cable_end on every terminated object.
+ * Makes the stored terminations of each cable exactly its ends: removes the others (clearing their
+ * objects' cable), adds the new ones, and sets cable and cable_end on every terminated object. The
+ * terminations are written through data/side-writes.ts, so each is change-logged as NetBox logs its
+ * CableTerminations; the objects' own cable fields are not (NetBox updates them without a save).
  * Returns the nodes whose paths must be re-traced: the objects that left or joined.
  */
-export async function setTerminations(db: Knex, cable: number, ends: Record<'A' | 'B', End | null>): Promise<string[]> {
-  const table = model('CableTermination').definition.table;
-  const existing: Row[] = await db(table).where('cable_id', cable);
+export async function setTerminations(target: { db: Knex; request?: ChangeContext | null }, cables: { cable: number; ends: Record<'A' | 'B', End | null> }[]): Promise<string[]> {
+  const { db } = target;
+  const entry = model('CableTermination');
+  const existing: Row[] = [];
+  const ids = cables.map((c) => c.cable);
+  for (let i = 0; i < ids.length; i += 500) existing.push(...await db(entry.definition.table).whereIn('cable_id', ids.slice(i, i + 500)));
   const changed: string[] = [];
+  const stale: Row[] = [];
+  const fresh: Row[] = [];
   const now = new Date().toISOString();
-  for (const side of ['A', 'B'] as const) {
-    const end = ends[side];
-    if (!end) continue;
-    const wanted = new Set(end.ids.map((id) => nodeKey(end.type, id)));
-    const stale = existing.filter((ct) => ct.cable_end === side && !wanted.has(nodeKey(ct.termination_type, ct.termination_id)));
-    for (const ct of stale) {
-      changed.push(nodeKey(ct.termination_type, ct.termination_id));
-      await db(cabledModel(ct.termination_type)!.definition.table).where('id', ct.termination_id).update({ cable_id: null, cable_end: null });
+  for (const { cable, ends } of cables) {
+    const mine = existing.filter((ct) => Number(ct.cable_id) === cable);
+    for (const side of ['A', 'B'] as const) {
+      const end = ends[side];
+      if (!end) continue;
+      const wanted = new Set(end.ids.map((id) => nodeKey(end.type, id)));
+      stale.push(...mine.filter((ct) => ct.cable_end === side && !wanted.has(nodeKey(ct.termination_type, ct.termination_id))));
+      const have = new Set(mine.filter((ct) => ct.cable_end === side).map((ct) => nodeKey(ct.termination_type, ct.termination_id)));
+      for (const id of end.ids.filter((id) => !have.has(nodeKey(end.type, id)))) {
+        fresh.push({ cable_id: cable, cable_end: side, termination_type: end.type, termination_id: id, created: now, last_updated: now });
+        changed.push(nodeKey(end.type, id));
+      }
     }
-    if (stale.length) await db(table).whereIn('id', stale.map((ct) => ct.id)).delete();
-    const have = new Set(existing.filter((ct) => ct.cable_end === side).map((ct) => nodeKey(ct.termination_type, ct.termination_id)));
-    const fresh = end.ids.filter((id) => !have.has(nodeKey(end.type, id)));
-    if (fresh.length) {
-      await db(table).insert(fresh.map((id) => ({ cable_id: cable, cable_end: side, termination_type: end.type, termination_id: id, created: now, last_updated: now })));
-      changed.push(...fresh.map((id) => nodeKey(end.type, id)));
+  }
+  for (const ct of stale) {
+    changed.push(nodeKey(ct.termination_type, ct.termination_id));
+    await db(cabledModel(ct.termination_type)!.definition.table).where('id', ct.termination_id).update({ cable_id: null, cable_end: null });
+  }
+  await deleteRows(target, entry, stale.map((ct) => Number(ct.id)));
+  await createRows(target, entry, fresh);
+  for (const { cable, ends } of cables) {
+    for (const side of ['A', 'B'] as const) {
+      const end = ends[side];
+      if (end?.ids.length) await db(cabledModel(end.type)!.definition.table).whereIn('id', end.ids).update({ cable_id: cable, cable_end: side });
     }
-    if (end.ids.length) await db(cabledModel(end.type)!.definition.table).whereIn('id', end.ids).update({ cable_id: cable, cable_end: side });
   }
   return changed;
 }

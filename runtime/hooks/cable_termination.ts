@@ -49,7 +49,9 @@ export const cableTermination: ModelHooks = {
     const rows: Row[] = await db(model('CableTermination').definition.table).whereIn('id', ids);
     // a whole cable going away re-traces once, from the cable's own hook
     const dying = closure.get('Cable') ?? new Set<number>();
-    const left = rows.filter((r) => !dying.has(Number(r.cable_id)));
+    // nor do the ends of objects being deleted themselves (the cabled hook frees those)
+    const objectGoing = (r: Row) => !!closure.get(byContentType.get(r.termination_type)?.definition.name ?? '')?.has(Number(r.termination_id));
+    const left = rows.filter((r) => !dying.has(Number(r.cable_id)) && !objectGoing(r));
     for (const r of left) await db(byContentType.get(r.termination_type)!.definition.table).where('id', r.termination_id).update({ cable_id: null, cable_end: null });
     if (!left.length) return;
     await db(model('CableTermination').definition.table).whereIn('id', left.map((r) => r.id)).delete();

@@ -5,6 +5,7 @@
  */
 import type { ModelHooks, WriteItem } from '../data/registry.js';
 import { model } from '../data/registry.js';
+import { updateRows } from '../data/side-writes.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 
@@ -45,13 +46,17 @@ export const device: ModelHooks = {
     const position = item.values.position !== undefined ? item.values.position : item.existing?.position;
     if (position !== null && position !== undefined && !face) item.errors.add('face', 'Must specify rack face when defining rack position.');
   },
-  /** Devices installed in a bay of a written device share its site, location and rack (one statement). */
-  async afterWrite(rows, { db }) {
+  /**
+   * Devices installed in a bay of a written device share its site, location and rack: one query
+   * finds those that differ, and they are updated as NetBox saves them (change-logged).
+   */
+  async afterWrite(rows, { db, request }) {
     const devices = model('Device').definition.table;
-    const ids = rows.map((r) => Number(r.id));
-    const fromParent = (column: string) => db.raw(`(select p.${column} from ?? b join ?? p on p.id = b.device_id where b.installed_device_id = ??.id)`, [bays(), devices, devices]);
-    await db(devices)
-      .whereIn('id', db(bays()).select('installed_device_id').whereIn('device_id', ids).whereNotNull('installed_device_id'))
-      .update({ site_id: fromParent('site_id'), location_id: fromParent('location_id'), rack_id: fromParent('rack_id') });
+    const columns = ['site_id', 'location_id', 'rack_id'];
+    const children = await db(`${bays()} as b`).join(`${devices} as p`, 'p.id', 'b.device_id').join(`${devices} as c`, 'c.id', 'b.installed_device_id')
+      .whereIn('b.device_id', rows.map((r) => Number(r.id)))
+      .select('c.id', ...columns.flatMap((c) => [`p.${c} as parent_${c}`, `c.${c} as own_${c}`]));
+    const moved = children.filter((c) => columns.some((k) => String(c[`parent_${k}`]) !== String(c[`own_${k}`])));
+    await updateRows({ db, request }, model('Device'), moved.map((c) => ({ id: Number(c.id), values: Object.fromEntries(columns.map((k) => [k, c[`parent_${k}`]])) })));
   },
 };

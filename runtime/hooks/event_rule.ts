@@ -23,5 +23,5 @@ export const eventRule: ModelHooks = {
     if (problem) item.errors.add('conditions', problem);
     if (v.action_type === 'script') item.errors.add('action_type', 'NetLedger runs no scripts: the action of an event rule must be a webhook.');
   },
-  afterWrite: (rows, { db }) => webhooksFromRules(db, rows),
+  afterWrite: (rows, { db, request }) => webhooksFromRules({ db, request }, rows),
 };

@@ -9,6 +9,7 @@ import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
 import { parseNetwork, toBigInt } from '../core/ipnet.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { isSet, merged, touches } from './merged.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 const SHARED_ROLES = ['anycast', 'vip', 'vrrp', 'hsrp', 'glbp', 'carp'];
 
@@ -32,8 +33,9 @@ function checkNetworkId(item: WriteItem, v: Row): void {
   const ip = n.text.split('/')[0];
   const host = toBigInt(n.host);
   const pointToPoint = n.family === 4 ? n.length >= 31 : n.length >= 127;
-  if (!pointToPoint && host === toBigInt(n.first)) item.errors.add('address', `${ip} is a network ID, which may not be assigned to an interface.`);
-  else if (n.family === 4 && !pointToPoint && host === toBigInt(n.last)) item.errors.add('address', `${ip} is a broadcast address, which may not be assigned to an interface.`);
+  // NetBox's clean() raises these without a field: the REST API answers them under __all__
+  if (!pointToPoint && host === toBigInt(n.first)) item.errors.add('__all__', `${ip} is a network ID, which may not be assigned to an interface.`);
+  else if (n.family === 4 && !pointToPoint && host === toBigInt(n.last)) item.errors.add('__all__', `${ip} is a broadcast address, which may not be assigned to an interface.`);
 }
 
 async function checkPrimary(db: Knex, item: WriteItem, v: Row): Promise<void> {
@@ -53,13 +55,14 @@ async function checkPrimary(db: Knex, item: WriteItem, v: Row): Promise<void> {
 }
 
 export const ipAddress: ModelHooks = {
+  filters: vrfPresenceFilters,
   async prepare(item, { db }) {
     const v = merged(item);
     if (v.status === 'slaac' && Number(v.family) !== 6 && touches(item, 'status', 'address')) item.errors.add('status', 'Only IPv6 addresses can be assigned SLAAC status.');
     checkNetworkId(item, v);
     await checkPrimary(db, item, v);
   },
-  async prepareMany(items, { db }) {
-    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES } });
+  async prepareMany(items, { db, rules }) {
+    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES } }, rules);
   },
 };

@@ -9,6 +9,7 @@ import type { ActionContext, ActionResult, ModelHooks, Row } from '../data/regis
 import { ApiError, errors } from '../core/errors.js';
 import { fromBigInt, parseNetwork, toBigInt, toBytes } from '../core/ipnet.js';
 import { freeBetween, limitOf, lock, LOCKS, requests, vrfOf } from './available.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 const MAX_SIZE = 2n ** 32n - 1n;
 
@@ -67,6 +68,7 @@ async function overlapping(db: Knex, row: Row, id: number | null): Promise<Row |
 export const ipRange: ModelHooks = {
   display: shortName,
   filters: {
+    ...vrfPresenceFilters,
     range_parent(qb, values) {
       const nets = networksOf('parent', values);
       qb.where((w) => { for (const n of nets) w.orWhere((x) => x.where('family', n.family).where('start_address_host', '>=', n.first).where('end_address_host', '<=', n.last)); });
@@ -88,10 +90,11 @@ export const ipRange: ModelHooks = {
     if (start.length !== end.length) { item.errors.add('end_address', 'Starting and ending IP address masks must match.'); return; }
     const size = toBigInt(end.host) - toBigInt(start.host) + 1n;
     if (size <= 1n) { item.errors.add('end_address', `The ending address must be higher than the starting address (${start.text}).`); return; }
-    if (size > MAX_SIZE) { item.errors.add('end_address', `The range exceeds the largest supported size (${MAX_SIZE}).`); return; }
+    // NetBox's clean() raises these two without a field: the REST API answers them under __all__
+    if (size > MAX_SIZE) { item.errors.add('__all__', `The range exceeds the largest supported size (${MAX_SIZE}).`); return; }
     item.values.family = start.family;
     item.values.size = Number(size);
     const other = await overlapping(db, { ...row, family: start.family, start_address_host: toBytes(toBigInt(start.host)), end_address_host: toBytes(toBigInt(end.host)) }, item.id);
-    if (other) item.errors.add('start_address', `The addresses overlap with range ${shortName(other)} in ${row.vrf_id ? 'this VRF' : 'the global table'}.`);
+    if (other) item.errors.add('__all__', `The addresses overlap with range ${shortName(other)} in ${row.vrf_id ? 'this VRF' : 'the global table'}.`);
   },
 };

@@ -1,11 +1,12 @@
 /**
- * Duplicate prefixes and IP addresses within one VRF (or the global table) are refused, as NetBox
- * does with ENFORCE_GLOBAL_UNIQUE on and VRF.enforce_unique: one query for the whole request.
+ * Duplicate prefixes and IP addresses within one VRF whose enforce_unique is set, or within the global
+ * table while ENFORCE_GLOBAL_UNIQUE is on (NetBox 3.7's default), are refused: one query for the whole request.
  * Addresses may share a host when the new one and every existing one have a role meant to be shared
  * (anycast, VIP, VRRP, HSRP, GLBP, CARP).
  */
 import type { Knex } from 'knex';
 import type { Row, WriteItem } from '../data/registry.js';
+import type { RuleSettings } from '../data/write-context.js';
 
 interface Options {
   table: string;
@@ -19,14 +20,15 @@ interface Options {
 
 const key = (vrf: unknown, value: unknown) => `${vrf ?? 'global'}|${Buffer.isBuffer(value) ? value.toString('hex') : String(value)}`;
 
-export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options): Promise<void> {
+export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options, rules?: RuleSettings): Promise<void> {
   const final = (i: WriteItem) => ({ ...(i.existing ?? {}), ...i.values });
   const shared = (row: Row) => !!o.shareable && o.shareable.values.includes(row[o.shareable.column]);
   const relevant = items.filter((i) => o.column in i.values || 'vrf_id' in i.values || (o.shareable && o.shareable.column in i.values));
   if (!relevant.length) return;
   const vrfIds = [...new Set(relevant.map((i) => final(i).vrf_id).filter((v) => v !== null && v !== undefined))];
   const vrfs = new Map<number, Row>(vrfIds.length ? (await db('ipam_vrf').select('id', 'name', 'enforce_unique').whereIn('id', vrfIds)).map((v: Row) => [Number(v.id), v]) : []);
-  const enforced = (vrf: unknown) => vrf === null || vrf === undefined || [true, 1, '1'].includes(vrfs.get(Number(vrf))?.enforce_unique);
+  const globalUnique = rules?.enforceGlobalUnique ?? true;
+  const enforced = (vrf: unknown) => (vrf === null || vrf === undefined ? globalUnique : [true, 1, '1'].includes(vrfs.get(Number(vrf))?.enforce_unique));
   const checked = relevant.filter((i) => enforced(final(i).vrf_id));
   if (!checked.length) return;
   const values = [...new Set(checked.map((i) => final(i)[o.column]))];

@@ -1,13 +1,17 @@
 /**
  * L2VPN terminations: an object (VLAN, interface, VM interface) terminates at most one L2VPN, and a
  * point-to-point L2VPN (VPWS, EPL, EP-LAN, EP-Tree) has at most two terminations. Checked against the
- * stored rows and the other elements of the same request alike.
+ * stored rows and the other elements of the same request alike. The site and region filters:
+ * hooks/l2vpn_termination_filters.ts.
  */
 import { model, type ModelHooks, type Row } from '../data/registry.js';
+import { byContentTypeId } from './content_type.js';
+import { l2vpnTerminationFilters } from './l2vpn_termination_filters.js';
 
 const POINT_TO_POINT = ['vpws', 'epl', 'ep-lan', 'ep-tree'];
 
 export const l2vpnTermination: ModelHooks = {
+  filters: { ...l2vpnTerminationFilters, assigned_object_type_id: byContentTypeId('assigned_object_type_id', 'assigned_object_type') },
   async prepareMany(items, { db }) {
     const table = model('L2VPNTermination').definition.table;
     const final = items.map((item) => ({ item, row: { ...(item.existing ?? {}), ...item.values } as Row }));

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../data/registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { availableIps, availablePrefixes } from './available.js';
+import { vrfPresenceFilters } from './vrf_presence.js';
 
 async function related(db: Knex, rows: Row[], direction: 'children' | 'parents'): Promise<Map<number, unknown>> {
   const ids = rows.map((r) => Number(r.id));
@@ -21,12 +22,13 @@ async function related(db: Knex, rows: Row[], direction: 'children' | 'parents')
 }
 
 export const prefix: ModelHooks = {
+  filters: vrfPresenceFilters,
   computed: {
     prefix_children: (rows, { db }) => related(db, rows, 'children'),
     prefix_depth: (rows, { db }) => related(db, rows, 'parents'),
   },
   actions: { available_ips: availableIps, available_prefixes: availablePrefixes },
-  async prepareMany(items, { db }) {
-    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) });
+  async prepareMany(items, { db, rules }) {
+    await refuseDuplicates(db, items, { table: 'ipam_prefix', column: 'prefix', noun: 'prefix', text: (row) => String(row.prefix) }, rules);
   },
 };

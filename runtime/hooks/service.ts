@@ -50,7 +50,8 @@ export const service: ModelHooks = {
   prepare(item) {
     const v = { ...(item.existing ?? {}), ...item.values };
     const parents = [v.device_id, v.virtual_machine_id].filter((x) => x !== null && x !== undefined);
-    if (parents.length !== 1) item.errors.add('non_field_errors', 'A service must be assigned to either a device or a virtual machine.');
+    // NetBox's clean() names no field (full_clean's __all__, which the REST API keeps)
+    if (parents.length !== 1) item.errors.add('__all__', 'A service must be assigned to either a device or a virtual machine.');
     checkPorts(item);
   },
 };

@@ -1,11 +1,13 @@
 /**
  * VLANs in a group: the VID lies within the group's range, and a VLAN with a site may only be in a
- * group scoped to that site.
+ * group scoped to that site. The available_* filters: hooks/vlan_availability.ts.
  */
 import type { ModelHooks } from '../data/registry.js';
 import { isSet, merged, touches } from './merged.js';
+import { vlanAvailabilityFilters } from './vlan_availability.js';
 
 export const vlan: ModelHooks = {
+  filters: vlanAvailabilityFilters,
   async prepare(item, { db }) {
     if (!touches(item, 'vid', 'group_id', 'site_id')) return;
     const v = merged(item);

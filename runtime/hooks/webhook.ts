@@ -46,6 +46,6 @@ export const webhook: ModelHooks = {
       if (error) errors.add(field, `Invalid template: ${error}`);
     }
   },
-  afterWrite: (rows, { db }) => rulesFromWebhooks(db, rows),
+  afterWrite: (rows, { db, request }) => rulesFromWebhooks({ db, request }, rows),
   startup: ({ db }) => backfillCompanionRules(db),
 };

@@ -147,9 +147,9 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
 }
 
-function writeContext(ctx: Context, db: Knex): WriteContext {
+function writeContext(ctx: Context, db: Knex, config: Config): WriteContext {
   const state = ctx.state as State;
-  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: baseUrl(ctx) };
+  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: baseUrl(ctx), rules: { enforceGlobalUnique: config.enforceGlobalUnique } };
 }
 
 function requireBody(ctx: Context): unknown {
@@ -166,7 +166,7 @@ export async function createThrough(ctx: Context, services: Services, entry: Mod
   authorize(ctx, entry, 'add', services.config);
   await inTransaction(services.db, async (trx) => {
     const { items, many } = await build(trx);
-    const result = await createObjects(entry, items, many, writeContext(ctx, trx));
+    const result = await createObjects(entry, items, many, writeContext(ctx, trx, services.config));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
     await respondWithObjects(ctx, entry, trx, result, 201, many);
   });
@@ -234,7 +234,7 @@ export function views(entry: ModelEntry, services: Services) {
       await inTransaction(db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
-        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
+        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail);
       });
@@ -254,7 +254,7 @@ export function views(entry: ModelEntry, services: Services) {
       await inTransaction(db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
-        await deleteObjects(entry, items, !detail, writeContext(ctx, trx), scoped(trx, entry, ctx));
+        await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
       });
       services.afterCommit?.();
       ctx.status = 204;

@@ -28,7 +28,7 @@ export const circuitTerminationDefinition: ModelDefinition = {
   display: ["{circuit.cid}: Termination {term_side}"],
   ordering: ["circuit", "term_side"],
   brief: ["id", "url", "display", "circuit", "term_side", "cable", "_occupied"],
-  search: ["xconnect_id", "pp_info", "description"],
+  search: ["circuit.cid", "xconnect_id", "pp_info", "description"],
   hooks: ["circuit_termination", "cabled"],
   uniqueTogether: [["circuit", "term_side"]],
   uniqueNullsMatch: [],

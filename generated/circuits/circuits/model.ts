@@ -29,6 +29,13 @@ export const circuitDefinition: ModelDefinition = {
   ordering: ["provider", "provider_account", "cid"],
   brief: ["id", "url", "display", "cid"],
   search: ["cid", "description", "comments"],
+  searchRelated: [
+    {
+      model: "CircuitTermination",
+      field: "circuit",
+      fields: ["xconnect_id", "pp_info", "description"],
+    },
+  ],
   hooks: ["circuit"],
   uniqueTogether: [["provider", "cid"], ["provider_account", "cid"]],
   uniqueNullsMatch: [],

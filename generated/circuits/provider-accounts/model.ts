@@ -27,8 +27,9 @@ export const providerAccountDefinition: ModelDefinition = {
   brief: ["id", "url", "display", "name", "account"],
   search: ["account", "name", "description", "comments"],
   hooks: [],
-  uniqueTogether: [["provider", "account"]],
+  uniqueTogether: [["provider", "account"], ["provider", "name"]],
   uniqueNullsMatch: [],
+  uniqueBlankExempt: ["name"],
   fields: {
     provider: {
       name: "provider",

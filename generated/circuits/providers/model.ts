@@ -25,6 +25,7 @@ export const providerDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "slug", "circuit_count"],
   search: ["name", "description", "comments"],
+  searchRelated: [{ model: "ProviderAccount", field: "provider", fields: ["account", "name"] }],
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],

@@ -32,7 +32,7 @@ export const cableTerminationDefinition: ModelDefinition = {
   hooks: ["cable_termination"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
-  changelogRelated: "cable",
+  changelogRelated: "termination",
   fields: {
     cable: {
       name: "cable",

@@ -22,7 +22,7 @@ export const fhrpGroupAssignmentDefinition: ModelDefinition = {
   readOnly: false,
   changelog: true,
   lookup: "id",
-  display: ["{group.group_id} ({priority})"],
+  display: ["{interface}: {group} ({priority})"],
   ordering: ["-priority"],
   brief: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
   search: [],

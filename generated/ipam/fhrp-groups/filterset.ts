@@ -19,6 +19,7 @@ export const fhrpGroupFilterSet: FilterSet = {
   name: { kind: "field", field: "name", family: "string" },
   protocol: { kind: "field", field: "protocol", family: "exact" },
   q: { kind: "q" },
+  related_ip: { kind: "method", method: "related_ip" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   updated_by_request: { kind: "request", actions: ["update"] },

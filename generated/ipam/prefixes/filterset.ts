@@ -19,8 +19,8 @@ export const prefixFilterSet: FilterSet = {
   mask_length: { kind: "ip", field: "prefix", op: "mask_length" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   prefix: { kind: "ip", field: "prefix", op: "exact" },
-  present_in_vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
-  present_in_vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
+  present_in_vrf: { kind: "method", method: "present_in_vrf" },
+  present_in_vrf_id: { kind: "method", method: "present_in_vrf_id" },
   q: { kind: "q" },
   region: {
     kind: "path",

@@ -6,6 +6,9 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/ipam/vlans/. */
 export const vlanFilterSet: FilterSet = {
+  available_at_site: { kind: "method", method: "available_at_site" },
+  available_on_device: { kind: "method", method: "available_on_device" },
+  available_on_virtualmachine: { kind: "method", method: "available_on_virtualmachine" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },

@@ -43,6 +43,7 @@ export const contactAssignmentFilterSet: FilterSet = {
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   object_id: { kind: "field", field: "object_id", family: "number" },
   priority: { kind: "field", field: "priority", family: "exact" },
+  q: { kind: "q" },
   role: {
     kind: "path",
     path: [{ field: "role", model: "ContactRole" }],

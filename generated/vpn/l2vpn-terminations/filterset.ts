@@ -8,6 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const l2VPNTerminationFilterSet: FilterSet = {
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
+  assigned_object_type_id: { kind: "method", method: "assigned_object_type_id" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   device: {
@@ -31,6 +32,13 @@ export const l2VPNTerminationFilterSet: FilterSet = {
     tree: false,
   },
   id: { kind: "field", field: "id", family: "number" },
+  interface: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "Interface", contentType: "dcim.interface" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
   interface_id: {
     kind: "path",
     path: [{ field: "assigned_object", model: "Interface", contentType: "dcim.interface" }],
@@ -54,6 +62,11 @@ export const l2VPNTerminationFilterSet: FilterSet = {
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
+  q: { kind: "q" },
+  region: { kind: "method", method: "region" },
+  region_id: { kind: "method", method: "region_id" },
+  site: { kind: "method", method: "site" },
+  site_id: { kind: "method", method: "site_id" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   updated_by_request: { kind: "request", actions: ["update"] },
@@ -95,6 +108,13 @@ export const l2VPNTerminationFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "assigned_object", model: "VLAN", contentType: "ipam.vlan" }],
     by: "vid",
+    family: "exact",
+    tree: false,
+  },
+  vminterface: {
+    kind: "path",
+    path: [{ field: "assigned_object", model: "VMInterface", contentType: "virtualization.vminterface" }],
+    by: "name",
     family: "exact",
     tree: false,
   },

@@ -80,6 +80,8 @@ def _():
     again = nb.ipam.ip_addresses.create(address="10.200.10.1/24", role="vrrp")
     true(again.id != vip.id, "a second VRRP address with the same host is accepted")
     eq([a.id for a in nb.ipam.fhrp_groups.get(group.id).ip_addresses], [vip.id], "group.ip_addresses")
+    eq(str(nb.ipam.fhrp_groups.get(group.id)), "VRRPv3: 10 (10.200.10.1/24)", "str(group) names its first address, as NetBox")
+    eq([g.id for g in nb.ipam.fhrp_groups.filter(related_ip=again.id)], [group.id], "fhrp_groups.filter(related_ip=)")
     eq(nb.dcim.interfaces.get(iface.id).count_fhrp_groups, 1, "count_fhrp_groups")
 
 

@@ -41,6 +41,7 @@ def _():
     eq((fresh.termination_z.id, fresh.termination_z.provider_network.id), (z.id, network.id), "termination_z")
     eq([t.id for t in nb.circuits.circuit_terminations.filter(circuit_id=circuit.id)], [a.id, z.id], "terminations by circuit")
     eq([x.id for x in nb.circuits.circuits.filter(site_id=site.id)], [circuit.id], "circuits by site")
+    eq([x.id for x in nb.circuits.providers.filter(site_id=site.id)], [provider.id], "providers by their circuits' sites")
     eq(nb.dcim.sites.get(site.id).circuit_count, 1, "site circuit_count")
     eq(nb.circuits.providers.get(provider.id).circuit_count, 1, "provider circuit_count")
     request_error(lambda: nb.circuits.circuit_terminations.create(circuit=circuit.id, term_side="A"), 400, "neither site nor provider network")
