@@ -42,6 +42,18 @@ export function superviseCluster(config: Config): Promise<string> {
   let ready = false;
   let databaseReady = false;
 
+  /**
+   * A message to an API process that may have died meanwhile (killed, crashed): sending on its
+   * closed channel throws, and that error, unhandled, would take the primary and the whole service
+   * down with it. A message to a dead process is simply dropped (its replacement starts afresh).
+   */
+  const send = (worker: Worker | undefined, message: Record<string, unknown>) => {
+    if (!worker?.isConnected()) return;
+    worker.send(message, (error: Error | null) => {
+      if (error) log.warn({ pid: worker.process.pid, err: error.message }, 'a message to an API process was lost');
+    });
+  };
+
   return new Promise((resolve) => {
     const fork = (slot: number) => {
       // Only slot 0 runs the webhook worker; RUN_WORKER=0 turns it off for the whole service.
@@ -49,6 +61,8 @@ export function superviseCluster(config: Config): Promise<string> {
       slots.set(slot, worker);
       slotOf.set(worker, slot);
       worker.on('message', (message: Message) => onMessage(worker, message));
+      // A channel error (the process died while a message was on its way) is its exit's business.
+      worker.on('error', (error: Error) => log.warn({ slot, pid: worker.process.pid, err: error.message }, 'API process channel error'));
     };
 
     const stopAll = (code: number) => {
@@ -84,18 +98,19 @@ export function superviseCluster(config: Config): Promise<string> {
           break;
         case DATABASE_READY:
           databaseReady = true;
-          for (const [slot, w] of slots) if (slot !== 0 && w.isConnected()) w.send({ type: DATABASE_READY });
+          for (const [slot, w] of slots) if (slot !== 0) send(w, { type: DATABASE_READY });
           break;
         case ASK_DATABASE_READY:
-          if (databaseReady) worker.send({ type: DATABASE_READY });
+          if (databaseReady) send(worker, { type: DATABASE_READY });
           break;
         case WAKE_WORKER:
-          slots.get(0)?.send({ type: WAKE_WORKER });
+          // Slot 0 may be dead and restarting: its replacement looks for work when its worker starts.
+          send(slots.get(0), { type: WAKE_WORKER });
           break;
         case CLUSTER_METRICS_REQUEST:
           aggregator.clusterMetrics().then(
-            (text) => worker.send({ type: CLUSTER_METRICS_REPLY, id: message.id, text }),
-            (error: Error) => worker.send({ type: CLUSTER_METRICS_REPLY, id: message.id, error: error.message }),
+            (text) => send(worker, { type: CLUSTER_METRICS_REPLY, id: message.id, text }),
+            (error: Error) => send(worker, { type: CLUSTER_METRICS_REPLY, id: message.id, error: error.message }),
           );
           break;
       }

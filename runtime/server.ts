@@ -8,6 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { openPrepared, prepareDatabase } from './data/prepare.js';
+import { loadSearchIndexes } from './data/search-index.js';
+import { keepStatistics } from './data/statistics.js';
 import { createApp } from './http/app.js';
 import { uiRoutes } from './ui/index.js';
 import { onClientError, serverOptions } from './http/guard.js';
@@ -68,6 +70,8 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
  */
 export async function start(config: Config = loadConfig(), options: { prepared?: boolean } = {}): Promise<Running> {
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
+  await loadSearchIndexes(db);
+  const stopStatistics = keepStatistics(db);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
@@ -101,6 +105,7 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     admin,
     worker,
     async close() {
+      stopStatistics();
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await worker?.stop();
       untrackPool('api');

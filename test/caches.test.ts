@@ -2,10 +2,13 @@
  * The process caches (tokens with their users, permissions, custom field definitions, config
  * contexts) never serve a stale answer: every change made through one app is seen by the very next
  * request to a second app on the same database (the same SQLite file, the same PostgreSQL schema),
- * as two processes of one deployment would. Each check warms the second app's cache first.
+ * as two processes of one deployment would. Each check warms the second app's cache first. The
+ * last test runs the second service in a real process of its own (test/bench/serve.ts).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { expectStatus, startApp, type TestApp } from './helpers.js';
 
 const test = suite('process caches across apps on one database');
@@ -106,6 +109,45 @@ test('custom fields and config contexts changed in one app render at once in the
   assert.equal((await b.get(`/api/dcim/devices/${device.id}/`)).config_context, { ntp: '10.0.0.2' });
   await a.patch(`/api/extras/config-contexts/${ctx.id}/`, { is_active: false });
   assert.equal((await b.get(`/api/dcim/devices/${device.id}/`)).config_context, {});
+});
+
+test('a revoked token never works again in another process, not even while requests are in flight', async () => {
+  const { config } = a.running;
+  const child = fork(fileURLToPath(new URL('./bench/serve.ts', import.meta.url)), ['--serve'], { execArgv: ['--import', 'tsx'] });
+  const reply = <T>(message: unknown) => new Promise<T>((resolve) => { child.once('message', (m) => resolve(m as T)); child.send(message as never); });
+  let stop = false;
+  let hammer: Promise<void> = Promise.resolve();
+  try {
+    const { url } = await reply<{ url: string }>({ cmd: 'start', env: {
+      DATA_DIR: config.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', RUN_WORKER: '0',
+      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl, DATABASE_SCHEMA: config.databaseSchema! } : {}),
+    } });
+    const { token, tokenId } = await userWithToken();
+    const other = async () => (await fetch(`${url}/api/users/tokens/`, { headers: { Authorization: `Token ${token}`, Accept: 'application/json' } })).status;
+    assert.is(await other(), 200);
+    // The other process keeps asking while the token is deleted here: every request sent after
+    // the DELETE was answered must fail.
+    const seen: { sent: number; status: number }[] = [];
+    let deletedAt = Infinity;
+    hammer = (async () => {
+      while (!stop) { const sent = performance.now(); seen.push({ sent, status: await other().catch(() => 0) }); }
+    })();
+    await new Promise((r) => setTimeout(r, 50));
+    expectStatus(await a.api('DELETE', `/api/users/tokens/${tokenId}/`), 204);
+    deletedAt = performance.now();
+    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 5; i++) assert.is(await other(), 403);
+    stop = true;
+    await hammer;
+    const late = seen.filter((r) => r.sent > deletedAt);
+    assert.ok(late.length > 0, 'requests were sent after the delete');
+    assert.equal(late.filter((r) => r.status !== 403), [], 'no request sent after the delete succeeded');
+    assert.ok(seen.some((r) => r.sent < deletedAt && r.status === 200), 'the token worked in the other process before');
+  } finally {
+    stop = true;
+    await hammer;
+    await reply({ cmd: 'stop' });
+  }
 });
 
 test.run();

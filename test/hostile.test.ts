@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { ConfigError, loadConfig } from '../runtime/core/config.js';
 import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
+import { upload } from './upload.js';
 
 const starting = startApp();
 let app: TestApp;
@@ -69,6 +70,61 @@ test('integers beyond their column are a 400 naming the field: filters, bodies; 
   assert.is((await app.get(`${SITES}?name=big`)).count, 0, 'nothing was written');
 });
 
+test('a relation named by an id no row can have, or by attributes of the wrong type, is a 400 naming the field (never the database)', async () => {
+  const site = await app.post(SITES, { name: 'rel-site', slug: 'rel-site', latitude: 10 });
+  const racks = '/api/dcim/racks/';
+  const numeric = (id: string) => [`Related object not found using the provided numeric ID: ${id}`];
+  const byAttributes = (attrs: string, reason = '') => [`Related object not found using the provided attributes: ${attrs}${reason ? ` (${reason})` : ''}`];
+  const rack = (site: unknown) => ({ name: 'rel-rack', site });
+  await expectError('POST', racks, 400, { site: numeric('99999999999') }, { raw: JSON.stringify(rack(99999999999)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: numeric('2147483648') }, { raw: JSON.stringify(rack('2147483648')), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: numeric('0') }, { raw: JSON.stringify(rack(0)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: ['Related objects must be referenced by numeric ID or by dictionary of attributes. Received an unrecognized value: 1.5'] }, { raw: JSON.stringify(rack(1.5)), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":"x"}', 'id: no object has the id "x".') }, { raw: JSON.stringify(rack({ id: 'x' })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: JSON.stringify(rack({ id: 99999999999 })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"name":true}', 'name: Not a valid string.') }, { raw: JSON.stringify(rack({ name: true })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"latitude":"abc"}', 'latitude: A valid number is required.') }, { raw: JSON.stringify(rack({ latitude: 'abc' })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"status":5}', 'status: 5 is not a valid choice.') }, { raw: JSON.stringify(rack({ status: 5 })), headers: { 'Content-Type': 'application/json' } });
+  // Nested: the inner dictionary is the one named.
+  await expectError('POST', racks, 400, { site: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: JSON.stringify(rack({ tenant: { id: 99999999999 } })), headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', racks, 400, { site: byAttributes('{"tenant":"x"}', 'tenant: no object has the id "x".') }, { raw: JSON.stringify(rack({ tenant: 'x' })), headers: { 'Content-Type': 'application/json' } });
+  // A number given for a text attribute is compared as text, as NetBox does; a number attribute finds its object.
+  await expectError('POST', racks, 400, { site: byAttributes('{"name":5}') }, { raw: JSON.stringify(rack({ name: 5 })), headers: { 'Content-Type': 'application/json' } });
+  const found = await app.api('POST', racks, { name: 'rel-rack', site: { latitude: '10', name: 'rel-site' } });
+  expectStatus(found, 201);
+  assert.is(found.body.site.id, site.id);
+  // Lists, generic relations and cable ends.
+  await expectError('POST', SITES, 400, { tags: numeric('99999999999') }, { raw: '{"name": "t", "slug": "t", "tags": [99999999999]}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', SITES, 400, { asns: byAttributes('{"id":99999999999}', 'id: no object has the id 99999999999.') }, { raw: '{"name": "t", "slug": "t", "asns": [{"id": 99999999999}]}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', '/api/extras/journal-entries/', 400, { assigned_object_id: numeric('99999999999') }, { raw: '{"assigned_object_type": "dcim.site", "assigned_object_id": 99999999999, "comments": "x"}', headers: { 'Content-Type': 'application/json' } });
+  await expectError('POST', '/api/dcim/cables/', 400, { a_terminations: ['interface 99999999999 does not exist.'] }, { raw: '{"a_terminations": [{"object_type": "dcim.interface", "object_id": 99999999999}], "b_terminations": [{"object_type": "dcim.interface", "object_id": 1}]}', headers: { 'Content-Type': 'application/json' } });
+  // An integer as digits beyond what JavaScript counts exactly.
+  await expectError('POST', '/api/vpn/l2vpns/', 400, { identifier: ['Ensure this value is between -9007199254740991 and 9007199254740991.'] }, { raw: '{"name": "l", "slug": "l", "type": "vxlan", "identifier": "99999999999999999999"}', headers: { 'Content-Type': 'application/json' } });
+  assert.is((await app.get(`${racks}?name=rel-rack`)).count, 1, 'only the valid rack was written');
+});
+
+test('filters and path ids beyond an id column are a 400 naming the filter, or a 404', async () => {
+  const between = ['Ensure this value is between -2147483647 and 2147483647.'];
+  await expectError('GET', '/api/dcim/racks/?site_id=99999999999', 400, { site_id: between });
+  await expectError('GET', '/api/dcim/racks/?site_id__n=99999999999', 400, { site_id__n: between });
+  await expectError('GET', `${SITES}?id=1e400`, 400, { id: ['Enter a whole number.'] });
+  await expectError('GET', `${SITES}?id__gt=1.5`, 400, { id__gt: ['Enter a whole number.'] });
+  await expectError('GET', '/api/ipam/ip-addresses/?vminterface_id=99999999999', 400, { vminterface_id: between });
+  // Filters through another model's relation (found by the fuzzer on PostgreSQL).
+  await expectError('GET', '/api/ipam/route-targets/?importing_l2vpn=k,W@', 400, { importing_l2vpn: ['Enter a whole number.'] });
+  await expectError('GET', '/api/ipam/route-targets/?importing_l2vpn_id=2147483648', 400, { importing_l2vpn_id: between });
+  // Bulk writes naming ids no row can have (found by the fuzzer on PostgreSQL).
+  const missing = (id: string) => [{ id: [`Object with id ${id} does not exist.`] }];
+  await expectError('DELETE', '/api/dcim/power-feeds/', 400, missing('2147483648'), { raw: '[2147483648]', headers: { 'Content-Type': 'application/json' } });
+  await expectError('DELETE', SITES, 400, missing('99999999999'), { raw: '[{"id": 99999999999}]', headers: { 'Content-Type': 'application/json' } });
+  await expectError('PATCH', SITES, 400, missing('99999999999'), { raw: '[{"id": 99999999999, "name": "x"}]', headers: { 'Content-Type': 'application/json' } });
+  for (const id of ['99999999999', '2147483648', '1e400', '0']) {
+    await expectError('GET', `${SITES}${id}/`, 404, { detail: 'Not found.' });
+    await expectError('PATCH', `${SITES}${id}/`, 404, { detail: 'Not found.' }, { raw: '{}', headers: { 'Content-Type': 'application/json' } });
+    await expectError('DELETE', `${SITES}${id}/`, 404, { detail: 'Not found.' });
+  }
+});
+
 test('a Host header that cannot form a URL is a 400 naming Host; no Host at all falls back to the server address', async () => {
   for (const host of ['[::g]', 'a b', '127.0.0.1:99999', 'x/y', '[::1']) {
     const reply = await raw('GET', SITES, { Host: host });
@@ -82,7 +138,7 @@ test('a Host header that cannot form a URL is a 400 naming Host; no Host at all 
   assert.is(ipv6.body.dcim, 'http://[2001:db8::1]:8000/api/dcim/');
 });
 
-test('JSON nested 10,000 deep is refused while it arrives: 400, nothing written', async () => {
+test('JSON nested 10,000 deep is refused before it is parsed: 400, nothing written', async () => {
   const before = (await app.get(`${SITES}?limit=1`)).count;
   const deep = `{"name": "deep", "slug": "deep", "description": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
   // The object is level 1, so the 64th bracket is the first level too many.
@@ -171,6 +227,26 @@ test('anonymous requests may send only a small body; an announced oversized body
   assert.is(announced.headers.connection, 'close');
 });
 
+test('an oversized login POST is a clean 413 (never a reset), announced or chunked, while the client still sends', async () => {
+  const detail = { detail: 'Request body too large: at most 16384 bytes are accepted.' };
+  const announced = await raw('POST', '/login/', { 'Content-Type': 'application/x-www-form-urlencoded' }, `username=${'a'.repeat(100_000)}`);
+  assert.is(announced.status, 413);
+  assert.equal(announced.body, detail);
+  assert.is(announced.headers.connection, 'close');
+  const total = 50 * 1024 * 1024;
+  for (const type of ['application/x-www-form-urlencoded', 'application/json']) {
+    const chunked = await upload(new URL(app.url), '/login/', { 'Content-Type': type }, total, 0x61);
+    assert.is(chunked.status, 413, chunked.error ?? chunked.body);
+    assert.equal(JSON.parse(chunked.body), detail);
+    assert.is(chunked.connection, 'close');
+    assert.ok(chunked.sent < total, 'answered while the body was still arriving');
+    assert.ok(chunked.ms < 1000, `answered in ${chunked.ms.toFixed(0)} ms`);
+  }
+  // The login page still works afterwards.
+  const page = await raw('GET', '/login/', {});
+  assert.is(page.status, 200);
+});
+
 test('an HTTP/1.0 request without Host falls back to the server address', async () => {
   const u = new URL(app.url);
   const text = await rawSocket(u, `GET /api/ HTTP/1.0\r\n\r\n`);
@@ -201,8 +277,12 @@ function rawSocket(u: URL, text: string, waitMs = 10_000): Promise<string> {
   });
 }
 
+/** One piece of a chunked body. */
+const piece = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
 const slow = suite('slow clients');
-const slowStarting = startApp({ HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2', KEEPALIVE_TIMEOUT: '1' });
+// The body budget is one body's worth, so a read left waiting after its 408 would block every chunked write.
+const slowStarting = startApp({ HEADERS_TIMEOUT: '1', REQUEST_TIMEOUT: '2', KEEPALIVE_TIMEOUT: '1', MAX_BODY_SIZE: '64K', BODY_MEMORY_LIMIT: '64K' });
 let slowApp: TestApp;
 slow.before(async () => { slowApp = await slowStarting; });
 slow.after(() => slowApp.stop());
@@ -213,9 +293,18 @@ slow('headers sent too slowly are answered 408 and the connection closed', async
   assert.ok(text.includes('"detail":"Request'), text);
 });
 
-slow('a body that stops arriving is answered 408 and the connection closed', async () => {
-  const text = await rawSocket(new URL(slowApp.url), `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `);
+slow('a body that stops arriving is answered 408, the connection closed and the body budget given back', async () => {
+  const u = new URL(slowApp.url);
+  const text = await rawSocket(u, `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `);
   assert.match(text, /^HTTP\/1\.1 408 /);
+  // A chunked body reserves the whole (one-body) budget: it is read only if the abandoned one gave its share back.
+  const chunked = (name: string) => `POST /api/dcim/sites/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${piece(`{"name": "${name}", "slug": "${name}"}`)}0\r\n\r\n`;
+  let answer = '';
+  for (let i = 0; i < 20 && !answer.startsWith('HTTP/1.1 201'); i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    answer = await rawSocket(u, chunked(`after-408-${i}`), 5000);
+  }
+  assert.match(answer, /^HTTP\/1\.1 201 /);
 });
 
 slow('an idle keep-alive connection is closed', async () => {
@@ -225,6 +314,48 @@ slow('an idle keep-alive connection is closed', async () => {
 });
 
 slow.run();
+
+const budget = suite('shared body budget');
+const budgetStarting = startApp({ MAX_BODY_SIZE: '1M', BODY_MEMORY_LIMIT: '1M' });
+let budgetApp: TestApp;
+budget.before(async () => { budgetApp = await budgetStarting; });
+budget.after(() => budgetApp.stop());
+
+budget('a body the shared budget cannot hold now is refused at once, before any of it is sent, with Retry-After; the budget is given back', async () => {
+  const u = new URL(budgetApp.url);
+  // A chunked body reserves the whole limit (here the whole budget) while it arrives.
+  const held = connect(Number(u.port), u.hostname);
+  let heldAnswer = '';
+  held.on('data', (c) => { heldAnswer += c; });
+  held.write(`POST ${SITES} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${piece('{"name": "held", ')}`);
+  // Writes are refused once the held body is being read (a write sent before that is simply created).
+  let refused: Awaited<ReturnType<TestApp['api']>> | undefined;
+  for (let i = 0; i < 100 && refused?.status !== 413; i++) {
+    refused = await budgetApp.api('POST', SITES, { name: `early-${i}`, slug: `early-${i}` });
+    if (refused.status !== 413) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.is(refused!.status, 413, `${refused!.text} held: ${heldAnswer}`);
+  assert.equal(refused!.body, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
+  assert.is(refused!.headers.get('retry-after'), '1');
+  // Refused before reading: a request that announces a body and sends none of it is answered anyway.
+  const started = performance.now();
+  const unread = await rawSocket(u, `POST ${SITES} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Token ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, 5000);
+  assert.match(unread, /^HTTP\/1\.1 413 /);
+  assert.match(unread, /\r\nRetry-After: 1\r\n/i);
+  assert.match(unread, /\r\nConnection: close\r\n/i);
+  assert.ok(performance.now() - started < 2000, `answered in ${(performance.now() - started).toFixed(0)} ms`);
+  // The held body completes normally, and gives its share back.
+  held.write(`${piece('"slug": "held"}')}0\r\n\r\n`);
+  await new Promise<void>((resolve) => { const check = () => (heldAnswer.includes('\r\n\r\n') ? resolve() : setTimeout(check, 20)); check(); });
+  held.destroy();
+  assert.match(heldAnswer, /^HTTP\/1\.1 201 /);
+  expectStatus(await budgetApp.api('POST', SITES, { name: 'after', slug: 'after' }), 201);
+  // A body within the limit but announced larger than what is left is refused whole, never half read.
+  const big = await budgetApp.api('POST', SITES, { name: 'big', slug: 'big', description: 'x'.repeat(1024 * 1024) });
+  assert.is(big.status, 413);
+});
+
+budget.run();
 
 const lax = suite('STRICT_FILTERS=0');
 const laxStarting = startApp({ STRICT_FILTERS: '0' });

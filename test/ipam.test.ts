@@ -358,6 +358,31 @@ addressFilters('q matches the address text', async () => {
   assert.equal(await qa('q=10.1.2'), ['10.1.2.5/24', '10.1.2.5/24 vrf', '10.1.2.6/25']);
 });
 
+addressFilters('q on the address is a prefix of the host, as NetBox (address__istartswith), beside dns_name and description', async () => {
+  assert.equal(await qa('q=0.1.2'), [], 'a substring inside the address is no match');
+  assert.equal(await qa('q=10.2.0.9'), ['10.2.0.9/32']);
+  assert.equal(await qa('q=2001:DB8:1'), ['2001:db8:1::5/64'], 'case-insensitive');
+  assert.equal(await qa('q=10.1.2.5/24'), [], 'the host has no mask');
+  const named = await post(ADDRESSES, { address: '192.0.2.1/32', dns_name: 'core-10.1.2.example', description: 'uplink to 0.1.2' });
+  try {
+    const found = async (q: string) => (await list(ADDRESSES, `q=${encodeURIComponent(q)}`)).body.results.map((r: any) => r.id);
+    assert.ok((await found('10.1.2')).includes(named.id), 'dns_name still matches anywhere');
+    assert.equal(await found('0.1.2'), [named.id], 'description still matches anywhere');
+    assert.equal(await found('UPLINK'), [named.id], 'case-insensitive on text');
+    assert.equal(await found('up'), [named.id], 'fewer than three characters too');
+    assert.equal(await found('k t'), [named.id], 'spaces are text');
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: 'downlink' });
+    assert.equal(await found('uplink'), [], 'an edited description is searched as it is now');
+    assert.equal(await found('downlink'), [named.id]);
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: '', dns_name: '' });
+    assert.equal(await found('downlink'), [], 'emptied text matches nothing');
+    await app.api('PATCH', `${ADDRESSES}${named.id}/`, { description: 'back again' });
+    assert.equal(await found('back again'), [named.id], 'and text given again is found');
+  } finally {
+    await app.api('DELETE', `${ADDRESSES}${named.id}/`);
+  }
+});
+
 addressFilters('malformed parent → 400', async () => {
   expectStatus(await app.api('GET', `${ADDRESSES}?parent=bogus`), 400, 'parent=bogus');
   expectStatus(await app.api('GET', `${ADDRESSES}?mask_length=x`), 400, 'mask_length=x');

@@ -4,7 +4,8 @@
  * cluster spreads them over both processes, and the guarantees must hold across processes:
  * concurrent writes never fail, available-IP allocation never hands out an address twice, a webhook
  * event arrives exactly once, the login throttle and cookie sessions are shared, /metrics sums every
- * process, a killed process is replaced, and SIGTERM stops everything cleanly.
+ * process, a killed process is replaced (the one running the webhook worker too, which resumes
+ * delivering), and SIGTERM stops everything cleanly.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -225,6 +226,34 @@ test('a process that dies is replaced; SIGTERM stops every process and exits 0',
     for (const pid of pids) assert.throws(() => process.kill(pid, 0), `process ${pid} is gone`);
     assert.match(service.output.join(''), /SIGTERM: shutting down/);
   } finally {
+    await cleanup(service);
+  }
+});
+
+test('the process running the webhook worker dies: it is replaced with its worker, and deliveries go on', async () => {
+  const service = await startService();
+  const rx = await startReceiver();
+  try {
+    const { url } = service;
+    const hook = await call(url, 'POST', '/api/extras/webhooks/', { body: { name: 'crash', content_types: ['tenancy.tenant'], type_create: true, payload_url: rx.url } });
+    assert.is(hook.status, 201, hook.text);
+    const attempts = () => logLines(service).filter((e) => e.webhook === 'crash');
+    assert.is((await call(url, 'POST', '/api/tenancy/tenants/', { body: { name: 'before-crash', slug: 'before-crash' } })).status, 201);
+    await waitFor('the first delivery', () => attempts().length === 1, 30_000);
+    // The attempt's log line names the process whose webhook worker sent it.
+    const victim = Number(attempts()[0].pid);
+    process.kill(victim, 'SIGKILL');
+    await waitFor('the replacement', () => logLines(service).some((e) => e.level === 'warn' && String(e.msg).includes(`API process ${victim} died`)));
+    // Written while (or after) the worker is down: delivered once the replacement's worker runs.
+    const written = await call(url, 'POST', '/api/tenancy/tenants/', { body: { name: 'after-crash', slug: 'after-crash' } });
+    assert.is(written.status, 201, written.text);
+    await waitFor('the delivery after the crash', () => rx.received.some((r) => r.body.data.name === 'after-crash'), 30_000);
+    const after = attempts().find((e) => e.outcome === 'success' && Number(e.pid) !== victim);
+    assert.ok(after, `a new process delivered: ${JSON.stringify(attempts())}`);
+    // At least once: a kill between sending and recording an attempt may repeat it (webhook-id tells).
+    assert.equal([...new Set(rx.received.map((r) => r.body.data.name))].sort(), ['after-crash', 'before-crash']);
+  } finally {
+    rx.server.close();
     await cleanup(service);
   }
 });

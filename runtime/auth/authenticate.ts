@@ -16,6 +16,17 @@ const tokenRows = processCache<string, Record<string, any> | undefined>();
 /** When this process last wrote a token's last_used, by token id (the cached row keeps the value it was loaded with). */
 const lastUsedWritten = new Map<number, number>();
 
+/** Key → digest, so a client's repeated requests hash its key once (bounded; a full map starts again). */
+const digests = new Map<string, string>();
+function digestOf(key: string): string {
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    if (digests.size >= 10_000) digests.clear();
+    digests.set(key, (digest = keyDigest(key)));
+  }
+  return digest;
+}
+
 export interface User {
   id: number;
   username: string;
@@ -56,7 +67,7 @@ export async function authenticate(db: Knex, header: string | undefined, now: Da
   if (rest.length > 1) throw errors.forbidden('Invalid token header. Token string should not contain spaces.');
   const key = rest[0];
   if (!/^[0-9a-fA-F]{40}$/.test(key)) throw errors.forbidden('Invalid token');
-  const digest = keyDigest(key);
+  const digest = digestOf(key);
   const tokens = model('Token').definition.table;
   const users = model('User').definition.table;
   const row = await tokenRows.get(db, digest, () => db(`${tokens} as t`).join(`${users} as u`, 'u.id', 't.user_id')

@@ -21,6 +21,8 @@ export interface Config {
   paginateCount: number;
   /** null: no maximum (limit=0 returns everything) */
   maxPageSize: number | null;
+  /** a list's `count` is exact up to this many rows, an estimate above (PostgreSQL only); 0: always exact */
+  countExactLimit: number;
   /** content types readable without a token; '*' for all */
   exemptViewPermissions: string[];
   adminUsername: string;
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: secretKey(env, dataDir, production),
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,
+    countExactLimit: integer(env, 'COUNT_EXACT_LIMIT', 100_000, 0, Number.MAX_SAFE_INTEGER),
     exemptViewPermissions: exempt,
     adminUsername: env.ADMIN_USERNAME || 'admin',
     adminPassword: env.ADMIN_PASSWORD || null,

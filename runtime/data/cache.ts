@@ -11,6 +11,7 @@
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
+import { readRows } from './db.js';
 
 const TABLE = 'netledger_cache_version';
 /** How long after a sync the caches are trusted without another one (background use). */
@@ -50,7 +51,7 @@ export async function bumpCacheVersion(trx: Knex, modelNames: Iterable<string>, 
 
 /** At the start of a request: empties every cache when another write (any process) moved the version. */
 export async function syncCaches(db: Knex): Promise<void> {
-  const row = await db(TABLE).select('version').where('id', 1).first();
+  const [row] = await readRows(db, db(TABLE).select('version').where('id', 1));
   const version = String(row?.version ?? 0);
   const last = versions.get(db);
   if (!last || last.version !== version) for (const cache of caches) cache.get(db)?.clear();

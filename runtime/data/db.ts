@@ -27,9 +27,28 @@ class ImmediateTransaction extends SqliteTransaction {
   }
 }
 
+const SqliteQueryCompiler = require('knex/lib/dialects/sqlite3/query/sqlite-querycompiler.js') as Ctor;
+
+/**
+ * LIMIT and OFFSET written as numbers, not bound: SQLite recompiles a statement whose LIMIT is a
+ * bound parameter every time it runs (~0.1 ms, more than the lookup itself, for every `.first()`).
+ * Only integers are inlined; the SQL text stays one per page size, so prepared statements are reused.
+ */
+class LiteralLimitCompiler extends SqliteQueryCompiler {
+  _getValueOrParameterFromAttribute(attribute: string, rawValue?: unknown) {
+    const value = (this as unknown as { single: Record<string, unknown> }).single[attribute];
+    if ((attribute === 'limit' || attribute === 'offset') && Number.isSafeInteger(value)) return String(value);
+    return super._getValueOrParameterFromAttribute(attribute, rawValue);
+  }
+}
+
 class SqliteClient extends BetterSqliteClient {
   transaction(...args: unknown[]) {
     return new ImmediateTransaction(this, ...args);
+  }
+
+  queryCompiler(builder: unknown, formatter: unknown) {
+    return new LiteralLimitCompiler(this, builder, formatter);
   }
 }
 
@@ -173,6 +192,96 @@ export async function updateEach(db: Knex, table: string, updates: { id: number;
     const sets = columns.map((c) => `?? = CASE ${chunk.map(() => `WHEN id = ? THEN ${value(c)}`).join(' ')} END`).join(', ');
     const bindings = columns.flatMap((c) => [c, ...chunk.flatMap((u) => [u.id, u.values[c]])]) as Knex.RawBinding[];
     await db.raw(`UPDATE ?? SET ${sets} WHERE id IN (${chunk.map(() => '?').join(', ')})`, [table, ...bindings, ...chunk.map((u) => u.id)]);
+  }
+}
+
+interface PoolClient {
+  acquireConnection(): Promise<any>;
+  releaseConnection(connection: unknown): unknown;
+  _formatBindings?(bindings: readonly unknown[]): unknown[];
+}
+
+/**
+ * Runs a read (a select builder or raw select) straight on a pool connection, past knex's runner:
+ * for the statements every request makes (the cache version, the object, its nested rows, tags,
+ * counts), where the runner's promise chain and bookkeeping cost more than SQLite's own work. The
+ * connection comes from the pool as for any query, so on SQLite (one connection) it waits for a
+ * running transaction; inside a transaction the query simply runs through it. `query` listeners
+ * (the query-count test) still see the statement.
+ */
+export async function readRows(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+  if (db.isTransaction) return rowsOf(await query);
+  const { sql, bindings } = query.toSQL().toNative();
+  return runRead(db, sql, bindings as unknown[]);
+}
+
+function rowsOf(result: unknown): Record<string, any>[] {
+  return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
+}
+
+interface Template { sql: string; native: string; bindings: unknown[]; slots: number[] }
+/** Compiled reads by key, dialect and id count (bounded: a full map starts again). */
+const templates = new Map<string, Template>();
+/** Stand-ins for the ids while a template is compiled: no real id is negative. */
+const SENTINEL = -(2 ** 40);
+
+/**
+ * readRows for a statement whose SQL depends only on how many ids it takes (nested rows by id, a
+ * page's tags or counts): built and compiled by knex once per `key` and id count, then only the
+ * ids are bound. `build` receives stand-in ids and must use them as its only varying input.
+ */
+export async function readByIds(db: Knex, key: string, ids: number[], build: (ids: number[]) => Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+  const full = `${isPostgres(db) ? 'pg' : 'sqlite'}:${key}:${ids.length}`;
+  let t = templates.get(full);
+  if (!t) {
+    const query = build(ids.map((_, i) => SENTINEL - i));
+    const compiled = query.toSQL();
+    const native = compiled.toNative();
+    const bindings = native.bindings as unknown[];
+    const slots = bindings.map((b) => (typeof b === 'number' && b <= SENTINEL && b > SENTINEL - ids.length ? SENTINEL - b : -1));
+    t = { sql: compiled.sql, native: native.sql, bindings, slots };
+    if (templates.size >= 5000) templates.clear();
+    templates.set(full, t);
+  }
+  const bindings = t.slots.map((slot, i) => (slot >= 0 ? ids[slot] : t.bindings[i]));
+  if (db.isTransaction) return rowsOf(await db.raw(t.sql, bindings as Knex.RawBinding[]));
+  return runRead(db, t.native, bindings);
+}
+
+/**
+ * `select * from <table> where id in (...)` for several tables in ONE round trip on PostgreSQL (a
+ * multi-statement simple query, the integer ids written out), outside transactions and for lists of
+ * at most `most` ids; null otherwise (the caller reads them one by one). On a busy machine each
+ * round trip costs more CPU in the socket than the query itself: a device's site, rack, role, type,
+ * tenant and platform come back together.
+ */
+export async function readTablesByIds(db: Knex, reads: { table: string; ids: number[] }[], most: number): Promise<Record<string, any>[][] | null> {
+  if (reads.length < 2 || db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
+  const statements = reads.map(({ table, ids }) => {
+    if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
+    return `select * from "${table.replace(/"/g, '""')}" where "id" in (${ids.join(', ')})`;
+  });
+  for (const sql of statements) (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: [] });
+  const client = db.client as PoolClient;
+  const connection = await client.acquireConnection();
+  try {
+    const results = (await connection.query(statements.join(';\n'))) as { rows: Record<string, any>[] }[];
+    return results.map((r) => r.rows);
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Record<string, any>[]> {
+  (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
+  const client = db.client as PoolClient;
+  const connection = await client.acquireConnection();
+  try {
+    if (isPostgres(db)) return (await connection.query({ text: sql, values: bindings })).rows;
+    // better-sqlite3 takes numbers for booleans and dates, as knex's own binding step gives them.
+    return connection.prepare(sql).all(...(client._formatBindings ? client._formatBindings(bindings) : bindings));
+  } finally {
+    await client.releaseConnection(connection);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { hooksOf, model, modelList, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { beforeDelete, recordDeletes } from './changes.js';
@@ -59,7 +60,8 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const bad = ids.findIndex((id) => !(typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))));
   if (bad >= 0) throw errors.validation(bulk ? ids.map((_, i) => (i === bad ? { id: ['This field is required.'] } : {})) : { id: ['This field is required.'] });
   const wanted = [...new Set(ids.map(Number))];
-  const q = db(entry.definition.table).select('id').whereIn('id', wanted);
+  // An id no row can have is missing without asking (PostgreSQL refuses to compare it).
+  const q = db(entry.definition.table).select('id').whereIn('id', wanted.filter(isStorableId));
   scope?.(q);
   const found = new Set((await q).map((r: Row) => Number(r.id)));
   const missing = wanted.find((id) => !found.has(id));

@@ -5,12 +5,15 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { MAX_ID } from '../core/ids.js';
 import { parseNetwork } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
+import { isPostgres } from './db.js';
+import { searchTable } from './search-index.js';
 import { splitPath } from '../core/paths.js';
 
 export const LOOKUPS: Record<LookupFamily, string[]> = {
@@ -30,8 +33,6 @@ export function lookupFamily(filter: FilterDefinition): LookupFamily {
       : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
 }
 
-/** Largest value of an id column (and of integer choices): a 32-bit integer. */
-const MAX_ID = 2147483647;
 
 type Where = Knex.QueryBuilder;
 
@@ -75,6 +76,14 @@ function fieldTarget(entry: ModelEntry, name: string): { column: string; type: s
 function choiceValue(param: string, field: FieldDefinition | undefined, value: string): string | number {
   if (field?.type === 'choice' && choiceSet(field.choices!).integer) return parseScalar(param, value, 'id');
   return value;
+}
+
+/**
+ * A filter's values parsed as the type of the column they are compared with: PostgreSQL refuses to
+ * compare 'abc' with a number column or 2147483648 with an id column (an error, not an empty result).
+ */
+function valuesOf(param: string, target: { type: string; field?: FieldDefinition }, values: string[]): (string | number)[] {
+  return values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
 }
 
 /** Applies one lookup of a scalar column. */
@@ -219,6 +228,35 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
 }
 
 /**
+ * `q` on an IP address matches addresses that start with the text, as NetBox's
+ * `address__istartswith` on the host does (`10.0.1.` finds 10.0.1.0-255, whatever the mask), so an
+ * index answers it: the stored text is canonical lowercase and holds only hex digits, dots, colons
+ * and the mask, so text with anything else (a '/', a name) matches no address. Both engines answer
+ * the case-sensitive prefix match on the lower-cased text from an index on the column: PostgreSQL's
+ * LIKE through a text_pattern_ops index, SQLite's GLOB through a plain one.
+ */
+function addressStartsWith(w: Where, column: string, text: string, postgres: boolean): void {
+  const prefix = text.toLowerCase();
+  if (!/^[0-9a-f.:]+$/.test(prefix)) { w.orWhereRaw('1 = 0'); return; }
+  if (postgres) w.orWhereRaw('?? like ?', [column, `${prefix}%`]);
+  else w.orWhereRaw('?? glob ?', [column, `${prefix}*`]);
+}
+
+/**
+ * `q` on a text column: icontains. SQLite's LIKE ignores ASCII case already, as lower() does there,
+ * so the column is compared as stored; where an FTS5 trigram table indexes the column
+ * (search-index.ts) it answers a plain LIKE from its index (with an ESCAPE clause it would scan, and
+ * a trigram needs three characters). PostgreSQL's trigram indexes are on lower(column).
+ */
+function textContains(w: Where, db: Knex, table: string, column: string, text: string, postgres: boolean): void {
+  const pattern = `%${escapeLike(text.toLowerCase())}%`;
+  if (postgres) { w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]); return; }
+  const fts = searchTable(table, column);
+  if (fts && text.length >= 3 && !/[%_\\]/.test(text)) w.orWhereIn('id', db(fts).select('rowid').whereRaw('?? like ?', [column, `%${text}%`]));
+  else w.orWhereRaw(`?? like ? escape '\\'`, [column, pattern]);
+}
+
+/**
  * `q` on a field of a related object (`contact.name`): the fk column and the ids of the related rows
  * whose field contains the text, walking the relations back to this model.
  */
@@ -294,7 +332,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const via = other.definition.fields[filter.field];
         if (via.type === 'm2m') {
           // objects linked from rows of the other model whose `by` matches
-          const from = filter.by && filter.by !== 'id' ? db(other.definition.table).select('id').whereIn(fieldTarget(other, filter.by).column, values) : values.map((v) => parseScalar(param, v, 'integer'));
+          const by = fieldTarget(other, filter.by ?? 'id');
+          const from = by.type === 'id' ? valuesOf(param, by, values) : db(other.definition.table).select('id').whereIn(by.column, valuesOf(param, by, values));
           const sub = db(via.through!).select('to_id').whereIn('from_id', from as never);
           if (lookup === 'n') qb.whereNotIn('id', sub);
           else qb.whereIn('id', sub);
@@ -317,7 +356,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          sub.whereIn(by.column, by.type === 'integer' ? values.map((v) => parseScalar(param, v, 'integer')) : values);
+          sub.whereIn(by.column, valuesOf(param, by, values));
         }
         // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
         if (filter.then) {
@@ -360,6 +399,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (!text) break;
         const pattern = `%${escapeLike(text.toLowerCase())}%`;
         const network = parseNetwork(text);
+        const postgres = isPostgres(db);
         qb.where((w) => {
           // objects other rows point at when those rows match (a provider by its accounts)
           for (const r of entry.definition.searchRelated ?? []) {
@@ -373,7 +413,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
             const column = field?.columns[0] ?? name;
             // A number field matches the whole number only (an ASN, a VLAN ID).
             if (field?.type === 'integer') { if (/^\d+$/.test(text)) w.orWhere(column, Number(text)); else w.orWhereRaw('1 = 0'); continue; }
-            w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
+            if (field?.type === 'ip_address') { addressStartsWith(w, column, text, postgres); continue; }
+            textContains(w, db, entry.definition.table, column, text, postgres);
             // A network searches prefixes containing or equal to it too.
             if (network && field?.type === 'ip_prefix') {
               w.orWhere((x) => x.where('family', network.family).where(`${name}_first`, '<=', network.first).where(`${name}_last`, '>=', network.last).where(`${name}_length`, '<=', network.length));

@@ -8,6 +8,7 @@ import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
+import { readByIds, readTablesByIds } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -26,6 +27,8 @@ export interface RenderOptions {
 class RowCache {
   private rows = new Map<string, Map<number, Row>>();
   private pending = new Map<string, Set<number>>();
+  /** ids being loaded by `resolveLevel` while other loads run: not queued again */
+  private loading = new Map<string, Set<number>>();
   /** rows a displayData hook has already completed */
   private completed = new WeakSet<Row>();
   constructor(private db: Knex) {}
@@ -39,7 +42,7 @@ class RowCache {
   need(name: string, id: unknown): void {
     if (id === null || id === undefined) return;
     const n = Number(id);
-    if (this.rows.get(name)?.has(n)) return;
+    if (this.rows.get(name)?.has(n) || this.loading.get(name)?.has(n)) return;
     let set = this.pending.get(name);
     if (!set) this.pending.set(name, (set = new Set()));
     set.add(n);
@@ -51,24 +54,7 @@ class RowCache {
 
   /** Loads everything pending, one query per model and level (the models of a level at once); newly loaded rows ask for their own nested relations. */
   async resolve(): Promise<void> {
-    while (this.pending.size) {
-      const batch = [...this.pending];
-      this.pending.clear();
-      const levels = await together(this.db, batch.map(([name, ids]) => async () => {
-        const entry = model(name);
-        const list = [...ids];
-        const loaded: Row[] = [];
-        for (let i = 0; i < list.length; i += CHUNK) {
-          loaded.push(...(await this.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK))));
-        }
-        return [entry, loaded] as const;
-      }));
-      for (const [entry, loaded] of levels) {
-        this.add(entry.definition.name, loaded);
-        for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
-      }
-    }
+    while (this.pending.size) await this.resolveLevel();
     // what displays read beyond the rows (one query per model that needs it)
     for (const [name, map] of this.rows) {
       const entry = model(name);
@@ -78,6 +64,39 @@ class RowCache {
       if (!rows.length) continue;
       await fn(rows, { db: this.db, entry });
       for (const r of rows) this.completed.add(r);
+    }
+  }
+
+  /**
+   * Loads what is pending now, one level; what those rows point at is queued, not loaded. Safe beside
+   * other loads that queue rows: the statements made do not depend on which finishes first.
+   */
+  async resolveLevel(): Promise<void> {
+    if (!this.pending.size) return;
+    const batch = [...this.pending];
+    this.pending.clear();
+    for (const [name, ids] of batch) this.loading.set(name, ids);
+    try {
+      const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
+      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds).
+      const batched = await readTablesByIds(this.db, tables.map(({ entry, ids }) => ({ table: entry.definition.table, ids })), CHUNK);
+      const levels = batched ? tables.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
+        const list = ids;
+        const loaded: Row[] = [];
+        for (let i = 0; i < list.length; i += CHUNK) {
+          const table = entry.definition.table;
+          loaded.push(...(await readByIds(this.db, `rows:${table}`, list.slice(i, i + CHUNK), (ids) => this.db(table).whereIn('id', ids))));
+        }
+        return [entry, loaded] as const;
+      }));
+      for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded);
+      this.loading.clear();
+      for (const [entry, loaded] of levels) {
+        for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
+        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
+      }
+    } finally {
+      this.loading.clear();
     }
   }
 }
@@ -110,6 +129,12 @@ function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: strin
       if (target) cache.need(target, row[`${name}_id`]);
     }
   }
+}
+
+/** A content type ('app.model', from the schema) checked before it is written into SQL. */
+function contentTypeLiteral(contentType: string): string {
+  if (!/^[a-z0-9_]+\.[a-z0-9_]+$/.test(contentType)) throw new Error(`unexpected content type ${contentType}`);
+  return contentType;
 }
 
 /** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
@@ -169,10 +194,8 @@ export class Renderer implements RenderState {
       }));
     }
     if (fields.includes('tags') && ids.length) tasks.push(() => this.loadTags(ids));
-    for (const name of fields) {
-      const count = d.counts[name];
-      if (count && ids.length) tasks.push(() => countFor(db, this.entry, count.model, count.field, count.cumulative, ids).then((m) => { this.extras.set(name, m); }));
-    }
+    const counted = fields.filter((name) => d.counts[name]);
+    if (counted.length && ids.length) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
     for (const name of fields) {
       const f = d.fields[name];
       if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) tasks.push(() => this.loadReverseOne(name, f, ids));
@@ -192,7 +215,10 @@ export class Renderer implements RenderState {
         }));
       }
     }
-    await together(db, tasks);
+    // On a pool, the rows the page's own relations point at load while the other loads run (one
+    // round trip less in sequence on PostgreSQL); what those loads ask for is resolved after.
+    if (db.isTransaction) await together(db, tasks);
+    else await Promise.all([together(db, tasks), this.cache.resolveLevel()]);
     await this.cache.resolve();
   }
 
@@ -243,8 +269,9 @@ export class Renderer implements RenderState {
     const d = this.entry.definition;
     const tagTable = model('Tag').definition.table;
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const tagged = await this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-        .select('ti.object_id as _object_id', 't.*').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids.slice(i, i + CHUNK)).orderBy('t.name');
+      const tagged = await readByIds(this.options.db, `tags:${d.contentType}`, ids.slice(i, i + CHUNK), (chunk) => this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
+        // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
+        .select('ti.object_id as _object_id', 't.*').whereRaw(`ti.content_type = '${contentTypeLiteral(d.contentType)}'`).whereIn('ti.object_id', chunk).orderBy('t.name'));
       for (const t of tagged) {
         const id = Number(t._object_id);
         let list = this.tagMap.get(id);
@@ -329,24 +356,47 @@ export class Renderer implements RenderState {
   }
 }
 
-/** Objects of `countedModel` pointing at each id through `field`; over a tree, descendants count too. */
-async function countFor(db: Knex, entry: ModelEntry, countedModel: string, field: string, cumulative: boolean, ids: number[]): Promise<Map<number, number>> {
+/**
+ * The query counting objects of `countedModel` pointing at each of `ids` through `field` (columns
+ * `id` and `n`); over a tree, descendants count too.
+ */
+function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, cumulative: boolean, ids: number[]): Knex.QueryBuilder {
   const counted = model(countedModel);
   const f = counted.definition.fields[field];
   const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   const table = entry.definition.table;
-  let q: Knex.QueryBuilder;
   if (cumulative) {
-    q = db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
+    return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
       .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('o.id as n');
-  } else {
-    q = f.type === 'm2m' ? db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n')
-      : db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
-    if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
   }
-  const map = new Map<number, number>();
-  for (const r of await q) map.set(Number(r.id), Number(r.n));
-  return map;
+  if (f.type === 'm2m') return db(f.through!).whereIn('to_id', ids).groupBy('to_id').select('to_id as id').count('from_id as n');
+  const q = db(counted.definition.table).whereIn(column, ids).groupBy(column).select(`${column} as id`).count('id as n');
+  if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
+  return q;
+}
+
+/**
+ * Every count field of a page in ONE statement (the counts UNION ALL'd, each tagged with its
+ * position `k`): a device's ten component counts cost one round trip, not ten.
+ */
+async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: number[]): Promise<Map<string, Map<number, number>>> {
+  const out = new Map(names.map((name) => [name, new Map<number, number>()]));
+  // Each part binds the ids once: keep the whole statement under the bound-parameter limit (SQLite
+  // 32,766, PostgreSQL 65,535), so a 1,000-row page still takes one statement for ten counts.
+  const step = Math.max(1, Math.min(CHUNK, Math.floor(30_000 / names.length)));
+  for (let i = 0; i < ids.length; i += step) {
+    const rows = await readByIds(db, `counts:${entry.definition.name}:${names.join(',')}`, ids.slice(i, i + step), (chunk) => {
+      const parts = names.map((name, k) => {
+        const c = entry.definition.counts[name];
+        return countQuery(db, entry, c.model, c.field, c.cumulative, chunk).select(db.raw(`${k} as k`));
+      });
+      // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
+      const compiled = parts.map((p) => p.toSQL());
+      return db.raw(compiled.map((c) => c.sql).join(' union all '), compiled.flatMap((c) => c.bindings) as Knex.RawBinding[]);
+    });
+    for (const r of rows) out.get(names[Number(r.k)])!.set(Number(r.id), Number(r.n));
+  }
+  return out;
 }
 
 /** Renders rows of one model for a response. */

@@ -37,6 +37,8 @@ export function scalarValue(f: FieldDefinition, value: unknown, errs: ErrorColle
     case 'integer': {
       const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
       if (typeof n !== 'number' || !Number.isInteger(n)) return fail('A valid integer is required.');
+      // A string of digits may be beyond what JavaScript counts exactly (and the column holds).
+      if (!Number.isSafeInteger(n)) return fail(`Ensure this value is between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`);
       if (f.minValue !== undefined && n < f.minValue) return fail(`Ensure this value is greater than or equal to ${f.minValue}.`);
       if (f.maxValue !== undefined && n > f.maxValue) return fail(`Ensure this value is less than or equal to ${f.maxValue}.`);
       return n;

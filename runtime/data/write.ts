@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { hooksOf, type Row } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
@@ -114,7 +115,8 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
     const message = { id: ['This field is required.'] };
     throw errors.validation(bulk ? objects.map((_, i) => (i === missingId ? message : {})) : message);
   }
-  const q = db(entry.definition.table).whereIn('id', ids.map(Number));
+  // An id no row can have is not found without asking (PostgreSQL refuses to compare it).
+  const q = db(entry.definition.table).whereIn('id', ids.map(Number).filter(isStorableId));
   scope?.(q);
   const rows = new Map<number, Row>((await q).map((r: Row) => [Number(r.id), r]));
   const notFound = ids.findIndex((id) => !rows.has(Number(id)));

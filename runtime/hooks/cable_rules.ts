@@ -5,6 +5,7 @@
  * a provider network), carries no other cable; one end holds one type; the two ends are compatible
  * types (each model's `cabling.peers`) and never the same object.
  */
+import { isStorableId } from '../core/ids.js';
 import type { Knex } from 'knex';
 import { choiceSet, model, type Row, type WriteItem } from '../data/registry.js';
 import { cabledModel, nodeKey } from './cable_paths.js';
@@ -30,6 +31,8 @@ export function parseEnd(item: WriteItem, field: string, value: unknown): End | 
     const id = typeof t.object_id === 'string' && /^\d+$/.test(t.object_id) ? Number(t.object_id) : t.object_id;
     if (typeof type !== 'string' || !cabledModel(type)) { item.errors.add(field, `"${String(type)}" is not a cable termination type.`); return null; }
     if (typeof id !== 'number' || !Number.isInteger(id)) { item.errors.add(field, 'object_id: a valid integer is required.'); return null; }
+    // An id no row can have is never queried (PostgreSQL refuses to compare it with an id column).
+    if (!isStorableId(id)) { item.errors.add(field, `${cabledModel(type)!.definition.verboseName} ${id} does not exist.`); return null; }
     if (end.type && end.type !== type) { item.errors.add(field, 'Cannot connect different termination types to same end of cable.'); return null; }
     end.type = type;
     if (!end.ids.includes(id)) end.ids.push(id);

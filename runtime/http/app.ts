@@ -6,6 +6,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiError, errors, fromDatabaseError } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { authenticate } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
 import { modelList } from '../data/registry.js';
@@ -18,7 +19,7 @@ import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
 import { requestGuard } from './guard.js';
-import { jsonBody } from './body.js';
+import { jsonBody, reserveBody } from './body.js';
 import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
@@ -28,6 +29,23 @@ export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
 const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
+
+/**
+ * `/api/dcim/devices/` for `/api/dcim/devices/1/`: the model routes live in one router per such
+ * prefix (every model route starts with `/api/<app>/<endpoint>/`), so a request is matched against
+ * a handful of routes, not against the ~1,700 routes of every model (koa-router tests each in turn).
+ */
+function routePrefix(path: string): string {
+  const app = path.indexOf('/', 5);
+  const end = app < 0 ? -1 : path.indexOf('/', app + 1);
+  return end < 0 ? path : path.slice(0, end + 1);
+}
+
+/** Ids in paths are integers that fit an id column; anything else is simply not found. */
+function checkId(id: string, _ctx: Context, next: Next) {
+  if (!/^\d{1,10}$/.test(id) || !isStorableId(Number(id))) throw errors.notFound();
+  return next();
+}
 
 function absolute(ctx: Context, path: string): string {
   return `${ctx.protocol}://${ctx.host}${path}`;
@@ -58,6 +76,17 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   // Behind a reverse proxy, X-Forwarded-For gives the client address (for tokens' allowed_ips).
   app.proxy = config.trustProxy;
   const router = new Router();
+  const prefixRouters = new Map<string, Router>();
+  const routerFor = (path: string) => {
+    let r = prefixRouters.get(routePrefix(path));
+    if (!r) prefixRouters.set(routePrefix(path), (r = new Router().param('id', checkId)));
+    return r;
+  };
+  /** Does any route match this path (and with `method`, this method)? Both routers. */
+  const matches = (path: string, method: string) => {
+    const found = [router.match(path, method), prefixRouters.get(routePrefix(path))?.match(path, method)];
+    return { route: found.some((m) => m?.route), path: found.some((m) => m?.path.length) };
+  };
 
   app.use(observeRequests(config.logRequests));
   app.use(async (ctx, next) => {
@@ -78,7 +107,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
 
   // Every path ends with a slash; without it, redirect and keep the query string.
   app.use(async (ctx, next) => {
-    if (!ctx.path.endsWith('/') && router.match(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
+    if (!ctx.path.endsWith('/') && matches(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
       ctx.status = 302;
       ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       return;
@@ -91,6 +120,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   // The web interface and the browsable API (runtime/ui/): its forms carry their CSRF token in a
   // form field, so it authenticates them itself, before the API's authentication and jsonBody.
   if (pages) app.use(pages(services));
+  // A body's share of the memory budget is taken (or the body refused, unread) before authentication waits on the database.
+  app.use(reserveBody(config.limits));
   app.use(async (ctx, next) => {
     // Caches of tokens, permissions, custom fields and config contexts: dropped if any process changed them.
     await syncCaches(db);
@@ -104,11 +135,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   // Bodies are read once the requester is known, so an anonymous one costs little.
   app.use(jsonBody(config.limits));
 
-  // Ids in paths are integers that fit an id column; anything else is simply not found.
-  router.param('id', (id, ctx, next) => {
-    if (!/^\d{1,10}$/.test(id) || Number(id) > 2147483647) throw errors.notFound();
-    return next();
-  });
+  router.param('id', checkId);
   router.get('/api/', (ctx) => {
     ctx.body = Object.fromEntries(APPS.map((a) => [a, absolute(ctx, `/api/${a}/`)]));
   });
@@ -130,32 +157,34 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
     const lists = [entry.routes.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
     const details = [entry.routes.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
-    for (const list of lists) router.get(list, v.list).options(list, v.options);
-    for (const detail of details) router.get(detail, v.retrieve).options(detail, v.options);
+    for (const list of lists) routerFor(list).get(list, v.list).options(list, v.options);
+    for (const detail of details) routerFor(detail).get(detail, v.retrieve).options(detail, v.options);
     // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
     for (const extra of entry.routes.extra) {
       const view = actionView(entry, extra, services);
-      for (const method of extra.methods) router.register(extra.path, [method], view);
+      for (const method of extra.methods) routerFor(extra.path).register(extra.path, [method], view);
     }
     if (entry.definition.readOnly) continue;
     for (const list of lists) {
-      router.post(list, v.create);
-      router.put(list, (ctx) => v.update(ctx, false));
-      router.patch(list, (ctx) => v.update(ctx, true));
-      router.delete(list, v.remove);
+      routerFor(list).post(list, v.create)
+        .put(list, (ctx) => v.update(ctx, false))
+        .patch(list, (ctx) => v.update(ctx, true))
+        .delete(list, v.remove);
     }
     for (const detail of details) {
-      router.put(detail, (ctx) => v.update(ctx, false));
-      router.patch(detail, (ctx) => v.update(ctx, true));
-      router.delete(detail, v.remove);
+      routerFor(detail).put(detail, (ctx) => v.update(ctx, false))
+        .patch(detail, (ctx) => v.update(ctx, true))
+        .delete(detail, v.remove);
     }
   }
 
   app.use(router.routes());
+  const prefixRoutes = new Map([...prefixRouters].map(([prefix, r]) => [prefix, r.routes() as unknown as Koa.Middleware]));
+  app.use((ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next());
   app.use(async (ctx, next) => {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) {
-      const allowed = router.match(ctx.path, 'GET').path.length || router.match(ctx.path, 'POST').path.length;
+      const allowed = matches(ctx.path, 'GET').path || matches(ctx.path, 'POST').path;
       if (allowed) throw errors.methodNotAllowed(ctx.method);
       if (ctx.path.startsWith('/api/')) throw errors.notFound();
     }

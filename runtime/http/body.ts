@@ -1,29 +1,37 @@
 /**
  * Request bodies: JSON, read after authentication and refused while they arrive. The bytes are
  * counted as they come, chunked or not, so an oversized body is a 413 as soon as it passes the limit
- * (at once when Content-Length announces it), and its nesting depth is tracked on the raw bytes, so a
+ * (at once when Content-Length announces it), and its nesting depth is checked on the raw bytes, so a
  * body nested too deep is refused before JSON.parse sees it. Requests without credentials get a small
  * allowance (enough for a login or token provisioning); all bodies being read at once share one
- * memory budget, so many concurrent uploads cannot add up to more than it.
+ * memory budget, so many concurrent uploads cannot add up to more than it. A body reserves its share
+ * of that budget before authentication and before its first byte is read (its announced length, or
+ * the whole limit when it is chunked): one that does not fit is refused at once, unread, instead of
+ * after a database round trip and megabytes of reading.
  */
 import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
+import { readChunks } from '../core/small-body.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
 import type { Limits } from '../core/limits.js';
 import type { State } from './views.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** bytes of request bodies being read right now, in this process */
-let buffered = 0;
-/** refusals caused by the shared budget rather than by this body: worth a retry */
-const retryLater = new WeakSet<ApiError>();
+/** bytes of the shared budget reserved by the request bodies being read right now, in this process */
+let reserved = 0;
 
 /** What the guard needs to know about a body that was refused part-way. */
 export interface BodyProgress {
   /** bytes of the body read before it was refused */
   bodyBytesRead?: number;
+}
+
+/** The shared budget cannot hold this body now (not the body's fault: the caller sets Retry-After). */
+function busy(): ApiError {
+  return new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
 }
 
 export function tooLarge(limit: number): ApiError {
@@ -42,7 +50,7 @@ export function announcesBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** Tracks the nesting depth of JSON as its bytes arrive (strings and escapes understood). */
+/** Tracks the nesting depth of JSON on its raw bytes (strings and escapes understood). */
 class DepthScanner {
   private depth = 0;
   private inString = false;
@@ -51,7 +59,7 @@ class DepthScanner {
   constructor(private readonly max: number) {}
 
   /** the byte offset at which the depth first exceeds the maximum, or -1 */
-  scan(chunk: Buffer): number {
+  scan(chunk: Uint8Array): number {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
       if (this.inString) {
@@ -80,57 +88,77 @@ interface Body {
 }
 
 /**
- * Reads the body up to `limit` bytes. Past the limit (or the shared budget) it stops listening and
- * rejects; what happens to the rest of the body is the guard's business (runtime/http/guard.ts).
+ * Reads the body up to `limit` bytes within its reservation, which it gives back when the body is
+ * released or refused. Past the limit it stops listening and rejects; what happens to the rest of
+ * the body is the guard's business (runtime/http/guard.ts).
  */
-function readLimited(req: IncomingMessage, limit: number, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
-  const scanner = new DepthScanner(limits.maxJsonDepth);
-  return new Promise((resolve, reject) => {
-    // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
-    // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
-    // uploads cost several times the bytes they held.
-    let store = new ArrayBuffer(0);
-    let size = 0;
-    const release = () => { buffered -= store.byteLength; store = resize(store, 0); };
-    const done = (error: ApiError | null) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-      progress(size + (error ? pending : 0));
-      if (error) {
-        release();
-        collect(size);
-        reject(error);
-      } else resolve({ bytes: new Uint8Array(store, 0, size), release });
-    };
-    let pending = 0;
-    const onData = (chunk: Buffer) => {
-      pending = chunk.length;
-      if (size + chunk.length > limit) return done(tooLarge(limit));
-      const deep = scanner.scan(chunk);
-      if (deep >= 0) return done(errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`));
-      if (size + chunk.length > store.byteLength) {
-        const capacity = Math.min(limit, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length));
-        if (buffered + capacity - store.byteLength > limits.bodyMemory) {
-          const busy = new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
-          retryLater.add(busy);
-          return done(busy);
-        }
-        buffered += capacity - store.byteLength;
-        store = resize(store, capacity);
-      }
-      new Uint8Array(store, size, chunk.length).set(chunk);
-      size += chunk.length;
-    };
-    const onEnd = () => done(null);
-    const onError = (error: Error) => done(errors.badRequest(`The request body could not be read: ${error.message}.`));
-    const onAborted = () => done(errors.badRequest('The request body ended early.'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+  const reserve = reservation.bytes;
+  // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
+  // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
+  // uploads cost several times the bytes they held. It never outgrows the reservation.
+  let store = new ArrayBuffer(0);
+  let size = 0;
+  let pending = 0;
+  const release = () => {
+    reservation.shrink();
+    store = resize(store, 0);
+  };
+  const reading = readChunks(req, (chunk) => {
+    pending = chunk.length;
+    if (size + chunk.length > limit) return tooLarge(limit);
+    // More than announced: node:http never hands that over, but the reservation must hold.
+    if (size + chunk.length > reserve) return tooLarge(reserve);
+    if (size + chunk.length > store.byteLength) {
+      store = resize(store, Math.min(reserve, Math.max(64 * 1024, store.byteLength * 2, size + chunk.length)));
+    }
+    new Uint8Array(store, size, chunk.length).set(chunk);
+    size += chunk.length;
+    pending = 0;
+    return null;
   });
+  return reading.then(
+    () => {
+      progress(size);
+      const bytes = new Uint8Array(store, 0, size);
+      // Scanned once whole, not as it arrives: an oversized body (refused at the limit) then costs
+      // no scanning at all, which halves the work a flood of them makes.
+      const deep = new DepthScanner(limits.maxJsonDepth).scan(bytes);
+      if (deep >= 0) {
+        release();
+        throw errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
+      }
+      return { bytes, release };
+    },
+    (error: ApiError) => {
+      progress(size + pending);
+      release();
+      collect(size);
+      throw error;
+    },
+  );
+}
+
+/** A share of the shared budget, held from before authentication until the body is read. */
+interface Reservation {
+  bytes: number;
+  /** gives back all but `keep` bytes (all of them by default); idempotent */
+  shrink(keep?: number): void;
+}
+
+/** Reserves `bytes` of the shared budget, or null when the budget cannot hold them now. */
+function reserveBudget(bytes: number, limits: Limits): Reservation | null {
+  if (reserved + bytes > limits.bodyMemory) return null;
+  reserved += bytes;
+  const reservation: Reservation = {
+    bytes,
+    shrink(keep = 0) {
+      if (keep >= reservation.bytes) return;
+      reserved -= reservation.bytes - keep;
+      reservation.bytes = keep;
+    },
+  };
+  return reservation;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -202,22 +230,57 @@ function checkStorable(body: unknown): void {
   if (found) throw errors.validation(found);
 }
 
+interface Reserved {
+  reservation?: Reservation;
+}
+
+/**
+ * Before authentication (which may wait on the database): a request announcing a body reserves the
+ * share of the shared budget it may need, its announced length or, chunked, the whole limit of a
+ * request with credentials (a token or a session cookie; without, the anonymous allowance). A body
+ * too large for that limit, or one the budget cannot hold now, is refused at once, none of it read:
+ * the client hears it while it is still sending. The share is given back once the request is done,
+ * or earlier by jsonBody.
+ */
+export function reserveBody(limits: Limits) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (!WRITES.has(ctx.method) || !announcesBody(ctx.req)) return next();
+    const credentials = Boolean(ctx.get('Authorization') || ctx.cookies.get(SESSION_COOKIE));
+    const limit = credentials ? limits.maxBodySize : limits.anonymousBodySize;
+    const announced = ctx.req.headers['content-length'] === undefined ? null : Number(ctx.req.headers['content-length']);
+    if (announced !== null && announced > limit) throw tooLarge(limit);
+    const reservation = reserveBudget(announced ?? limit, limits);
+    if (!reservation) {
+      ctx.set('Retry-After', '1');
+      throw busy();
+    }
+    (ctx.state as Reserved).reservation = reservation;
+    try {
+      await next();
+    } finally {
+      reservation.shrink();
+    }
+  };
+}
+
 /**
  * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one). Runs after
- * authentication: a request with no user may send only `anonymousBodySize` bytes.
+ * authentication: a request with no user may send only `anonymousBodySize` bytes (the reservation
+ * made by reserveBody shrinks to it).
  */
 export function jsonBody(limits: Limits) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const state = ctx.state as State & BodyProgress;
+    const state = ctx.state as State & BodyProgress & Reserved;
     state.hasBody = false;
-    if (WRITES.has(ctx.method) && announcesBody(ctx.req)) {
+    const reservation = state.reservation;
+    if (reservation) {
       const limit = state.auth?.user ? limits.maxBodySize : limits.anonymousBodySize;
-      const announced = Number(ctx.get('Content-Length') || 0);
-      if (announced > limit) throw tooLarge(limit);
-      const raw = await readLimited(ctx.req, limit, limits, (n) => { state.bodyBytesRead = n; }).catch((error: ApiError) => {
-        if (retryLater.has(error)) ctx.set('Retry-After', '1');
-        throw error;
-      });
+      if (reservation.bytes > limit) {
+        // Credentials that named no user: an anonymous allowance, announced or chunked.
+        if (ctx.req.headers['content-length'] !== undefined) throw tooLarge(limit);
+        reservation.shrink(limit);
+      }
+      const raw = await readLimited(ctx.req, limit, reservation, limits, (n) => { state.bodyBytesRead = n; });
       let text: string;
       try {
         text = utf8.decode(raw.bytes);

@@ -72,8 +72,10 @@ const DISCARD_AT_MOST = 2 * 1024 * 1024;
  */
 function lingerAndClose(ctx: Context, lingerMs: number): void {
   const req = ctx.req;
-  const socket = req.socket as Socket & { destroySoon?: () => void };
+  const socket = req.socket as (Socket & { destroySoon?: () => void }) | null;
   ctx.set('Connection', 'close');
+  // Already gone (the client closed, or something destroyed the request): nothing to linger on.
+  if (!socket) return;
   const announced = Number(req.headers['content-length'] ?? NaN);
   const rest = announced - ((ctx.state as BodyProgress).bodyBytesRead ?? 0);
   if (!(rest <= DISCARD_AT_MOST)) {
@@ -144,7 +146,14 @@ export function onClientError(limits: Limits) {
       // waiting for the body finds the connection closed). Bytes after it that are no request (a body
       // the client did not announce): the answer in progress goes out first, then the connection closes.
       inProgress.shouldKeepAlive = false;
-      if (status === 408 && !inProgress.headersSent) inProgress.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+      if (status === 408 && !inProgress.headersSent) {
+        inProgress.writeHead(408, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+        // The connection closes even if the client never does: that also ends the read of the body
+        // still waited for (and frees its share of the body budget).
+        const timer = setTimeout(() => socket.destroy(), limits.lingerTimeout);
+        timer.unref();
+        socket.once('close', () => clearTimeout(timer));
+      }
       return;
     }
     if (error.code === 'ECONNRESET' || !socket.writable) {

@@ -5,7 +5,7 @@
  * cookie or a password.
  */
 import type { Context, Next } from 'koa';
-import { log } from '../core/log.js';
+import { requestLog } from '../core/log.js';
 import { httpDuration, httpRequests } from '../core/metrics.js';
 import type { State } from './views.js';
 
@@ -29,7 +29,7 @@ export function observeRequests(logRequests: boolean) {
       if (logRequests) {
         const state = ctx.state as Partial<State>;
         const durationMs = Math.round(seconds * 10_000) / 10;
-        log.info({
+        requestLog.info({
           reqId: state.requestId,
           method: ctx.method,
           path: ctx.path,

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
+import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
 import { parseBoolean } from '../core/query-values.js';
@@ -14,8 +15,9 @@ import { createObjects, deleteObjects, updateObjects, type WriteContext, type Wr
 import type { Auth } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
 import type { ModelEntry } from '../core/types.js';
+import { countRows } from '../data/count.js';
 import { paginate } from './pagination.js';
-import { inTransaction } from '../data/db.js';
+import { inTransaction, readRows } from '../data/db.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
@@ -70,7 +72,7 @@ async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: num
   const user = (ctx.state as State).auth.user;
   if (!user || user.isSuperuser || selfService(entry) || !ids.length) return;
   const count = async (act: Action) => {
-    const q = db(entry.definition.table).whereIn('id', ids);
+    const q = db(entry.definition.table).whereIn('id', ids.filter(isStorableId));
     scoped(db, entry, ctx, act)(q);
     return Number((await q.count('* as n').first())?.n ?? 0);
   };
@@ -199,11 +201,14 @@ export function views(entry: ModelEntry, services: Services) {
       if (page.offset) query.offset(page.offset);
       const rows: Row[] = await query;
       // A short first page already tells the total; otherwise count with the same filters.
-      const count = page.offset === 0 && (page.limit === null || rows.length < page.limit)
-        ? rows.length
-        : Number((await base.clone().count('* as n').first())?.n ?? 0);
+      const { count, estimated } = page.offset === 0 && (page.limit === null || rows.length < page.limit)
+        ? { count: rows.length, estimated: false }
+        : await countRows(db, d.table, base, config.countExactLimit);
       const results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) });
-      ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, count), results };
+      // An estimate may fall short of the rows there are: a full page always has a next one then.
+      const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
+      if (estimated) ctx.set('X-Count-Estimated', 'true');
+      ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, linkCount), results };
     },
 
     async retrieve(ctx: Context): Promise<void> {
@@ -211,7 +216,7 @@ export function views(entry: ModelEntry, services: Services) {
       const id = Number(ctx.params.id);
       const q = db(d.table).where('id', id);
       scoped(db, entry, ctx)(q);
-      const row = await q.first();
+      const [row] = await readRows(db, q.limit(1));
       if (!row) throw errors.notFound();
       const params = ctx.URL.searchParams;
       ctx.body = (await renderRows(entry, [row], { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];

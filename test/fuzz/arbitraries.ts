@@ -52,8 +52,8 @@ function wrongFor(f: FieldDefinition): fc.Arbitrary<unknown> {
       return fc.oneof(fc.constantFrom<unknown>('12', 'twelve', 1.5, -1, 2 ** 31, 2 ** 53 + 2, 1e308, true, [], {}), fc.integer(), fc.double());
     case 'boolean': return fc.constantFrom<unknown>('yes', 'maybe', 2, 0, 'true', null, [], {});
     case 'choice': return fc.oneof(fc.constantFrom<unknown>('no-such-choice', 99999, '', null, [], { value: 'x' }, { value: null }), nastyText);
-    case 'fk': return fc.oneof(fc.constantFrom<unknown>(0, -1, 2147483647, 2147483648, 1e20, '1', 'abc', [], {}, { id: 'x' }, { name: 'no-such' }, { slug: '\u0000' }, { no_such_field: 1 }), fc.integer());
-    case 'm2m': return fc.oneof(fc.constantFrom<unknown>(1, 'a', [0], [-1], [2147483648], [null], [[]], [{}], [{ slug: 'nope' }], [{ id: 'x' }]), fc.array(nastyJson, { maxLength: 5 }));
+    case 'fk': return fc.oneof(fc.constantFrom<unknown>(0, -1, 2147483647, 2147483648, 99999999999, '99999999999', 1.5, 1e20, '1', 'abc', [], {}, { id: 'x' }, { id: 99999999999 }, { id: 1.5 }, { name: 5 }, { name: true }, { name: 'no-such' }, { slug: '\u0000' }, { no_such_field: 1 }, { tenant: { id: 99999999999 } }, { tenant: 'x' }), fc.integer(), fc.dictionary(fc.constantFrom('id', 'name', 'slug', 'status', 'latitude', 'vid', 'rd', 'asn', 'created', 'tenant', 'site', 'device', 'address', 'prefix', 'u_height', 'position'), nastyJson, { maxKeys: 2 }));
+    case 'm2m': return fc.oneof(fc.constantFrom<unknown>(1, 'a', [0], [-1], [2147483648], [99999999999], [1.5], [null], [[]], [{}], [{ slug: 'nope' }], [{ id: 'x' }], [{ id: 99999999999 }]), fc.array(nastyJson, { maxLength: 5 }));
     case 'ip_prefix': case 'ip_address': return fc.oneof(fc.constantFrom<unknown>('10.0.0.0/33', '10.1.2.3', '::g/64', '2001:db8::1/129', '1.2.3.4/-1', '', 12, []), nastyText);
     case 'date': case 'datetime': return fc.constantFrom<unknown>('2024-13-45', 'yesterday', '2024-02-30', 20240101, '2024-01-01T99:00:00Z', '', []);
     case 'json': return nastyJson;

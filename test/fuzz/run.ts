@@ -49,6 +49,9 @@ export function send(app: TestApp, method: string, path: string, headers: Record
 }
 
 /** Every answer: no 5xx, and JSON (or nothing) when it is an error, unless a browser's Accept asked for the HTML page. */
+/** How runtime/core/errors.ts words a value the database refused (fromDatabaseError). */
+const DATABASE_REFUSED = 'A value in the request cannot be stored or compared';
+
 function checkAnswer(answer: Answer, what: string): void {
   if (answer.status >= 500 || answer.status === 0) throw new Error(`${what}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
   if (answer.type.startsWith('text/html')) {
@@ -59,6 +62,9 @@ function checkAnswer(answer: Answer, what: string): void {
     let body: unknown;
     try { body = JSON.parse(answer.text); } catch { throw new Error(`${what}: HTTP ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`); }
     if (body === null || typeof body !== 'object') throw new Error(`${what}: HTTP ${answer.status} error body is not an object or list: ${answer.text.slice(0, 200)}`);
+    // The database refused a value that validation let through: caught by the net in
+    // runtime/core/errors.ts, but the answer names no field. Validation should have.
+    if (answer.text.includes(DATABASE_REFUSED)) throw new Error(`${what}: HTTP ${answer.status} from the database's refusal, not from validation: ${answer.text.slice(0, 200)}`);
   }
 }
 
