@@ -415,7 +415,7 @@ assignment('assigned_object is the nested interface with its nested device', asy
   assert.is(a.assigned_object_id, iface.id);
   const o = a.assigned_object;
   assert.ok(o, 'assigned_object set');
-  assert.equal(Object.keys(o).sort(), ['_occupied', 'cable', 'connection_status', 'device', 'display', 'id', 'name', 'url']);
+  assert.equal(Object.keys(o).sort(), ['_occupied', 'cable', 'device', 'display', 'id', 'name', 'url']);
   assert.is(o.id, iface.id);
   assert.is(o.url, `${app.url}/api/dcim/interfaces/${iface.id}/`);
   assert.is(o.display, 'eth0');
