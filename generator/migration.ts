@@ -20,7 +20,8 @@ function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string,
     case 'datetime': return [`t.string('${c[0]}', 32).nullable();`];
     case 'json': return [`t.text('${c[0]}').nullable();`];
     case 'choice':
-      return [integerSets.has(f.choices!) ? `t.integer('${c[0]}').nullable();` : `t.string('${c[0]}', 100).nullable();`];
+      // a choice column is 100 wide unless the schema gives its width (a cable end: one letter)
+      return [integerSets.has(f.choices!) ? `t.integer('${c[0]}').nullable();` : `t.string('${c[0]}', ${f.maxLength ?? 100}).nullable();`];
     case 'fk': {
       const target = byName.get(f.to!)!;
       const onDelete = f.onDelete === 'cascade' ? 'CASCADE' : f.onDelete === 'set_null' ? 'SET NULL' : 'RESTRICT';

@@ -57,7 +57,7 @@ export class Builder {
       case 'choice': {
         const set = this.sets.get(f.choices!)!;
         const values: unknown[] = set.choices.map((c) => c.value);
-        if (write && f.blank) values.push('');
+        if ((write || f.plain) && f.blank) values.push('');
         return { type: set.integer ? 'integer' : 'string', enum: values };
       }
       case 'ip_prefix': case 'ip_address': return { type: 'string' };

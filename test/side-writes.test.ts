@@ -138,14 +138,16 @@ test('deleting an interface logs its L2VPN termination and FHRP group assignment
   const group = await app.post('/api/ipam/fhrp-groups/', { protocol: 'vrrp2', group_id: ++n % 250 });
   const assignment = await app.post('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: 'dcim.interface', interface_id: iface.id, priority: 100 });
   const ip = await app.post('/api/ipam/ip-addresses/', { address: `192.0.2.${++n % 250}/24`, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
+  const item = await app.post('/api/dcim/inventory-items/', { device: device.id, name: unique('sfp'), component_type: 'dcim.interface', component_id: iface.id });
   const deleted = await send('DELETE', `/api/dcim/interfaces/${iface.id}/`);
   const log = await logOf(deleted.requestId);
-  assert.equal(log.kinds, [['dcim.interface', 'delete', iface.id], ['ipam.fhrpgroupassignment', 'delete', assignment.id], ['ipam.ipaddress', 'update', ip.id], ['vpn.l2vpntermination', 'delete', termination.id]]);
-  // the address stays, unassigned: its cleared assignment is logged as an update
-  const unassigned = log.rows.find((r) => r.changed_object_type === 'ipam.ipaddress');
-  assert.equal([unassigned.prechange_data.assigned_object_type, unassigned.prechange_data.assigned_object_id], ['dcim.interface', iface.id]);
-  assert.equal([unassigned.postchange_data.assigned_object_type, unassigned.postchange_data.assigned_object_id], [null, null]);
-  assert.is((await app.get(`/api/ipam/ip-addresses/${ip.id}/`)).assigned_object, null);
+  assert.equal(log.kinds, [['dcim.interface', 'delete', iface.id], ['dcim.inventoryitem', 'update', item.id], ['ipam.fhrpgroupassignment', 'delete', assignment.id], ['ipam.ipaddress', 'delete', ip.id], ['vpn.l2vpntermination', 'delete', termination.id]]);
+  // the address goes with its interface (NetBox 3.7); the inventory item stays, its cleared component logged as an update
+  expectStatus(await app.api('GET', `/api/ipam/ip-addresses/${ip.id}/`), 404);
+  const unlinked = log.rows.find((r) => r.changed_object_type === 'dcim.inventoryitem');
+  assert.equal([unlinked.prechange_data.component_type, unlinked.prechange_data.component_id], ['dcim.interface', iface.id]);
+  assert.equal([unlinked.postchange_data.component_type, unlinked.postchange_data.component_id], [null, null]);
+  assert.is((await app.get(`/api/dcim/inventory-items/${item.id}/`)).component, null);
 
   const bay = await app.post('/api/dcim/module-bays/', { device: device.id, name: unique('slot') });
   const type = await app.post('/api/dcim/module-types/', { manufacturer: device.device_type.manufacturer.id, model: unique('LC') });

@@ -228,16 +228,17 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
 }
 
 /**
- * `q` on an IP address matches addresses that start with the text, as NetBox's
- * `address__istartswith` on the host does (`10.0.1.` finds 10.0.1.0-255, whatever the mask), so an
- * index answers it: the stored text is canonical lowercase and holds only hex digits, dots, colons
- * and the mask, so text with anything else (a '/', a name) matches no address. Both engines answer
+ * `q` on an IP address matches addresses whose text (`192.0.2.1/24`) starts with the text, as
+ * NetBox's `address__istartswith` does (`10.0.1.` finds 10.0.1.0-255, whatever the mask;
+ * `192.0.2.1/24` finds that address), so an index answers it: the stored text is canonical lowercase
+ * and holds only hex digits, dots, colons, '/' and the mask, so text with anything else (a name)
+ * matches no address. Both engines answer
  * the case-sensitive prefix match on the lower-cased text from an index on the column: PostgreSQL's
  * LIKE through a text_pattern_ops index, SQLite's GLOB through a plain one.
  */
 function addressStartsWith(w: Where, column: string, text: string, postgres: boolean): void {
   const prefix = text.toLowerCase();
-  if (!/^[0-9a-f.:]+$/.test(prefix)) { w.orWhereRaw('1 = 0'); return; }
+  if (!/^[0-9a-f.:/]+$/.test(prefix)) { w.orWhereRaw('1 = 0'); return; }
   if (postgres) w.orWhereRaw('?? like ?', [column, `${prefix}%`]);
   else w.orWhereRaw('?? glob ?', [column, `${prefix}*`]);
 }

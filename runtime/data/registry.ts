@@ -97,6 +97,8 @@ export interface ActionContext extends HookContext {
   baseUrl: string;
   requestId: string;
   query: URLSearchParams;
+  /** the request's limit/offset as a list view reads them (PAGINATE_COUNT, MAX_PAGE_SIZE), for actions that answer a page */
+  page: { limit: number | null; offset: number; links(base: string, params: URLSearchParams, count: number): { next: string | null; previous: string | null } };
   /**
    * Creates objects of a model through the generic create path (add permission and constraints,
    * validation, change capture, the 201 response) in one transaction; `build` runs inside it first

@@ -178,6 +178,9 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       const set = choiceSet(f.choices!);
       const labels = new Map<unknown, string>(set.choices.map((c) => [c.value, c.label]));
       const typed = set.integer ? (v: unknown) => Number(v) : (v: unknown) => v;
+      // A plain choice that may be blank reads blank as "" (NetBox's bare choice fields: a cable's
+      // type, a component's cable_end); other blank choices read as null.
+      if (f.plain && f.blank) return (out, row) => { const v = row[column]; out[name] = isBlank(v) ? '' : typed(v); };
       if (mode !== 'full' || f.plain) return (out, row) => { const v = row[column]; out[name] = isBlank(v) ? null : typed(v); };
       return (out, row) => {
         const v = row[column];

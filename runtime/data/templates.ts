@@ -21,6 +21,8 @@ import { customFieldsFor } from './customfields.js';
 import { defer, writeChanges, type ChangeContext } from './changes.js';
 
 const CHUNK = 500;
+/** The fields whose placeholders are filled in (NetBox's resolve_name / resolve_label): a description keeps `{module}` as written. */
+const FILLED = new Set(['name', 'label']);
 
 /** The template models whose rows belong to objects of `typeModel`, relations' targets first. */
 function templateModels(typeModel: string): ModelEntry[] {
@@ -130,7 +132,7 @@ export async function instantiateTemplates(ctx: ChangeContext, entry: ModelEntry
             values[target.columns[1]] = newId !== undefined && contentType ? newId : null;
           } else {
             f.columns.forEach((col, k) => { if (target.columns[k] !== undefined) values[target.columns[k]] = row[col]; });
-            if ((f.type === 'string' || f.type === 'text') && typeof values[target.columns[0]] === 'string') {
+            if (FILLED.has(f.name) && typeof values[target.columns[0]] === 'string') {
               values[target.columns[0]] = fill(values[target.columns[0]] as string, placeholders.get(owner.id!)!, (name) => {
                 problems.set(owner.id!, { [spec.names[name].split('.')[0]]: [`Cannot install ${entry.definition.verboseName} with placeholder values ({${name}}) where ${spec.names[name]} is not defined.`] });
               });

@@ -1,11 +1,12 @@
 /**
  * Interfaces: the kind filter (physical, virtual, wireless), vlan_id (untagged or tagged VLAN), and
- * NetBox's rules. A parent (virtual interfaces only), bridge or LAG is on the same device or another
+ * virtual_chassis_member filters (a device's interfaces with its chassis peers'), and NetBox's rules. A parent (virtual interfaces only), bridge or LAG is on the same device or another
  * member of its virtual chassis; PoE only on physical interfaces, and a PoE type needs a PoE mode;
  * wireless attributes only on wireless interfaces (a channel fills its frequency and width); VLANs are
  * global or in the device's site; a blank mode drops the untagged VLAN, any mode but tagged the tagged
  * VLANs (unless the same request sets them).
  */
+import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../data/registry.js';
 import { choiceSet, model } from '../data/registry.js';
 
@@ -29,6 +30,15 @@ function channelAttributes(channel: string): { frequency: number; width: number 
   return m ? { frequency: Number(m[1]), width: Number(m[2]) } : null;
 }
 
+/** Interfaces of the devices whose `column` is one of `values`, and the non-management ones of their chassis peers. */
+function vcMembers(qb: Knex.QueryBuilder, db: Db, table: string, column: 'id' | 'name', values: (string | number)[]): void {
+  const devices = model('Device').definition.table;
+  const chosen = db(devices).select('id').whereIn(column, values);
+  const chassis = db(devices).select('virtual_chassis_id').whereIn(column, values).whereNotNull('virtual_chassis_id');
+  qb.where((w) => w.whereIn(`${table}.device_id`, chosen)
+    .orWhere((peer) => peer.where(`${table}.mgmt_only`, false).whereIn(`${table}.device_id`, db(devices).select('id').whereIn('virtual_chassis_id', chassis))));
+}
+
 export const interfaceHooks: ModelHooks = {
   filters: {
     interface_kind(qb, values) {
@@ -37,6 +47,14 @@ export const interfaceHooks: ModelHooks = {
       else if (kind === 'wireless') qb.whereIn('type', wirelessTypes());
       else if (kind === 'physical') qb.whereNotIn('type', [...VIRTUAL, ...wirelessTypes()]);
       else qb.whereRaw('1 = 0');
+    },
+    // NetBox 3.7's virtual_chassis_member(_id): the device's own interfaces and the non-management
+    // interfaces of every member of its virtual chassis (master or not: vc_interfaces(if_master=False)).
+    interface_vc_member_id(qb, values, { db, table }) {
+      vcMembers(qb, db, table, 'id', values.filter((v) => /^\d+$/.test(v)).map(Number));
+    },
+    interface_vc_member(qb, values, { db, table }) {
+      vcMembers(qb, db, table, 'name', values);
     },
     interface_vlan_id(qb, values, { db, table }) {
       const ids = values.filter((v) => /^\d+$/.test(v)).map(Number);

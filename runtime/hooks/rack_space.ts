@@ -57,10 +57,10 @@ export function obstacle(space: RackSpace, mount: Omit<Mounted, 'id' | 'name'> &
   return space.devices.find((d) => d.id !== mount.id && shareFace(d, mount) && steps(d.position, d.height).some((u) => taken.has(u))) ?? null;
 }
 
-/** Units of the rack, top first unless the rack numbers downwards (whole units, as NetBox lists them). */
+/** Unit numbers of the rack in half-unit steps (NetBox's Rack.units): top first unless the rack numbers downwards. */
 export function units(rack: Row): number[] {
   const bottom = Number(rack.starting_unit ?? 1);
-  const list = Array.from({ length: Number(rack.u_height) }, (_, i) => bottom + i);
+  const list = Array.from({ length: Number(rack.u_height) * 2 }, (_, i) => bottom + i / 2);
   const descending = rack.desc_units === true || rack.desc_units === 1 || rack.desc_units === '1';
   return descending ? list : list.reverse();
 }

@@ -10,6 +10,7 @@ import { errors } from '../core/errors.js';
 import { hooksOf, model, type Action } from '../data/registry.js';
 import { authorize, createThrough, scoped, type Services, type State } from './views.js';
 import type { ModelEntry, RouteDefinition } from '../core/types.js';
+import { paginate } from './pagination.js';
 
 export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][number], services: Services) {
   const { db, config } = services;
@@ -29,7 +30,7 @@ export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][nu
     }
     const result = await handler({
       db, entry, row, user: state.auth.user, method: ctx.method, body: state.hasBody ? state.body : undefined,
-      baseUrl: `${ctx.protocol}://${ctx.host}`, requestId: state.requestId, query: ctx.URL.searchParams,
+      baseUrl: `${ctx.protocol}://${ctx.host}`, requestId: state.requestId, query: ctx.URL.searchParams, page: paginate(ctx.URL.searchParams, config),
       create: (modelName, build) => createThrough(ctx, services, model(modelName), build),
     });
     ctx.status = result.status;

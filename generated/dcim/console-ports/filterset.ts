@@ -6,7 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/console-ports/. */
 export const consolePortFilterSet: FilterSet = {
-  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_end: { kind: "field", field: "cable_end", family: "exact" },
   cable_id: {
     kind: "path",
     path: [{ field: "cable", model: "Cable" }],

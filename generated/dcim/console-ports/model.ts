@@ -166,7 +166,7 @@ export const consolePortDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -176,6 +176,9 @@ export const consolePortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -283,5 +286,5 @@ export class ConsolePortModel extends Model {
   description!: string;
   mark_connected!: boolean;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
 }

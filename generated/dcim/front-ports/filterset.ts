@@ -6,7 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/front-ports/. */
 export const frontPortFilterSet: FilterSet = {
-  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_end: { kind: "field", field: "cable_end", family: "exact" },
   cable_id: {
     kind: "path",
     path: [{ field: "cable", model: "Cable" }],
@@ -119,11 +119,8 @@ export const frontPortFilterSet: FilterSet = {
     tree: false,
   },
   rear_port: {
-    kind: "path",
-    path: [{ field: "rear_port", model: "RearPort" }],
-    by: "id",
-    family: "exact",
-    tree: false,
+    kind: "ignored",
+    reason: "sent with the rear port's id by netbox_front_port; NetBox ignores it",
   },
   rear_port_id: {
     kind: "path",

@@ -20,7 +20,7 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
-  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_end: { kind: "field", field: "cable_end", family: "exact" },
   cable_id: {
     kind: "path",
     path: [{ field: "cable", model: "Cable" }],
@@ -288,6 +288,8 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  virtual_chassis_member: { kind: "method", method: "interface_vc_member" },
+  virtual_chassis_member_id: { kind: "method", method: "interface_vc_member_id" },
   vlan_id: { kind: "method", method: "interface_vlan_id" },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },

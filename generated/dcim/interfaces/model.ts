@@ -28,7 +28,7 @@ export const interfaceDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name} ({label})", "{name}"],
   ordering: ["device", "name"],
-  brief: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
   hooks: ["component", "interface", "cabled"],
   uniqueTogether: [["device", "name"]],
@@ -428,7 +428,7 @@ export const interfaceDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -438,6 +438,9 @@ export const interfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -503,20 +506,6 @@ export const interfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: [],
       source: "hook:connected_endpoints_reachable",
-    },
-    connection_status: {
-      name: "connection_status",
-      type: "computed",
-      label: "Connection status",
-      required: false,
-      nullable: false,
-      readOnly: true,
-      writeOnly: false,
-      unique: false,
-      uniqueCi: false,
-      columns: [],
-      source: "value",
-      value: null,
     },
     vrf: {
       name: "vrf",
@@ -635,6 +624,6 @@ export class InterfaceModel extends Model {
   untagged_vlan_id!: number | null;
   mark_connected!: boolean;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
   vrf_id!: number | null;
 }

@@ -45,7 +45,6 @@ export const interfaceSerializer: SerializerDefinition = {
     "connected_endpoints",
     "connected_endpoints_type",
     "connected_endpoints_reachable",
-    "connection_status",
     "vrf",
     "_occupied",
     "l2vpn_termination",
@@ -56,6 +55,6 @@ export const interfaceSerializer: SerializerDefinition = {
     "count_fhrp_groups",
     "count_ipaddresses",
   ],
-  brief: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],
-  nested: ["id", "url", "display", "device", "name", "cable", "_occupied", "connection_status"],
+  brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
+  nested: ["id", "url", "display", "device", "name", "cable", "_occupied"],
 };

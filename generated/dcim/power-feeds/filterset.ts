@@ -7,7 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/power-feeds/. */
 export const powerFeedFilterSet: FilterSet = {
   amperage: { kind: "field", field: "amperage", family: "number" },
-  cable_end: { kind: "field", field: "cable_end", family: "string" },
+  cable_end: { kind: "field", field: "cable_end", family: "exact" },
   cable_id: {
     kind: "path",
     path: [{ field: "cable", model: "Cable" }],

@@ -264,7 +264,7 @@ export const powerFeedDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -274,6 +274,9 @@ export const powerFeedDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -384,5 +387,5 @@ export class PowerFeedModel extends Model {
   tenant_id!: number | null;
   comments!: string;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
 }

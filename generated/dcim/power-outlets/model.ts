@@ -185,7 +185,7 @@ export const powerOutletDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -195,6 +195,9 @@ export const powerOutletDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -300,5 +303,5 @@ export class PowerOutletModel extends Model {
   description!: string;
   mark_connected!: boolean;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
 }

@@ -180,7 +180,7 @@ export const powerPortDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -190,6 +190,9 @@ export const powerPortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -294,5 +297,5 @@ export class PowerPortModel extends Model {
   description!: string;
   mark_connected!: boolean;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
 }

@@ -27,10 +27,11 @@ export const rackRoutes: RouteDefinition = {
                 type: "array",
                 items: {
                   type: "object",
-                  required: ["id", "name", "face", "device", "occupied"],
+                  required: ["id", "name", "face", "device", "occupied", "display"],
                   properties: {
                     id: { type: "number" },
                     name: { type: "string" },
+                    display: { type: "string" },
                     face: {
                       type: "object",
                       required: ["value", "label"],

@@ -178,7 +178,7 @@ export const rearPortDefinition: ModelDefinition = {
     },
     cable_end: {
       name: "cable_end",
-      type: "string",
+      type: "choice",
       label: "Cable end",
       required: false,
       nullable: true,
@@ -188,6 +188,9 @@ export const rearPortDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["cable_end"],
       maxLength: 1,
+      choices: "cable-end",
+      blank: true,
+      plain: true,
     },
     link_peers: {
       name: "link_peers",
@@ -265,5 +268,5 @@ export class RearPortModel extends Model {
   description!: string;
   mark_connected!: boolean;
   cable_id!: number | null;
-  cable_end!: string | null;
+  cable_end!: string | number | null;
 }

@@ -129,7 +129,7 @@ export const ipAddressDefinition: ModelDefinition = {
         "ipam.fhrpgroup": "FHRPGroup",
         "virtualization.vminterface": "VMInterface",
       },
-      onDelete: "set_null",
+      onDelete: "cascade",
       typeKey: "assigned_object_type",
     },
     nat_inside: {

@@ -32,6 +32,16 @@ def checks(c, nb, one):
             eq(nb.dcim.module_types.count(model="Ans Line Card"), 1, "module type")
 
     def verify_06_components():
+        @c.check("the chassis member's interface, found through the master, was updated in place")
+        def _():
+            master = one(nb.dcim.devices, "master", name="ans-leaf1")
+            member = one(nb.dcim.devices, "member", name="ans-stack2")
+            names = sorted(i.name for i in nb.dcim.interfaces.filter(virtual_chassis_member_id=master.id))
+            eq(("ge-2/0/1" in names, "em1" in names), (True, False), "virtual_chassis_member_id from the master")
+            iface = one(nb.dcim.interfaces, "member interface", device_id=member.id, name="ge-2/0/1")
+            eq(iface.description, "found through the chassis master", "description")
+            eq(nb.dcim.interfaces.count(name="ge-2/0/1"), 1, "no copy on the master")
+
         @c.check("ports on ans-leaf1, mapped and fed")
         def _():
             leaf = one(nb.dcim.devices, "device", name="ans-leaf1")
