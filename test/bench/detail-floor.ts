@@ -11,6 +11,7 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { DEVICE_JOINS } from './floor.js';
 
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
@@ -44,14 +45,7 @@ function detailSql(postgres: boolean): string {
     p.id as p_id, p.name as p_name, p.slug as p_slug,
     ${tagJson} from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id where ti.content_type = 'dcim.device' and ti.object_id = d.id) as tags,
     ${COUNTS.map(([name, table]) => `(select count(*) from ${table} c where c.device_id = d.id) as ${name}`).join(',\n    ')}
-  from dcim_device d
-  join dcim_site s on s.id = d.site_id
-  left join dcim_rack r on r.id = d.rack_id
-  join dcim_devicerole ro on ro.id = d.role_id
-  join dcim_devicetype t on t.id = d.device_type_id
-  join dcim_manufacturer m on m.id = t.manufacturer_id
-  left join tenancy_tenant te on te.id = d.tenant_id
-  left join dcim_platform p on p.id = d.platform_id
+  ${DEVICE_JOINS}
   where d.id = $1`;
 }
 

@@ -21,6 +21,16 @@ export interface Floor {
 
 type Row = Record<string, any>;
 
+/** The device and the seven objects its representation nests, as both floors join them. */
+export const DEVICE_JOINS = `from dcim_device d
+  join dcim_site s on s.id = d.site_id
+  left join dcim_rack r on r.id = d.rack_id
+  join dcim_devicerole ro on ro.id = d.role_id
+  join dcim_devicetype t on t.id = d.device_type_id
+  join dcim_manufacturer m on m.id = t.manufacturer_id
+  left join tenancy_tenant te on te.id = d.tenant_id
+  left join dcim_platform p on p.id = d.platform_id`;
+
 const DEVICE_PAGE = `
   select d.id, d.name, d.serial, d.asset_tag, d.status, d.airflow, d.face, d.position, d.description, d.comments,
     d.created, d.last_updated, d.custom_field_data, d.local_context_data,
@@ -31,14 +41,7 @@ const DEVICE_PAGE = `
     m.id as m_id, m.name as m_name, m.slug as m_slug,
     te.id as te_id, te.name as te_name, te.slug as te_slug,
     p.id as p_id, p.name as p_name, p.slug as p_slug
-  from dcim_device d
-  join dcim_site s on s.id = d.site_id
-  left join dcim_rack r on r.id = d.rack_id
-  join dcim_devicerole ro on ro.id = d.role_id
-  join dcim_devicetype t on t.id = d.device_type_id
-  join dcim_manufacturer m on m.id = t.manufacturer_id
-  left join tenancy_tenant te on te.id = d.tenant_id
-  left join dcim_platform p on p.id = d.platform_id
+  ${DEVICE_JOINS}
   order by d._name_natural, d.id limit 1000`;
 
 const TAGS = `select ti.object_id, tg.id, tg.name, tg.slug, tg.color from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id
