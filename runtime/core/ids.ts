@@ -7,6 +7,13 @@
 /** Largest value of an id column (and of integer choices). */
 export const MAX_ID = 2147483647;
 
+/** The whole number `text` names when an id column can hold it (0 included: it simply matches nothing), else null. */
+export function idFromText(text: string): number | null {
+  if (!/^\d+$/.test(text)) return null;
+  const n = Number(text);
+  return n <= MAX_ID ? n : null;
+}
+
 /** Can `n` be the id of a row? */
 export function isStorableId(n: number): boolean {
   return Number.isSafeInteger(n) && n >= 1 && n <= MAX_ID;

@@ -41,18 +41,22 @@ export function readChunks(req: IncomingMessage, onChunk: (chunk: Buffer) => Api
   });
 }
 
+/** A body longer than `limit` bytes. */
+export function tooLarge(limit: number): ApiError {
+  return new ApiError(413, { detail: `Request body too large: at most ${limit} bytes are accepted.` });
+}
+
 /**
  * A small body read whole, for the forms of the login page and the web interface: the announced
  * length and the bytes as they arrive are both held to `limit` (413 past it).
  */
 export async function readSmall(req: IncomingMessage, limit: number): Promise<string> {
-  const tooLarge = () => new ApiError(413, { detail: `Request body too large: at most ${limit} bytes are accepted.` });
-  if (Number(req.headers['content-length'] || 0) > limit) throw tooLarge();
+  if (Number(req.headers['content-length'] || 0) > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   await readChunks(req, (chunk) => {
     size += chunk.length;
-    if (size > limit) return tooLarge();
+    if (size > limit) return tooLarge(limit);
     chunks.push(chunk);
     return null;
   });

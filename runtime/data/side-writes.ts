@@ -16,7 +16,8 @@ import { insertRows } from './insert.js';
 import { bumpCacheVersion } from './cache.js';
 import { CHUNK } from './write-context.js';
 
-interface Target {
+/** Where a side write goes: the transaction, and the request that caused it (none at start-up). */
+export interface Target {
   db: Knex;
   request?: ChangeContext | null;
 }

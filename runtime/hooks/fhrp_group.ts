@@ -5,6 +5,7 @@
  * the global table).
  */
 import { errors } from '../core/errors.js';
+import { idFromText } from '../core/ids.js';
 import { choiceSet, model, type ModelHooks, type Row } from '../data/registry.js';
 
 /** where displayData leaves a group's first address */
@@ -32,8 +33,9 @@ export const fhrpGroup: ModelHooks = {
   filters: {
     related_ip(qb, values, { db, entry }) {
       const ids = values.map((v) => {
-        if (!/^\d+$/.test(v.trim()) || Number(v) > 2147483647) throw errors.badFilter('related_ip', `Select a valid choice. ${v} is not one of the available choices.`);
-        return Number(v);
+        const id = idFromText(v.trim());
+        if (id === null) throw errors.badFilter('related_ip', `Select a valid choice. ${v} is not one of the available choices.`);
+        return id;
       });
       const addresses = model('IPAddress').definition.table;
       // g: the groups' addresses; i: the given ones. Contained or equal: inside i's network, no wider than it.

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { idFromText } from '../core/ids.js';
 import { model } from '../data/registry.js';
 import type { HookContext } from '../data/registry.js';
 
@@ -24,8 +25,9 @@ function atSites(qb: Knex.QueryBuilder, db: Knex, sites: Knex.QueryBuilder): voi
 
 function ids(param: string, values: string[]): number[] {
   return values.map((v) => {
-    if (!/^\d+$/.test(v.trim()) || Number(v) > 2147483647) throw errors.badFilter(param, 'Enter a whole number.');
-    return Number(v);
+    const id = idFromText(v.trim());
+    if (id === null) throw errors.badFilter(param, 'Enter a whole number.');
+    return id;
   });
 }
 

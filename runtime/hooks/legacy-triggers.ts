@@ -9,12 +9,8 @@
  */
 import type { Knex } from 'knex';
 import { model, type Row } from '../data/registry.js';
-import { createRows, updateRows } from '../data/side-writes.js';
-import type { ChangeContext } from '../data/changes.js';
+import { createRows, updateRows, type Target } from '../data/side-writes.js';
 import { contentTypesOf } from './object-types.js';
-
-/** Where mirrored rows are written: the transaction, and the request that caused them (none at start-up). */
-interface Target { db: Knex; request?: ChangeContext | null }
 
 const WEBHOOK = 'extras.webhook';
 const TRIGGERS = ['content_types', 'type_create', 'type_update', 'type_delete', 'enabled', 'conditions'] as const;

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { idFromText } from '../core/ids.js';
 import { model } from '../data/registry.js';
 
 type Ids = Knex.QueryBuilder;
@@ -17,9 +18,9 @@ const table = (name: string) => model(name).definition.table;
 
 /** The one object id a filter names (NetBox's single-choice filter; the last value wins, as in Django). */
 function oneId(param: string, values: string[]): number {
-  const value = values[values.length - 1].trim();
-  if (!/^\d+$/.test(value) || Number(value) > 2147483647) throw errors.badFilter(param, 'Select a valid choice. That choice is not one of the available choices.');
-  return Number(value);
+  const id = idFromText(values[values.length - 1].trim());
+  if (id === null) throw errors.badFilter(param, 'Select a valid choice. That choice is not one of the available choices.');
+  return id;
 }
 
 /** The nodes of a tree model and all their ancestors. */

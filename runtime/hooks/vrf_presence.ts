@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
+import { idFromText } from '../core/ids.js';
 import { model } from '../data/registry.js';
 
 function presentIn(qb: Knex.QueryBuilder, db: Knex, vrf: Knex.QueryBuilder): void {
@@ -19,9 +20,9 @@ const last = (values: string[]) => values[values.length - 1].trim();
 
 export const vrfPresenceFilters = {
   present_in_vrf_id(qb: Knex.QueryBuilder, values: string[], { db }: { db: Knex }) {
-    const id = last(values);
-    if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw errors.badFilter('present_in_vrf_id', 'Select a valid choice. That choice is not one of the available choices.');
-    presentIn(qb, db, db(model('VRF').definition.table).select('id').where('id', Number(id)));
+    const id = idFromText(last(values));
+    if (id === null) throw errors.badFilter('present_in_vrf_id', 'Select a valid choice. That choice is not one of the available choices.');
+    presentIn(qb, db, db(model('VRF').definition.table).select('id').where('id', id));
   },
   present_in_vrf(qb: Knex.QueryBuilder, values: string[], { db }: { db: Knex }) {
     presentIn(qb, db, db(model('VRF').definition.table).select('id').where('rd', last(values)));

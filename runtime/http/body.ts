@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../core/errors.js';
-import { readChunks } from '../core/small-body.js';
+import { readChunks, tooLarge } from '../core/small-body.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import type { Limits } from '../core/limits.js';
 import type { State } from './views.js';
@@ -34,10 +34,6 @@ function busy(): ApiError {
   return new ApiError(413, { detail: 'Request body refused: the server is reading too many request bodies at once; retry shortly.' });
 }
 
-export function tooLarge(limit: number): ApiError {
-  return new ApiError(413, { detail: `Request body too large: at most ${limit} bytes are accepted.` });
-}
-
 /** `application/json;` (as pynetbox sends it), charset variants and `+json` types are JSON. */
 function isJson(contentType: string): boolean {
   const type = contentType.split(';')[0].trim().toLowerCase();
@@ -50,30 +46,23 @@ export function announcesBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-/** Tracks the nesting depth of JSON on its raw bytes (strings and escapes understood). */
-class DepthScanner {
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-  private offset = 0;
-  constructor(private readonly max: number) {}
-
-  /** the byte offset at which the depth first exceeds the maximum, or -1 */
-  scan(chunk: Uint8Array): number {
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i];
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (c === 0x5c) this.escaped = true;
-        else if (c === 0x22) this.inString = false;
-      } else if (c === 0x22) this.inString = true;
-      else if (c === 0x5b || c === 0x7b) {
-        if (++this.depth > this.max) return this.offset + i;
-      } else if (c === 0x5d || c === 0x7d) this.depth--;
-    }
-    this.offset += chunk.length;
-    return -1;
+/** The byte offset at which JSON's nesting first exceeds `max` (strings and escapes understood), or -1. */
+function tooDeepAt(bytes: Uint8Array, max: number): number {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
   }
+  return -1;
 }
 
 /** ArrayBuffer.prototype.transfer (ES2024, Node 21+): a copy of the given size; the original is freed at once. */
@@ -123,7 +112,7 @@ function readLimited(req: IncomingMessage, limit: number, reservation: Reservati
       const bytes = new Uint8Array(store, 0, size);
       // Scanned once whole, not as it arrives: an oversized body (refused at the limit) then costs
       // no scanning at all, which halves the work a flood of them makes.
-      const deep = new DepthScanner(limits.maxJsonDepth).scan(bytes);
+      const deep = tooDeepAt(bytes, limits.maxJsonDepth);
       if (deep >= 0) {
         release();
         throw errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
