@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
+import { inBatch, literalsOf } from './pg-batch.js';
 
 const require = createRequire(import.meta.url);
 type Ctor = new (...args: any[]) => any;
@@ -250,26 +251,25 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
 
 /**
  * `select * from <table> where id in (...)` for several tables, on PostgreSQL in the round trip of
- * the reads started beside them (inBatch: a multi-statement simple query, the integer ids written
- * out), outside transactions and for lists of at most `most` ids; null otherwise (the caller reads
- * them one by one). A device's site, rack, role, type, tenant and platform come back together, with
+ * the reads started beside them (inBatch, runtime/data/pg-batch.ts), outside transactions and for
+ * lists of at most `most` ids; null otherwise (the caller reads them one by one). A device's site, rack, role, type, tenant and platform come back together, with
  * its tags and counts.
  */
 export async function readTablesByIds(db: Knex, reads: { table: string; ids: number[] }[], most: number): Promise<Record<string, any>[][] | null> {
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
-  const statements = reads.map(({ table, ids }) => {
+  return Promise.all(reads.map(({ table, ids }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
-    return `select * from "${table.replace(/"/g, '""')}" where "id" in (${ids.join(', ')})`;
-  });
-  for (const sql of statements) (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: [] });
-  return Promise.all(statements.map((sql) => inBatch(db, sql)));
+    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+    (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: ids });
+    return inBatch(db, sql, ids, ids.map(String));
+  }));
 }
 
 async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Record<string, any>[]> {
   (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
   if (isPostgres(db)) {
-    const literal = inlined(sql, bindings);
-    if (literal !== null) return inBatch(db, literal);
+    const literals = literalsOf(bindings);
+    if (literals !== null) return inBatch(db, sql, bindings, literals);
   }
   const client = db.client as PoolClient;
   const connection = await client.acquireConnection();
@@ -277,78 +277,6 @@ async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Reco
     if (isPostgres(db)) return (await connection.query({ text: sql, values: bindings })).rows;
     // better-sqlite3 takes numbers for booleans and dates, as knex's own binding step gives them.
     return connection.prepare(sql).all(...(client._formatBindings ? client._formatBindings(bindings) : bindings));
-  } finally {
-    await client.releaseConnection(connection);
-  }
-}
-
-/** Values written into SQL text as they are: integers, booleans, and plain names (content types). */
-const PLAIN = /^[A-Za-z0-9_.:-]*$/;
-
-/**
- * A PostgreSQL statement (`$n` parameters) with its parameters written out, or null when one is not
- * trivially safe as a literal (then it runs alone, bound). The statements batched are the runtime's
- * own reads by id: integers and names from the schema.
- */
-function inlined(sql: string, bindings: unknown[]): string | null {
-  const literals: string[] = [];
-  for (const b of bindings) {
-    // A negative number in brackets: `x - $1` must not become `x - -1`, a comment.
-    if (typeof b === 'number' && Number.isSafeInteger(b)) literals.push(b < 0 ? `(${b})` : String(b));
-    else if (typeof b === 'boolean') literals.push(b ? 'true' : 'false');
-    else if (typeof b === 'string' && PLAIN.test(b)) literals.push(`'${b}'`);
-    else return null;
-  }
-  return literals.length ? sql.replace(/\$(\d+)\b/g, (_, n: string) => literals[Number(n) - 1]) : sql;
-}
-
-interface Waiting { sql: string; resolve(rows: Record<string, any>[]): void; reject(error: unknown): void }
-/** Reads queued in this turn of the event loop, per database. */
-const waiting = new Map<unknown, Waiting[]>();
-
-/**
- * PostgreSQL reads started in the same turn of the event loop (a page's tags, counts, hooks and
- * first nested level; other requests' reads at the same moment) go to the server as ONE
- * multi-statement simple query on one connection: under load each round trip costs more than its
- * statement (docs/throughput.md). The statements stay what they were, so the query budget holds.
- * A failing statement aborts the rest of a multi-statement query: then each runs alone, so every
- * read gets its own answer or error.
- */
-function inBatch(db: Knex, sql: string): Promise<Record<string, any>[]> {
-  return new Promise((resolve, reject) => {
-    let list = waiting.get(db.client);
-    if (!list) {
-      const queued: Waiting[] = (list = []);
-      waiting.set(db.client, queued);
-      setImmediate(() => { waiting.delete(db.client); void runBatch(db, queued); });
-    }
-    list.push({ sql, resolve, reject });
-  });
-}
-
-async function runBatch(db: Knex, list: Waiting[]): Promise<void> {
-  const client = db.client as PoolClient;
-  let connection: any;
-  try {
-    connection = await client.acquireConnection();
-  } catch (error) {
-    for (const w of list) w.reject(error);
-    return;
-  }
-  try {
-    if (list.length === 1) {
-      list[0].resolve((await connection.query(list[0].sql)).rows);
-      return;
-    }
-    let results: { rows: Record<string, any>[] }[] | null = null;
-    try {
-      results = await connection.query(list.map((w) => w.sql).join(';\n'));
-    } catch {
-      for (const w of list) await connection.query(w.sql).then((r: { rows: Record<string, any>[] }) => w.resolve(r.rows), w.reject);
-    }
-    if (results) results.forEach((r, i) => list[i].resolve(r.rows));
-  } catch (error) {
-    for (const w of list) w.reject(error);
   } finally {
     await client.releaseConnection(connection);
   }
