@@ -39,6 +39,11 @@ const preparedOn = new WeakMap<object, Map<string, string>>();
 const seenOnce = new Set<string>();
 /** Prepared statements per connection before it starts again (each holds a plan in its backend). */
 const MOST_PREPARED = 500;
+/**
+ * Statements with more parameters run as text: a page of many ids is planned in about the time it
+ * runs, and a plan kept for 1,000 parameters cost the backend more than it saved (GET 1000 devices).
+ */
+const MOST_PARAMETERS = 100;
 let names = 0;
 
 /** Values written into SQL as they are: integers, booleans, and plain names (content types). */
@@ -89,7 +94,7 @@ function batchText(prepared: Map<string, string>, list: Waiting[]): { text: stri
   }
   const at = list.map((w) => {
     let name = prepared.get(w.sql);
-    if (!name && !seenOnce.has(w.sql)) {
+    if (!name && (w.literals.length > MOST_PARAMETERS || !seenOnce.has(w.sql))) {
       if (seenOnce.size >= 10_000) seenOnce.clear();
       seenOnce.add(w.sql);
       parts.push(written(w));
