@@ -38,7 +38,7 @@ const preparedOn = new WeakMap<object, Map<string, string>>();
 /** Statement texts seen once in this process (bounded: a full set starts again). */
 const seenOnce = new Set<string>();
 /** Prepared statements per connection before it starts again (each holds a plan in its backend). */
-const MOST_PREPARED = 500;
+const MOST_PREPARED = 200;
 /**
  * Statements with more parameters run as text: a page of many ids is planned in about the time it
  * runs, and a plan kept for 1,000 parameters cost the backend more than it saved (GET 1000 devices).
