@@ -10,7 +10,8 @@
  *                               [--seconds 5] [--rounds 3] [--devices 1000] [--profile DIR] [--root DIR]
  *
  * Besides req/s, the service's CPU milliseconds per request (its processes' user + system time from
- * /proc, PostgreSQL's own time not included). Prints a table; the figures are the last line, as JSON.
+ * /proc) and, on PostgreSQL, its backends' (the server processes of the service's connections, found
+ * by application_name; they share the cores). Prints a table; the figures are the last line, as JSON.
  */
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -141,18 +142,35 @@ function cpuMs(pid: number): number {
   return total * 10;
 }
 
-interface Sample { perSecond: number; p50: number; p99: number; errors: number; cpuPerRequest: number; load1: number }
+/** The PostgreSQL server processes serving connections named `application` (empty on SQLite). */
+async function backendPids(databaseUrl: string, application: string): Promise<number[]> {
+  if (!databaseUrl) return [];
+  const pg = createRequire(import.meta.url)('pg') as { Client: new (o: object) => { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: { pid: number }[] }>; end(): Promise<void> } };
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query('select pid from pg_stat_activity where application_name = $1', [application])).rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
 
-async function measure(url: string, pid: number, ids: number[], duration: number): Promise<Sample> {
+interface Sample { perSecond: number; p50: number; p99: number; errors: number; cpuPerRequest: number; backendCpuPerRequest: number; load1: number }
+
+async function measure(url: string, pid: number, ids: number[], duration: number, backends: number[] = []): Promise<Sample> {
   const load1 = loadavg()[0];
+  const backendMs = () => backends.reduce((sum, p) => sum + cpuMs(p), 0);
+  const b0 = backendMs();
   const c0 = cpuMs(pid);
   const result = await autocannon({
     url, connections: clients, duration, headers: { Authorization: `Token ${TOKEN}`, Accept: 'application/json' },
     requests: ids.map((id) => ({ method: 'GET', path: `/api/dcim/devices/${id}/` })),
   });
   const cpu = cpuMs(pid) - c0;
+  const backendCpu = backendMs() - b0;
   const errors = result.errors + result.timeouts + result.non2xx;
-  return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, cpuPerRequest: cpu / Math.max(1, result.requests.total), load1 };
+  const total = Math.max(1, result.requests.total);
+  return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, cpuPerRequest: cpu / total, backendCpuPerRequest: backendCpu / total, load1 };
 }
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
@@ -188,7 +206,9 @@ for (const engine of engines) {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-throughput-'));
   const schema = `throughput_${randomBytes(4).toString('hex')}`;
   const databaseUrl = engine === 'postgres' ? process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test' : '';
-  const env: Record<string, string> = { DATA_DIR: dataDir, ADMIN_TOKEN: TOKEN, DATABASE_URL: databaseUrl, ...(engine === 'postgres' ? { DATABASE_SCHEMA: schema } : {}) };
+  // The service's connections carry the schema's name, so its backends can be told from others'.
+  const serviceUrl = databaseUrl && `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}application_name=${schema}`;
+  const env: Record<string, string> = { DATA_DIR: dataDir, ADMIN_TOKEN: TOKEN, DATABASE_URL: serviceUrl, ...(engine === 'postgres' ? { DATABASE_SCHEMA: schema } : {}) };
   try {
     log(`[${engine}] starting`);
     let service = await startService(env, 2);
@@ -206,12 +226,13 @@ for (const engine of engines) {
       if (missing.length) log(`[${engine}] the floor lacks: ${missing.join(', ')}`);
       await measure(floor.url, floor.child.pid!, ids, 2);
       await measure(service.url, service.child.pid!, ids, 2);
+      const backends = await backendPids(databaseUrl, schema);
       const app: Sample[] = [];
       const bare: Sample[] = [];
       for (let r = 0; r < rounds; r++) {
         bare.push(await measure(floor.url, floor.child.pid!, ids, seconds));
-        app.push(await measure(service.url, service.child.pid!, ids, seconds));
-        log(`[${engine} x${n}] round ${r + 1}: NetLedger ${app[r].perSecond.toFixed(0)} req/s (${app[r].cpuPerRequest.toFixed(2)} ms CPU/req), floor ${bare[r].perSecond.toFixed(0)} req/s, load ${app[r].load1.toFixed(2)}`);
+        app.push(await measure(service.url, service.child.pid!, ids, seconds, backends));
+        log(`[${engine} x${n}] round ${r + 1}: NetLedger ${app[r].perSecond.toFixed(0)} req/s (${app[r].cpuPerRequest.toFixed(2)} ms CPU/req, backends ${app[r].backendCpuPerRequest.toFixed(2)}), floor ${bare[r].perSecond.toFixed(0)} req/s, load ${app[r].load1.toFixed(2)}`);
       }
       const key = `${engine} x${n}`;
       figures[key] = {
@@ -219,6 +240,7 @@ for (const engine of engines) {
         ratio: mean(app.map((s) => s.perSecond)) / mean(bare.map((s) => s.perSecond)),
         p50: mean(app.map((s) => s.p50)), p99: mean(app.map((s) => s.p99)),
         cpu_ms: mean(app.map((s) => s.cpuPerRequest)), floor_cpu_ms: mean(bare.map((s) => s.cpuPerRequest)),
+        backend_cpu_ms: mean(app.map((s) => s.backendCpuPerRequest)),
         errors: app.reduce((a, s) => a + s.errors, 0), load1: mean(app.map((s) => s.load1)),
       };
       await stop(floor.child);
@@ -247,9 +269,9 @@ for (const engine of engines) {
 }
 
 console.log(`\nDevice detail, ${clients} clients (autocannon in the same machine), ${rounds} x ${seconds} s rounds alternating with the floor\n`);
-console.log('| engine, processes | NetLedger req/s | floor req/s | NetLedger / floor | p50 / p99 ms | CPU ms per request (floor) | errors | load avg |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| engine, processes | NetLedger req/s | floor req/s | NetLedger / floor | p50 / p99 ms | CPU ms per request (floor) | PostgreSQL backends\' CPU ms per request | errors | load avg |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const [key, f] of Object.entries(figures)) {
-  console.log(`| ${key} | ${f.netledger.toFixed(0)} | ${f.floor.toFixed(0)} | ${(f.ratio * 100).toFixed(0)}% | ${f.p50.toFixed(1)} / ${f.p99.toFixed(1)} | ${f.cpu_ms.toFixed(2)} (${f.floor_cpu_ms.toFixed(2)}) | ${f.errors} | ${f.load1.toFixed(2)} |`);
+  console.log(`| ${key} | ${f.netledger.toFixed(0)} | ${f.floor.toFixed(0)} | ${(f.ratio * 100).toFixed(0)}% | ${f.p50.toFixed(1)} / ${f.p99.toFixed(1)} | ${f.cpu_ms.toFixed(2)} (${f.floor_cpu_ms.toFixed(2)}) | ${key.startsWith('postgres') ? f.backend_cpu_ms.toFixed(2) : '-'} | ${f.errors} | ${f.load1.toFixed(2)} |`);
 }
 console.log(JSON.stringify(figures));
