@@ -252,8 +252,8 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
 /**
  * `select * from <table> where id in (...)` for several tables, on PostgreSQL in the round trip of
  * the reads started beside them (inBatch, runtime/data/pg-batch.ts), outside transactions and for
- * lists of at most `most` ids; null otherwise (the caller reads them one by one). A device's site, rack, role, type, tenant and platform come back together, with
- * its tags and counts.
+ * lists of at most `most` ids; null otherwise (the caller reads them one by one). A device's site,
+ * rack, role, type, tenant and platform come back together, with its tags and counts.
  */
 export async function readTablesByIds(db: Knex, reads: { table: string; ids: number[] }[], most: number): Promise<Record<string, any>[][] | null> {
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;

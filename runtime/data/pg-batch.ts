@@ -84,6 +84,14 @@ function written(w: Waiting): string {
   return w.literals.length ? w.sql.replace(/\$(\d+)\b/g, (_, n: string) => w.literals[Number(n) - 1]) : w.sql;
 }
 
+/** Is this the first time this process sees the text? (It is remembered either way.) */
+function firstSighting(sql: string): boolean {
+  if (seenOnce.has(sql)) return false;
+  if (seenOnce.size >= 10_000) seenOnce.clear();
+  seenOnce.add(sql);
+  return true;
+}
+
 /** The batch's text, and for each read the index of its result among the statements'. */
 function batchText(prepared: Map<string, string>, list: Waiting[]): { text: string; at: number[]; made: [string, string][] } {
   const parts: string[] = [];
@@ -94,9 +102,7 @@ function batchText(prepared: Map<string, string>, list: Waiting[]): { text: stri
   }
   const at = list.map((w) => {
     let name = prepared.get(w.sql);
-    if (!name && (w.literals.length > MOST_PARAMETERS || !seenOnce.has(w.sql))) {
-      if (seenOnce.size >= 10_000) seenOnce.clear();
-      seenOnce.add(w.sql);
+    if (!name && (w.literals.length > MOST_PARAMETERS || firstSighting(w.sql))) {
       parts.push(written(w));
       return parts.length - 1;
     }
