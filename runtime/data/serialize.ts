@@ -110,7 +110,8 @@ class RowCache {
       this.loading.clear();
       for (const [entry, loaded] of levels) {
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
+        const generic = genericRootsOf(entry);
+        if (generic.length) for (const row of loaded) needGeneric(this, row, generic);
       }
     } finally {
       this.loading.clear();
@@ -164,14 +165,24 @@ function displayRoots(entry: ModelEntry): string[] {
   return list;
 }
 
-/** Queues the targets of the generic relations among `fields`. */
-function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
-  for (const name of fields) {
-    const f = entry.definition.fields[name];
-    if (f?.type === 'generic_fk') {
-      const target = f.types![row[`${name}_type`]];
-      if (target) cache.need(target, row[`${name}_id`]);
-    }
+/** The generic relations among `fields` (worked out once per page or model, not per row). */
+function genericOf(entry: ModelEntry, fields: string[]): FieldDefinition[] {
+  return [...new Set(fields)].map((name) => entry.definition.fields[name]).filter((f) => f?.type === 'generic_fk');
+}
+
+/** Those of a model's nested form and display templates, which every loaded row of it may point at. */
+const genericRoots = new Map<string, FieldDefinition[]>();
+function genericRootsOf(entry: ModelEntry): FieldDefinition[] {
+  let list = genericRoots.get(entry.definition.name);
+  if (!list) genericRoots.set(entry.definition.name, (list = genericOf(entry, [...entry.serializer.nested, ...displayRoots(entry)])));
+  return list;
+}
+
+/** Queues the targets of a row's generic relations (`generic`, from genericOf). */
+function needGeneric(cache: RowCache, row: Row, generic: FieldDefinition[]): void {
+  for (const f of generic) {
+    const target = f.types![row[`${f.name}_type`]];
+    if (target) cache.need(target, row[`${f.name}_id`]);
   }
 }
 
@@ -230,8 +241,8 @@ export class Renderer implements RenderState {
     }
     const follow = followOf(this.entry);
     for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
-    const generic = [...fields, ...displayRoots(this.entry)];
-    for (const row of rows) needGeneric(this.cache, this.entry, row, generic);
+    const generic = genericOf(this.entry, [...fields, ...displayRoots(this.entry)]);
+    if (generic.length) for (const row of rows) needGeneric(this.cache, row, generic);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
       tasks.push(() => customFieldsFor(db, this.entry).then((defs) => {
         this.customFieldDefs = defs;
@@ -276,12 +287,15 @@ export class Renderer implements RenderState {
     const other = model(otherName);
     const via = other.definition.fields[fieldName];
     const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
+    const db = this.options.db;
     const found = new Map<number, number>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const q = this.options.db(other.definition.table).whereIn(column, ids.slice(i, i + CHUNK)).orderBy('id');
-      if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
-      for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
-      const rows: Row[] = await q;
+      const rows = await readByIds(db, `reverse-one:${this.entry.definition.name}:${name}`, ids.slice(i, i + CHUNK), (chunk) => {
+        const q = db(other.definition.table).whereIn(column, chunk).orderBy('id');
+        if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
+        for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
+        return q;
+      });
       this.cache.add(otherName, rows);
       for (const row of rows) {
         if (!found.has(Number(row[column]))) found.set(Number(row[column]), Number(row.id));
@@ -296,9 +310,10 @@ export class Renderer implements RenderState {
   }
 
   private async loadLinks(name: string, through: string, target: string, ids: number[]): Promise<void> {
+    const db = this.options.db;
     const map = new Map<number, number[]>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const links = await this.options.db(through).select('from_id', 'to_id').whereIn('from_id', ids.slice(i, i + CHUNK)).orderBy('to_id');
+      const links = await readByIds(db, `links:${through}`, ids.slice(i, i + CHUNK), (chunk) => db(through).select('from_id', 'to_id').whereIn('from_id', chunk).orderBy('to_id'));
       for (const l of links) {
         const from = Number(l.from_id);
         let list = map.get(from);
