@@ -1,7 +1,7 @@
 /**
- * The read path of list pages (docs/perf/lists.md): a page's rows read and sorted in two steps on
- * SQLite, the rows they point at read ahead through subqueries on PostgreSQL, tags read as pairs of
- * ids, the count taken beside the render. A page must say exactly what the object's own detail
+ * The read path of list pages (docs/perf/lists.md): a small page's rows read and sorted in two steps
+ * on SQLite, tags read as pairs of ids, links, reverse_one rows and cable paths through compiled
+ * reads, the count taken beside the render. A page must say exactly what the object's own detail
  * says, and a small page must be the slice of the whole list.
  */
 import { suite } from 'uvu';

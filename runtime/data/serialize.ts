@@ -8,7 +8,7 @@ import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { isPostgres, readByIds, readRows, readTablesByIds } from './db.js';
+import { readByIds, readTablesByIds } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -36,19 +36,6 @@ class RowCache {
   add(name: string, rows: Row[]): void {
     const map = this.rows.get(name) ?? new Map<number, Row>();
     for (const row of rows) map.set(Number(row.id), row);
-    this.rows.set(name, map);
-  }
-
-  /** Rows read ahead: those already loaded stay (a displayData hook may have completed them), and are no longer pending. */
-  addMissing(name: string, rows: Row[]): void {
-    const map = this.rows.get(name) ?? new Map<number, Row>();
-    const pending = this.pending.get(name);
-    for (const row of rows) {
-      const id = Number(row.id);
-      if (!map.has(id)) map.set(id, row);
-      pending?.delete(id);
-    }
-    if (pending && !pending.size) this.pending.delete(name);
     this.rows.set(name, map);
   }
 
@@ -91,13 +78,9 @@ class RowCache {
     for (const [name, ids] of batch) this.loading.set(name, ids);
     try {
       const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
-      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds), with the
-      // rows those rows point at (an interface's device, its type, the type's maker).
-      const chained = readsAhead(this.db, tables);
+      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds).
       const batched = await readTablesByIds(this.db, tables.map(({ entry, ids }) => ({ table: entry.definition.table, ids })), CHUNK);
-      const ahead = await Promise.all(chained);
-      for (const [entry, loaded] of ahead) this.addMissing(entry.definition.name, loaded);
-      const levels = batched ? [...tables.map(({ entry }, i) => [entry, batched[i]] as const), ...ahead] : await together(this.db, tables.map(({ entry, ids }) => async () => {
+      const levels = batched ? tables.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
         const list = ids;
         const loaded: Row[] = [];
         for (let i = 0; i < list.length; i += CHUNK) {
@@ -117,33 +100,6 @@ class RowCache {
       this.loading.clear();
     }
   }
-}
-
-/** How far and how much `readsAhead` reads: a device's type and its maker, not a whole graph. */
-const AHEAD_DEPTH = 3;
-const AHEAD_MOST = 8;
-
-/**
- * PostgreSQL on a pool (where readTablesByIds batches a level): the rows that a level's rows point
- * at (followOf), read in the same round trip through subqueries on the ids being read, down to
- * AHEAD_DEPTH levels. Every level on PostgreSQL is one more round trip in sequence; an IP page
- * took four (interface, device, type, maker). A subquery that finds nothing costs a statement.
- * Started at once, so that their reads join the level's batch.
- */
-function readsAhead(db: Knex, tables: { entry: ModelEntry; ids: number[] }[]): Promise<readonly [ModelEntry, Row[]]>[] {
-  if (db.isTransaction || !isPostgres(db) || tables.some((t) => !t.ids.length || t.ids.length > CHUNK)) return [];
-  const reads: Promise<readonly [ModelEntry, Row[]]>[] = [];
-  const walk = (entry: ModelEntry, ids: number[] | Knex.QueryBuilder, depth: number) => {
-    for (const [target, column] of followOf(entry)) {
-      if (reads.length >= AHEAD_MOST) return;
-      const targetEntry = model(target);
-      const pointed = db(entry.definition.table).select(column).whereIn('id', ids);
-      reads.push(readRows(db, db(targetEntry.definition.table).whereIn('id', pointed)).then((rows) => [targetEntry, rows] as const));
-      if (depth > 1) walk(targetEntry, pointed, depth - 1);
-    }
-  };
-  for (const { entry, ids } of tables) walk(entry, ids, AHEAD_DEPTH);
-  return reads;
 }
 
 /**
