@@ -23,7 +23,8 @@ export interface RenderState {
   display(entry: ModelEntry, row: Row): string;
   /** a computed value with its references to other objects replaced by their nested forms */
   materialise(value: unknown): unknown;
-  tags(id: number): Row[];
+  /** the ids of an object's tags, in tag order */
+  tags(id: number): number[];
   m2m(field: string, id: number): number[];
   extra(field: string, id: number): unknown;
   customFields(entry: ModelEntry, raw: unknown): Record<string, unknown>;
@@ -131,7 +132,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'id': return (out, row) => { out.id = Number(row.id); };
     case 'url': return (out, row, s) => { out.url = `${s.baseUrl}${prefix}${row.id}/`; };
     case 'display': return (out, row, s) => { out.display = display(row, s); };
-    case 'tags': return (out, row, s) => { out.tags = s.tags(Number(row.id)).map((t) => s.nested('Tag', t.id)); };
+    case 'tags': return (out, row, s) => { out.tags = s.tags(Number(row.id)).map((id) => s.nested('Tag', id)); };
     case 'custom_fields': return (out, row, s) => { out.custom_fields = s.customFields(entry, row.custom_field_data); };
     case 'created': return d.timestamps
       ? (out, row) => { out.created = row.created ? String(row.created).slice(0, 10) : null; }

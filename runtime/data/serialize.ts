@@ -93,7 +93,8 @@ class RowCache {
       this.loading.clear();
       for (const [entry, loaded] of levels) {
         for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
-        for (const row of loaded) needGeneric(this, entry, row, [...entry.serializer.nested, ...displayRoots(entry)]);
+        const generic = genericRootsOf(entry);
+        if (generic.length) for (const row of loaded) needGeneric(this, row, generic);
       }
     } finally {
       this.loading.clear();
@@ -120,14 +121,24 @@ function displayRoots(entry: ModelEntry): string[] {
   return list;
 }
 
-/** Queues the targets of the generic relations among `fields`. */
-function needGeneric(cache: RowCache, entry: ModelEntry, row: Row, fields: string[]): void {
-  for (const name of fields) {
-    const f = entry.definition.fields[name];
-    if (f?.type === 'generic_fk') {
-      const target = f.types![row[`${name}_type`]];
-      if (target) cache.need(target, row[`${name}_id`]);
-    }
+/** The generic relations among `fields` (worked out once per page or model, not per row). */
+function genericOf(entry: ModelEntry, fields: string[]): FieldDefinition[] {
+  return [...new Set(fields)].map((name) => entry.definition.fields[name]).filter((f) => f?.type === 'generic_fk');
+}
+
+/** Those of a model's nested form and display templates, which every loaded row of it may point at. */
+const genericRoots = new Map<string, FieldDefinition[]>();
+function genericRootsOf(entry: ModelEntry): FieldDefinition[] {
+  let list = genericRoots.get(entry.definition.name);
+  if (!list) genericRoots.set(entry.definition.name, (list = genericOf(entry, [...entry.serializer.nested, ...displayRoots(entry)])));
+  return list;
+}
+
+/** Queues the targets of a row's generic relations (`generic`, from genericOf). */
+function needGeneric(cache: RowCache, row: Row, generic: FieldDefinition[]): void {
+  for (const f of generic) {
+    const target = f.types![row[`${f.name}_type`]];
+    if (target) cache.need(target, row[`${f.name}_id`]);
   }
 }
 
@@ -146,13 +157,14 @@ export class Renderer implements RenderState {
   readonly cache: RowCache;
   readonly baseUrl: string;
   private extras = new Map<string, Map<number, unknown>>();
-  private tagMap = new Map<number, Row[]>();
+  private tagMap = new Map<number, number[]>();
   private m2mMap = new Map<string, Map<number, number[]>>();
   private customFieldDefs: CustomFieldDef[] = [];
   /** nested forms already built for this response, by model and id (the same site on every device) */
   private nestedMemo = new Map<string, Map<number, Record<string, unknown> | null>>();
   private readonly fieldNames: string[];
   private readonly puts: Put[];
+  private shape: Record<string, unknown> | undefined;
 
   constructor(readonly entry: ModelEntry, private options: RenderOptions) {
     this.cache = new RowCache(options.db);
@@ -185,8 +197,8 @@ export class Renderer implements RenderState {
     }
     const follow = followOf(this.entry);
     for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
-    const generic = [...fields, ...displayRoots(this.entry)];
-    for (const row of rows) needGeneric(this.cache, this.entry, row, generic);
+    const generic = genericOf(this.entry, [...fields, ...displayRoots(this.entry)]);
+    if (generic.length) for (const row of rows) needGeneric(this.cache, row, generic);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
       tasks.push(() => customFieldsFor(db, this.entry).then((defs) => {
         this.customFieldDefs = defs;
@@ -231,12 +243,15 @@ export class Renderer implements RenderState {
     const other = model(otherName);
     const via = other.definition.fields[fieldName];
     const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
+    const db = this.options.db;
     const found = new Map<number, number>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const q = this.options.db(other.definition.table).whereIn(column, ids.slice(i, i + CHUNK)).orderBy('id');
-      if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
-      for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
-      const rows: Row[] = await q;
+      const rows = await readByIds(db, `reverse-one:${this.entry.definition.name}:${name}`, ids.slice(i, i + CHUNK), (chunk) => {
+        const q = db(other.definition.table).whereIn(column, chunk).orderBy('id');
+        if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
+        for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
+        return q;
+      });
       this.cache.add(otherName, rows);
       for (const row of rows) {
         if (!found.has(Number(row[column]))) found.set(Number(row[column]), Number(row.id));
@@ -251,9 +266,10 @@ export class Renderer implements RenderState {
   }
 
   private async loadLinks(name: string, through: string, target: string, ids: number[]): Promise<void> {
+    const db = this.options.db;
     const map = new Map<number, number[]>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const links = await this.options.db(through).select('from_id', 'to_id').whereIn('from_id', ids.slice(i, i + CHUNK)).orderBy('to_id');
+      const links = await readByIds(db, `links:${through}`, ids.slice(i, i + CHUNK), (chunk) => db(through).select('from_id', 'to_id').whereIn('from_id', chunk).orderBy('to_id'));
       for (const l of links) {
         const from = Number(l.from_id);
         let list = map.get(from);
@@ -265,27 +281,40 @@ export class Renderer implements RenderState {
     this.m2mMap.set(name, map);
   }
 
+  /**
+   * The page's tags as pairs of ids in tag order, and each tag's row once beside them (one round
+   * trip on PostgreSQL): a page of 1000 devices with two of five tags reads 2000 pairs and 5 tags,
+   * not 2000 whole tag rows.
+   */
   private async loadTags(ids: number[]): Promise<void> {
-    const d = this.entry.definition;
+    const db = this.options.db;
+    const contentType = contentTypeLiteral(this.entry.definition.contentType);
     const tagTable = model('Tag').definition.table;
+    // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
+    const taggedIn = (chunk: number[]) => db('extras_taggeditem as ti').whereRaw(`ti.content_type = '${contentType}'`).whereIn('ti.object_id', chunk);
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const tagged = await readByIds(this.options.db, `tags:${d.contentType}`, ids.slice(i, i + CHUNK), (chunk) => this.options.db('extras_taggeditem as ti').join(`${tagTable} as t`, 't.id', 'ti.tag_id')
-        // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
-        .select('ti.object_id as _object_id', 't.*').whereRaw(`ti.content_type = '${contentTypeLiteral(d.contentType)}'`).whereIn('ti.object_id', chunk).orderBy('t.name'));
-      for (const t of tagged) {
-        const id = Number(t._object_id);
+      const chunk = ids.slice(i, i + CHUNK);
+      const [pairs, tags] = await together(db, [
+        () => readByIds(db, `tags:${contentType}`, chunk, (c) => taggedIn(c).join(`${tagTable} as t`, 't.id', 'ti.tag_id').select('ti.object_id as _object_id', 'ti.tag_id as _tag_id').orderBy('t.name')),
+        () => readByIds(db, `tag-rows:${contentType}`, chunk, (c) => db(tagTable).whereIn('id', taggedIn(c).select('ti.tag_id'))),
+      ]);
+      for (const pair of pairs) {
+        const id = Number(pair._object_id);
         let list = this.tagMap.get(id);
         if (!list) this.tagMap.set(id, (list = []));
-        list.push(t);
+        list.push(Number(pair._tag_id));
       }
-      // The joined rows are Tag rows: nested tags render from them like any nested object.
-      this.cache.add('Tag', tagged);
+      this.cache.add('Tag', tags);
     }
   }
 
   render(row: Row): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+    // Copies of the first row's keys: an object given fifty keys one by one turns into a slow
+    // dictionary; a copy of one with them all keeps V8's fast layout (the fields set the same keys
+    // on every row of a response).
+    const out: Record<string, unknown> = this.shape ? { ...this.shape } : {};
     for (const put of this.puts) put(out, row, this);
+    this.shape ??= Object.fromEntries(Object.keys(out).map((k) => [k, undefined]));
     return out;
   }
 
@@ -318,7 +347,7 @@ export class Renderer implements RenderState {
     return out;
   }
 
-  tags(id: number): Row[] {
+  tags(id: number): number[] {
     return this.tagMap.get(id) ?? [];
   }
 
