@@ -11,7 +11,7 @@
  * the parents per statement and counter, not a PL/pgSQL call per row (a row trigger costs ~100 µs a
  * row there: a delete that unassigns a thousand addresses took 250 ms more). The update trigger
  * fires on every UPDATE of the counted table (transition tables cannot go with a column list) and
- * joins the old rows with the new ones to find the moves.
+ * adds, per parent, the new rows counted minus the old ones: 1-4 ms for a 1000-row UPDATE.
  */
 import type { Knex } from 'knex';
 
@@ -74,16 +74,16 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
   };
   await bulk(n.ins, 'insert', 'new_rows', '+');
   await bulk(n.del, 'delete', 'old_rows', '-');
-  // Moves: the rows whose relation changed leave their old parent and join their new one, per
-  // statement too (a delete that unassigns a thousand addresses is one UPDATE here, not a thousand).
-  const key = c.type ? `(o.${c.fk}, o.${c.type[0]}) is distinct from (w.${c.fk}, w.${c.type[0]})` : `o.${c.fk} is distinct from w.${c.fk}`;
+  // Moves, per statement too (a delete that unassigns a thousand addresses is one UPDATE here, not a
+  // thousand calls): the new rows counted minus the old ones, per parent. No join of the two
+  // transition tables: the planner sees one row in each and would loop over both (70 ms for 1000).
   await knex.raw(`create function ${n.upd}() returns trigger language plpgsql as $$ begin
     update ${parent} p set ${c.column} = p.${c.column} + m.n from (
       select id, sum(n) as n from (
-        select o.${c.fk} as id, -1 as n from old_rows o join new_rows w on w.id = o.id where ${key} and ${counted(c, 'o')}
+        select ${c.fk} as id, -1 as n from old_rows where ${counted(c, '')}
         union all
-        select w.${c.fk}, 1 from old_rows o join new_rows w on w.id = o.id where ${key} and ${counted(c, 'w')}
-      ) moved group by id having sum(n) <> 0
+        select ${c.fk}, 1 from new_rows where ${counted(c, '')}
+      ) rows group by id having sum(n) <> 0
     ) m where p.id = m.id;
     return null;
   end $$`);
