@@ -62,12 +62,14 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
     return;
   }
   // The functions name the parent with its schema: they run under whatever search path a session has.
+  // Parents are updated in id order (the planner drives the update from the ordered groups), so two
+  // bulk writes touching the same parents lock them in the same order rather than deadlock.
   const { rows } = await knex.raw('select current_schema() as s');
   const parent = `"${rows[0].s}".${c.parent}`;
   const bulk = async (name: string, event: string, transition: string, sign: string) => {
     await knex.raw(`create function ${name}() returns trigger language plpgsql as $$ begin
       update ${parent} p set ${c.column} = p.${c.column} ${sign} n.n
-        from (select ${c.fk} as id, count(*) as n from ${transition} where ${counted(c, '')} group by ${c.fk}) n where p.id = n.id;
+        from (select ${c.fk} as id, count(*) as n from ${transition} where ${counted(c, '')} group by ${c.fk} order by 1) n where p.id = n.id;
       return null;
     end $$`);
     await knex.raw(`create trigger ${name} after ${event} on ${c.table} referencing ${event === 'insert' ? 'new' : 'old'} table as ${transition} for each statement execute function ${name}()`);
@@ -83,7 +85,7 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
         select ${c.fk} as id, -1 as n from old_rows where ${counted(c, '')}
         union all
         select ${c.fk}, 1 from new_rows where ${counted(c, '')}
-      ) rows group by id having sum(n) <> 0
+      ) rows group by id having sum(n) <> 0 order by id
     ) m where p.id = m.id;
     return null;
   end $$`);
