@@ -210,9 +210,9 @@ const addCounterCall = (l: string) => `  await addCounter(knex, ${l.slice(8)});`
 const dropCounterCall = (l: string) => `  await dropCounter(knex, ${l.slice(8)});`;
 
 function migrationText(doc: string, up: string[], down: string[]): string {
-  const counters = [...up, ...down].some((l) => /await (add|drop)Counter\(/.test(l));
+  const used = ['addCounter', 'dropCounter', 'suspendCounters', 'resumeCounters'].filter((name) => [...up, ...down].some((l) => l.includes(`await ${name}(`)));
   return `import type { Knex } from 'knex';
-${counters ? "import { addCounter, dropCounter } from '../../runtime/data/counter-columns.js';\n" : ''}
+${used.length ? `import { ${used.join(', ')} } from '../../runtime/data/counter-columns.js';\n` : ''}
 /** ${doc} */
 export async function up(knex: Knex): Promise<void> {
 ${up.join('\n')}
@@ -258,6 +258,8 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   }
   const up: string[] = [];
   const down: string[] = [];
+  /** tables whose columns change: SQLite rebuilds them */
+  const altered = new Set<string>();
   const lateUp: string[] = [];
   const lateDown: string[] = [];
   for (const spec of specs) {
@@ -292,6 +294,7 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
       ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
     ];
     const alterTable = (lines: string[]) => (lines.length ? [`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(lines)}\n  });`] : []);
+    if (forward.some((l) => !isRaw(l)) || backward.some((l) => !isRaw(l))) altered.add(spec.table);
     up.push(...removed.filter(isRaw).map(dropStatement), ...alterTable(forward.filter((l) => !isRaw(l))), ...added.filter(isRaw).map(statement));
     down.unshift(...added.filter(isRaw).map(dropStatement), ...alterTable(backward.filter((l) => !isRaw(l))), ...removed.filter(isRaw).map(statement));
   }
@@ -301,7 +304,19 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   }
   up.push(...lateUp);
   down.unshift(...lateDown);
-  // Counters go before the tables and columns they use change, and come back after.
+  // Counters go before the tables and columns they use change, and come back after; those kept
+  // that touch a table SQLite rebuilds step aside meanwhile (runtime/data/counter-columns.ts).
+  const touching = countersNow.filter((l) => countersBefore.includes(l)).filter((l) => {
+    const c = JSON.parse(l.slice(8)) as Counter;
+    return altered.has(c.parent) || altered.has(c.table);
+  });
+  const aside = touching.length ? `[\n${touching.map((l) => `    ${l.slice(8)},`).join('\n')}\n  ]` : '';
+  if (touching.length) {
+    up.unshift(`  await suspendCounters(knex, ${aside});`);
+    up.push(`  await resumeCounters(knex, ${aside});`);
+    down.unshift(`  await suspendCounters(knex, ${aside});`);
+    down.push(`  await resumeCounters(knex, ${aside});`);
+  }
   up.unshift(...countersRemoved.map(dropCounterCall));
   up.push(...countersAdded.map(addCounterCall));
   down.unshift(...countersAdded.map(dropCounterCall));

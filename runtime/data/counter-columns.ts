@@ -102,3 +102,16 @@ export async function dropCounter(knex: Knex, c: Counter): Promise<void> {
   }
   await knex.raw(`alter table ${c.parent} drop column ${c.column}`);
 }
+
+/**
+ * SQLite alters a column by rebuilding its table (knex copies it to a new one), which loses the
+ * triggers on it and fails on triggers naming it: a migration that rebuilds a table drops the counters
+ * touching it first and adds them back (refilled) after. PostgreSQL alters in place: nothing to do.
+ */
+export async function suspendCounters(knex: Knex, list: Counter[]): Promise<void> {
+  if (!isPg(knex)) for (const c of list) await dropCounter(knex, c);
+}
+
+export async function resumeCounters(knex: Knex, list: Counter[]): Promise<void> {
+  if (!isPg(knex)) for (const c of list) await addCounter(knex, c);
+}
