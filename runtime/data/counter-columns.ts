@@ -7,11 +7,9 @@
  *
  * SQLite: row triggers (AFTER INSERT, AFTER DELETE, AFTER UPDATE OF the relation's columns), each one
  * indexed UPDATE of the parent, which SQLite runs inside the statement for a few microseconds.
- * PostgreSQL: statement triggers with transition tables, so a bulk write adds one grouped UPDATE of
- * the parents per statement and counter, not a PL/pgSQL call per row (a row trigger costs ~100 µs a
- * row there: a delete that unassigns a thousand addresses took 250 ms more). The update trigger
- * fires on every UPDATE of the counted table (transition tables cannot go with a column list) and
- * adds, per parent, the new rows counted minus the old ones: 1-4 ms for a 1000-row UPDATE.
+ * PostgreSQL: statement triggers with transition tables for inserts and deletes, so a bulk write
+ * adds one grouped UPDATE of the parents per statement and counter, not a PL/pgSQL call per row; a
+ * row trigger for moves (below), since transition tables cannot go with a column list.
  */
 import type { Knex } from 'knex';
 
@@ -76,20 +74,18 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
   };
   await bulk(n.ins, 'insert', 'new_rows', '+');
   await bulk(n.del, 'delete', 'old_rows', '-');
-  // Moves, per statement too (a delete that unassigns a thousand addresses is one UPDATE here, not a
-  // thousand calls): the new rows counted minus the old ones, per parent. No join of the two
-  // transition tables: the planner sees one row in each and would loop over both (70 ms for 1000).
+  // Moves: a row trigger on the relation's columns, whose WHEN (evaluated without calling the
+  // function) lets through only rows whose relation changed and that concern this parent type. A
+  // statement trigger here would run on every UPDATE of the table, whatever it sets: a bulk PATCH
+  // of 1000 rows with distinct values is 1000 statements, and moving 1000 addresses took 370 ms more.
+  const moved = `(old.${c.fk} is distinct from new.${c.fk}${c.type ? ` or old.${c.type[0]} is distinct from new.${c.type[0]}` : ''})`;
+  const relevant = c.type ? `${moved} and (old.${c.type[0]} = ${quote(c.type[1])} or new.${c.type[0]} = ${quote(c.type[1])})` : moved;
   await knex.raw(`create function ${n.upd}() returns trigger language plpgsql as $$ begin
-    update ${parent} p set ${c.column} = p.${c.column} + m.n from (
-      select id, sum(n) as n from (
-        select ${c.fk} as id, -1 as n from old_rows where ${counted(c, '')}
-        union all
-        select ${c.fk}, 1 from new_rows where ${counted(c, '')}
-      ) rows group by id having sum(n) <> 0 order by id
-    ) m where p.id = m.id;
+    update ${parent} set ${c.column} = ${c.column} - 1 where id = old.${c.fk}${c.type ? ` and old.${c.type[0]} = ${quote(c.type[1])}` : ''};
+    update ${parent} set ${c.column} = ${c.column} + 1 where id = new.${c.fk}${c.type ? ` and new.${c.type[0]} = ${quote(c.type[1])}` : ''};
     return null;
   end $$`);
-  await knex.raw(`create trigger ${n.upd} after update on ${c.table} referencing old table as old_rows new table as new_rows for each statement execute function ${n.upd}()`);
+  await knex.raw(`create trigger ${n.upd} after update of ${of} on ${c.table} for each row when (${relevant}) execute function ${n.upd}()`);
 }
 
 /** Drops the triggers, then the column (natively: knex's SQLite dropColumn rebuilds the table, losing its triggers). */
