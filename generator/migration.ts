@@ -4,6 +4,7 @@
  * IP networks carry 16-byte big-endian bounds so containment is a range comparison on an index.
  */
 import type { FieldDefinition, ModelDefinition } from '../runtime/core/types.js';
+import type { Counter } from '../runtime/data/counter-columns.js';
 
 function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string, ModelDefinition>, integerSets: Set<string>): string[] {
   const nullable = (s: string) => `${s}${f.nullable || !f.required ? '.nullable()' : '.notNullable()'};`;
@@ -124,6 +125,7 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }
     const ordering = orderingIndex(d);
     if (ordering) lines.push(ordering);
+    lines.push(...counterLines(d, byName));
     const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
       table: f.through!,
       lines: [
@@ -135,6 +137,23 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
       ],
     }));
     return [{ table: d.table, lines }, ...joins];
+  });
+}
+
+/**
+ * The stored counts of a model (every count but a tree's cumulative ones), as `counter:<json>` lines:
+ * a counter column on its table, kept by triggers on the counted table (runtime/data/counter-columns.ts).
+ * An fk counts its column, a generic relation its id where its type is this model, an m2m the join
+ * table's links to this model.
+ */
+function counterLines(d: ModelDefinition, byName: Map<string, ModelDefinition>): string[] {
+  return Object.values(d.counts).filter((c) => c.column).map((c) => {
+    const other = byName.get(c.model)!;
+    const f = other.fields[c.field];
+    const counter: Counter = f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }
+      : f.type === 'generic_fk' ? { parent: d.table, column: c.column!, table: other.table, fk: f.columns[1], type: [f.columns[0], d.contentType] }
+        : { parent: d.table, column: c.column!, table: other.table, fk: f.columns[0] };
+    return `counter:${JSON.stringify(counter)}`;
   });
 }
 
@@ -185,9 +204,15 @@ function addLate(table: string, lines: string[]): string[] {
   return late.length ? [`  await knex.schema.alterTable('${table}', (t) => {\n${indent(late)}\n  });`] : [];
 }
 
-function migrationText(doc: string, up: string[], down: string[]): string {
-  return `import type { Knex } from 'knex';
+/** `counter:` lines are counter columns with their triggers: added once every table exists, dropped first. */
+const isCounter = (l: string) => l.startsWith('counter:');
+const addCounterCall = (l: string) => `  await addCounter(knex, ${l.slice(8)});`;
+const dropCounterCall = (l: string) => `  await dropCounter(knex, ${l.slice(8)});`;
 
+function migrationText(doc: string, up: string[], down: string[]): string {
+  const used = ['addCounter', 'dropCounter', 'suspendCounters', 'resumeCounters'].filter((name) => [...up, ...down].some((l) => l.includes(`await ${name}(`)));
+  return `import type { Knex } from 'knex';
+${used.length ? `import { ${used.join(', ')} } from '../../runtime/data/counter-columns.js';\n` : ''}
 /** ${doc} */
 export async function up(knex: Knex): Promise<void> {
 ${up.join('\n')}
@@ -216,17 +241,25 @@ function undo(line: string): string | null {
  * and removed columns and indexes, so existing databases follow the schema. Old migration files
  * are never rewritten. Columns added to an existing table are nullable (its rows have no value).
  */
-export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, existing: string[]): { files: Map<string, string>; snapshot: Snapshot } {
-  const snapshot: Snapshot = Object.fromEntries(specs.map((s) => [s.table, s.lines]));
+export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | null, existing: string[]): { files: Map<string, string>; snapshot: Snapshot } {
+  const snapshot: Snapshot = Object.fromEntries(allSpecs.map((s) => [s.table, s.lines]));
   const files = new Map<string, string>();
+  const countersNow = allSpecs.flatMap((s) => s.lines.filter(isCounter));
+  const countersBefore = Object.values(allPrevious ?? {}).flatMap((lines) => lines.filter(isCounter));
+  const specs = allSpecs.map((s) => ({ table: s.table, lines: s.lines.filter((l) => !isCounter(l)) }));
+  const previous = allPrevious && Object.fromEntries(Object.entries(allPrevious).map(([t, lines]) => [t, lines.filter((l) => !isCounter(l))]));
+  const countersAdded = countersNow.filter((l) => !countersBefore.includes(l));
+  const countersRemoved = countersBefore.filter((l) => !countersNow.includes(l));
   if (!previous) {
-    const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines))];
-    const down = [...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`);
+    const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines)), ...countersNow.map(addCounterCall)];
+    const down = [...countersNow.map(dropCounterCall), ...[...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`)];
     files.set('0001_initial', migrationText('Creates every model table.', up, down));
     return { files, snapshot };
   }
   const up: string[] = [];
   const down: string[] = [];
+  /** tables whose columns change: SQLite rebuilds them */
+  const altered = new Set<string>();
   const lateUp: string[] = [];
   const lateDown: string[] = [];
   for (const spec of specs) {
@@ -261,6 +294,7 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
       ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
     ];
     const alterTable = (lines: string[]) => (lines.length ? [`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(lines)}\n  });`] : []);
+    if (forward.some((l) => !isRaw(l)) || backward.some((l) => !isRaw(l))) altered.add(spec.table);
     up.push(...removed.filter(isRaw).map(dropStatement), ...alterTable(forward.filter((l) => !isRaw(l))), ...added.filter(isRaw).map(statement));
     down.unshift(...added.filter(isRaw).map(dropStatement), ...alterTable(backward.filter((l) => !isRaw(l))), ...removed.filter(isRaw).map(statement));
   }
@@ -270,6 +304,23 @@ export function buildMigrations(specs: TableSpec[], previous: Snapshot | null, e
   }
   up.push(...lateUp);
   down.unshift(...lateDown);
+  // Counters go before the tables and columns they use change, and come back after; those kept
+  // that touch a table SQLite rebuilds step aside meanwhile (runtime/data/counter-columns.ts).
+  const touching = countersNow.filter((l) => countersBefore.includes(l)).filter((l) => {
+    const c = JSON.parse(l.slice(8)) as Counter;
+    return altered.has(c.parent) || altered.has(c.table);
+  });
+  const aside = touching.length ? `[\n${touching.map((l) => `    ${l.slice(8)},`).join('\n')}\n  ]` : '';
+  if (touching.length) {
+    up.unshift(`  await suspendCounters(knex, ${aside});`);
+    up.push(`  await resumeCounters(knex, ${aside});`);
+    down.unshift(`  await suspendCounters(knex, ${aside});`);
+    down.push(`  await resumeCounters(knex, ${aside});`);
+  }
+  up.unshift(...countersRemoved.map(dropCounterCall));
+  up.push(...countersAdded.map(addCounterCall));
+  down.unshift(...countersAdded.map(dropCounterCall));
+  down.push(...countersRemoved.map(addCounterCall));
   if (!up.length) return { files, snapshot };
   const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;
   files.set(`${next}_schema`, migrationText('Brings the tables in line with a change of schema/.', up, down));

@@ -108,7 +108,8 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
   }
   const counts: Record<string, CountDefinition> = {};
   for (const [name, c] of Object.entries(spec.counts ?? {})) {
-    counts[name] = { name, model: c.model, field: c.field, cumulative: !!spec.tree && c.model !== spec.model };
+    const cumulative = !!spec.tree && c.model !== spec.model;
+    counts[name] = { name, model: c.model, field: c.field, cumulative, ...(cumulative ? {} : { column: name }) };
   }
   const lookup = spec.lookup ?? (fields.slug ? 'slug' : fields.name ? 'name' : 'id');
   return {

@@ -75,6 +75,8 @@ export interface CountDefinition {
   field: string;
   /** cumulative over a tree: objects attached to descendants count too */
   cumulative: boolean;
+  /** the column of this model's table that stores it, kept by triggers (runtime/data/counter-columns.ts); cumulative counts have none and are counted */
+  column?: string;
 }
 
 export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';

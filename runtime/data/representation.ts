@@ -140,7 +140,9 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'last_updated': return (out, row) => { out.last_updated = row.last_updated ?? null; };
   }
   if (d.counts[name]) {
-    // Counts are loaded for the page's own rows only.
+    // Counts are shown for the page's own rows only: a stored count is read from its column, the others were counted for the page.
+    const column = d.counts[name].column;
+    if (column) return (out, row, s) => { if (s.entry === entry) out[name] = Number(row[column] ?? 0); };
     return (out, row, s) => { if (s.entry === entry) out[name] = s.extra(name, Number(row.id)) ?? 0; };
   }
   const raw = d.fields[name];

@@ -206,7 +206,7 @@ export class Renderer implements RenderState {
       }));
     }
     if (fields.includes('tags') && ids.length) tasks.push(() => this.loadTags(ids));
-    const counted = fields.filter((name) => d.counts[name]);
+    const counted = fields.filter((name) => d.counts[name] && !d.counts[name].column);
     if (counted.length && ids.length) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
     for (const name of fields) {
       const f = d.fields[name];
@@ -386,33 +386,22 @@ export class Renderer implements RenderState {
 }
 
 /**
- * The query counting objects of `countedModel` pointing at each of `ids` through `field` (columns
- * `id` and `n`); over a tree, descendants count too.
- *
- * One correlated `count(*)` per id rather than a `GROUP BY` over the ids: both read only the FK
- * index, but SQLite's grouping (and `count(id)`, which reads each entry's id) cost it twice as much
- * per entry counted: 3.7 against 1.7 ms for a site with 100,000 devices (docs/performance.md).
- * Ids without rows get an explicit 0.
+ * The query counting objects of `countedModel` pointing at each of `ids` or their descendants through
+ * `field` (columns `id` and `n`): a tree's cumulative count. Every other count is a counter column
+ * of the row itself, kept by triggers (data/counter-columns.ts), and never counted here.
  */
-function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, cumulative: boolean, ids: number[]): Knex.QueryBuilder {
+function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, ids: number[]): Knex.QueryBuilder {
   const counted = model(countedModel);
   const f = counted.definition.fields[field];
   const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   const table = entry.definition.table;
-  if (cumulative) {
-    return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
-      .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('* as n');
-  }
-  const count = f.type === 'm2m'
-    ? db(`${f.through!} as o`).where('o.to_id', db.ref('a.id'))
-    : db(`${counted.definition.table} as o`).where(`o.${column}`, db.ref('a.id'));
-  if (f.type === 'generic_fk') count.where(`o.${field}_type`, entry.definition.contentType);
-  return db(`${table} as a`).whereIn('a.id', ids).select('a.id as id', count.count('*').as('n'));
+  return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
+    .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('* as n');
 }
 
 /**
- * Every count field of a page in ONE statement (the counts UNION ALL'd, each tagged with its
- * position `k`): a device's ten component counts cost one round trip, not ten.
+ * Every cumulative count field of a page in ONE statement (the counts UNION ALL'd, each tagged with
+ * its position `k`): a region's counts cost one round trip, not one each.
  */
 async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: number[]): Promise<Map<string, Map<number, number>>> {
   const out = new Map(names.map((name) => [name, new Map<number, number>()]));
@@ -423,7 +412,7 @@ async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: numbe
     const rows = await readByIds(db, `counts:${entry.definition.name}:${names.join(',')}`, ids.slice(i, i + step), (chunk) => {
       const parts = names.map((name, k) => {
         const c = entry.definition.counts[name];
-        return countQuery(db, entry, c.model, c.field, c.cumulative, chunk).select(db.raw(`${k} as k`));
+        return countQuery(db, entry, c.model, c.field, chunk).select(db.raw(`${k} as k`));
       });
       // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
       const compiled = parts.map((p) => p.toSQL());

@@ -83,7 +83,15 @@ export const circuitTypeDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { circuit_count: { name: "circuit_count", model: "Circuit", field: "type", cumulative: false } },
+  counts: {
+    circuit_count: {
+      name: "circuit_count",
+      model: "Circuit",
+      field: "type",
+      cumulative: false,
+      column: "circuit_count",
+    },
+  },
 };
 
 /** Objection model of circuits_circuittype: table metadata and relations only; queries go through the runtime. */

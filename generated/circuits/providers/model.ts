@@ -112,7 +112,13 @@ export const providerDefinition: ModelDefinition = {
     },
   },
   counts: {
-    circuit_count: { name: "circuit_count", model: "Circuit", field: "provider", cumulative: false },
+    circuit_count: {
+      name: "circuit_count",
+      model: "Circuit",
+      field: "provider",
+      cumulative: false,
+      column: "circuit_count",
+    },
   },
 };
 

@@ -96,7 +96,15 @@ export const deviceRoleDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { device_count: { name: "device_count", model: "Device", field: "role", cumulative: false } },
+  counts: {
+    device_count: {
+      name: "device_count",
+      model: "Device",
+      field: "role",
+      cumulative: false,
+      column: "device_count",
+    },
+  },
 };
 
 /** Objection model of dcim_devicerole: table metadata and relations only; queries go through the runtime. */

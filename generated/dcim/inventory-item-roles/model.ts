@@ -84,7 +84,13 @@ export const inventoryItemRoleDefinition: ModelDefinition = {
     },
   },
   counts: {
-    inventoryitem_count: { name: "inventoryitem_count", model: "InventoryItem", field: "role", cumulative: false },
+    inventoryitem_count: {
+      name: "inventoryitem_count",
+      model: "InventoryItem",
+      field: "role",
+      cumulative: false,
+      column: "inventoryitem_count",
+    },
   },
 };
 

@@ -71,8 +71,20 @@ export const manufacturerDefinition: ModelDefinition = {
     },
   },
   counts: {
-    devicetype_count: { name: "devicetype_count", model: "DeviceType", field: "manufacturer", cumulative: false },
-    platform_count: { name: "platform_count", model: "Platform", field: "manufacturer", cumulative: false },
+    devicetype_count: {
+      name: "devicetype_count",
+      model: "DeviceType",
+      field: "manufacturer",
+      cumulative: false,
+      column: "devicetype_count",
+    },
+    platform_count: {
+      name: "platform_count",
+      model: "Platform",
+      field: "manufacturer",
+      cumulative: false,
+      column: "platform_count",
+    },
   },
 };
 

@@ -85,7 +85,15 @@ export const platformDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { device_count: { name: "device_count", model: "Device", field: "platform", cumulative: false } },
+  counts: {
+    device_count: {
+      name: "device_count",
+      model: "Device",
+      field: "platform",
+      cumulative: false,
+      column: "device_count",
+    },
+  },
 };
 
 /** Objection model of dcim_platform: table metadata and relations only; queries go through the runtime. */

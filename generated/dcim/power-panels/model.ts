@@ -103,7 +103,13 @@ export const powerPanelDefinition: ModelDefinition = {
     },
   },
   counts: {
-    powerfeed_count: { name: "powerfeed_count", model: "PowerFeed", field: "power_panel", cumulative: false },
+    powerfeed_count: {
+      name: "powerfeed_count",
+      model: "PowerFeed",
+      field: "power_panel",
+      cumulative: false,
+      column: "powerfeed_count",
+    },
   },
 };
 

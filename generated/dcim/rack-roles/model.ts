@@ -83,7 +83,9 @@ export const rackRoleDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { rack_count: { name: "rack_count", model: "Rack", field: "role", cumulative: false } },
+  counts: {
+    rack_count: { name: "rack_count", model: "Rack", field: "role", cumulative: false, column: "rack_count" },
+  },
 };
 
 /** Objection model of dcim_rackrole: table metadata and relations only; queries go through the runtime. */

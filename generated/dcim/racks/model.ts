@@ -354,8 +354,20 @@ export const rackDefinition: ModelDefinition = {
     },
   },
   counts: {
-    device_count: { name: "device_count", model: "Device", field: "rack", cumulative: false },
-    powerfeed_count: { name: "powerfeed_count", model: "PowerFeed", field: "rack", cumulative: false },
+    device_count: {
+      name: "device_count",
+      model: "Device",
+      field: "rack",
+      cumulative: false,
+      column: "device_count",
+    },
+    powerfeed_count: {
+      name: "powerfeed_count",
+      model: "PowerFeed",
+      field: "rack",
+      cumulative: false,
+      column: "powerfeed_count",
+    },
   },
 };
 

@@ -245,11 +245,29 @@ export const siteDefinition: ModelDefinition = {
     },
   },
   counts: {
-    circuit_count: { name: "circuit_count", model: "CircuitTermination", field: "site", cumulative: false },
-    device_count: { name: "device_count", model: "Device", field: "site", cumulative: false },
-    prefix_count: { name: "prefix_count", model: "Prefix", field: "site", cumulative: false },
-    rack_count: { name: "rack_count", model: "Rack", field: "site", cumulative: false },
-    vlan_count: { name: "vlan_count", model: "VLAN", field: "site", cumulative: false },
+    circuit_count: {
+      name: "circuit_count",
+      model: "CircuitTermination",
+      field: "site",
+      cumulative: false,
+      column: "circuit_count",
+    },
+    device_count: {
+      name: "device_count",
+      model: "Device",
+      field: "site",
+      cumulative: false,
+      column: "device_count",
+    },
+    prefix_count: {
+      name: "prefix_count",
+      model: "Prefix",
+      field: "site",
+      cumulative: false,
+      column: "prefix_count",
+    },
+    rack_count: { name: "rack_count", model: "Rack", field: "site", cumulative: false, column: "rack_count" },
+    vlan_count: { name: "vlan_count", model: "VLAN", field: "site", cumulative: false, column: "vlan_count" },
   },
 };
 

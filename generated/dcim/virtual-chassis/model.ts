@@ -100,7 +100,13 @@ export const virtualChassisDefinition: ModelDefinition = {
     },
   },
   counts: {
-    member_count: { name: "member_count", model: "Device", field: "virtual_chassis", cumulative: false },
+    member_count: {
+      name: "member_count",
+      model: "Device",
+      field: "virtual_chassis",
+      cumulative: false,
+      column: "member_count",
+    },
   },
 };
 

@@ -102,7 +102,9 @@ export const asnDefinition: ModelDefinition = {
       default: "",
     },
   },
-  counts: { site_count: { name: "site_count", model: "Site", field: "asns", cumulative: false } },
+  counts: {
+    site_count: { name: "site_count", model: "Site", field: "asns", cumulative: false, column: "site_count" },
+  },
 };
 
 /** Objection model of ipam_asn: table metadata and relations only; queries go through the runtime. */

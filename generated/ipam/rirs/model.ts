@@ -85,7 +85,13 @@ export const rirDefinition: ModelDefinition = {
     },
   },
   counts: {
-    aggregate_count: { name: "aggregate_count", model: "Aggregate", field: "rir", cumulative: false },
+    aggregate_count: {
+      name: "aggregate_count",
+      model: "Aggregate",
+      field: "rir",
+      cumulative: false,
+      column: "aggregate_count",
+    },
   },
 };
 

@@ -87,8 +87,14 @@ export const roleDefinition: ModelDefinition = {
     },
   },
   counts: {
-    prefix_count: { name: "prefix_count", model: "Prefix", field: "role", cumulative: false },
-    vlan_count: { name: "vlan_count", model: "VLAN", field: "role", cumulative: false },
+    prefix_count: {
+      name: "prefix_count",
+      model: "Prefix",
+      field: "role",
+      cumulative: false,
+      column: "prefix_count",
+    },
+    vlan_count: { name: "vlan_count", model: "VLAN", field: "role", cumulative: false, column: "vlan_count" },
   },
 };
 

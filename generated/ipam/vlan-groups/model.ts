@@ -136,7 +136,9 @@ export const vlanGroupDefinition: ModelDefinition = {
       source: "hook:vlan_group_utilization",
     },
   },
-  counts: { vlan_count: { name: "vlan_count", model: "VLAN", field: "group", cumulative: false } },
+  counts: {
+    vlan_count: { name: "vlan_count", model: "VLAN", field: "group", cumulative: false, column: "vlan_count" },
+  },
 };
 
 /** Objection model of ipam_vlangroup: table metadata and relations only; queries go through the runtime. */

@@ -184,7 +184,15 @@ export const vlanDefinition: ModelDefinition = {
       source: "reverse_one:L2VPNTermination.assigned_object",
     },
   },
-  counts: { prefix_count: { name: "prefix_count", model: "Prefix", field: "vlan", cumulative: false } },
+  counts: {
+    prefix_count: {
+      name: "prefix_count",
+      model: "Prefix",
+      field: "vlan",
+      cumulative: false,
+      column: "prefix_count",
+    },
+  },
 };
 
 /** Objection model of ipam_vlan: table metadata and relations only; queries go through the runtime. */

@@ -140,8 +140,20 @@ export const vrfDefinition: ModelDefinition = {
     },
   },
   counts: {
-    ipaddress_count: { name: "ipaddress_count", model: "IPAddress", field: "vrf", cumulative: false },
-    prefix_count: { name: "prefix_count", model: "Prefix", field: "vrf", cumulative: false },
+    ipaddress_count: {
+      name: "ipaddress_count",
+      model: "IPAddress",
+      field: "vrf",
+      cumulative: false,
+      column: "ipaddress_count",
+    },
+    prefix_count: {
+      name: "prefix_count",
+      model: "Prefix",
+      field: "vrf",
+      cumulative: false,
+      column: "prefix_count",
+    },
   },
 };
 

@@ -70,7 +70,15 @@ export const clusterGroupDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { cluster_count: { name: "cluster_count", model: "Cluster", field: "group", cumulative: false } },
+  counts: {
+    cluster_count: {
+      name: "cluster_count",
+      model: "Cluster",
+      field: "group",
+      cumulative: false,
+      column: "cluster_count",
+    },
+  },
 };
 
 /** Objection model of virtualization_clustergroup: table metadata and relations only; queries go through the runtime. */

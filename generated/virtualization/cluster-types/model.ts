@@ -70,7 +70,15 @@ export const clusterTypeDefinition: ModelDefinition = {
       maxLength: 200,
     },
   },
-  counts: { cluster_count: { name: "cluster_count", model: "Cluster", field: "type", cumulative: false } },
+  counts: {
+    cluster_count: {
+      name: "cluster_count",
+      model: "Cluster",
+      field: "type",
+      cumulative: false,
+      column: "cluster_count",
+    },
+  },
 };
 
 /** Objection model of virtualization_clustertype: table metadata and relations only; queries go through the runtime. */

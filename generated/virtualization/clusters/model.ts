@@ -145,8 +145,20 @@ export const clusterDefinition: ModelDefinition = {
     },
   },
   counts: {
-    device_count: { name: "device_count", model: "Device", field: "cluster", cumulative: false },
-    virtualmachine_count: { name: "virtualmachine_count", model: "VirtualMachine", field: "cluster", cumulative: false },
+    device_count: {
+      name: "device_count",
+      model: "Device",
+      field: "cluster",
+      cumulative: false,
+      column: "device_count",
+    },
+    virtualmachine_count: {
+      name: "virtualmachine_count",
+      model: "VirtualMachine",
+      field: "cluster",
+      cumulative: false,
+      column: "virtualmachine_count",
+    },
   },
 };
 

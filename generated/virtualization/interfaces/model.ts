@@ -219,8 +219,15 @@ export const vmInterfaceDefinition: ModelDefinition = {
       model: "FHRPGroupAssignment",
       field: "interface",
       cumulative: false,
+      column: "count_fhrp_groups",
     },
-    count_ipaddresses: { name: "count_ipaddresses", model: "IPAddress", field: "assigned_object", cumulative: false },
+    count_ipaddresses: {
+      name: "count_ipaddresses",
+      model: "IPAddress",
+      field: "assigned_object",
+      cumulative: false,
+      column: "count_ipaddresses",
+    },
   },
 };
 

@@ -286,12 +286,19 @@ export const virtualMachineDefinition: ModelDefinition = {
     },
   },
   counts: {
-    interface_count: { name: "interface_count", model: "VMInterface", field: "virtual_machine", cumulative: false },
+    interface_count: {
+      name: "interface_count",
+      model: "VMInterface",
+      field: "virtual_machine",
+      cumulative: false,
+      column: "interface_count",
+    },
     virtual_disk_count: {
       name: "virtual_disk_count",
       model: "VirtualDisk",
       field: "virtual_machine",
       cumulative: false,
+      column: "virtual_disk_count",
     },
   },
 };
