@@ -46,7 +46,8 @@ function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string,
         `t.integer('${f.name}_length').notNullable();`,
         `t.index(['family', '${f.name}_first', '${f.name}_last'], '${d.table}_${f.name}_range_idx');`,
       );
-      if (f.type === 'ip_address') lines.push(`t.index(['family', '${f.name}_host'], '${d.table}_${f.name}_host_idx');`);
+      // The sort columns of the default order ride along, so that a `parent=` page sorts its matches from the index alone.
+      if (f.type === 'ip_address') lines.push(`t.index(['family', '${f.name}_host', '${f.name}_first', '${f.name}_length'], '${d.table}_${f.name}_host_idx');`);
       return lines;
     }
     case 'token_key':
