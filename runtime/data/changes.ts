@@ -156,10 +156,10 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
 }
 
 /** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
-export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Change[]> {
+export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, loaded?: Row[]): Promise<Change[]> {
   if (!entry.definition.changelog || !ids.length) return [];
   const unique = [...new Set(ids)];
-  const rows = await loadRows(ctx.db, entry, unique);
+  const rows = loaded ?? await loadRows(ctx.db, entry, unique);
   const post = await snapshots(ctx.db, entry, unique, rows);
   const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
   return unique.filter((id) => data.has(id)).map((id) => ({
@@ -173,10 +173,11 @@ export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action
 
 /**
  * Records creates and updates (after the rows are written) and returns the objects' representations,
- * which the response reuses. `prechange` holds the snapshots taken before an update.
+ * which the response reuses. `prechange` holds the snapshots taken before an update; `loaded`, the
+ * rows as they now stand when the caller has them (one per id).
  */
-export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Map<number, Record<string, unknown>> | null> {
-  const changes = await writeChanges(ctx, entry, action, ids, prechange);
+export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, loaded?: Row[]): Promise<Map<number, Record<string, unknown>> | null> {
+  const changes = await writeChanges(ctx, entry, action, ids, prechange, loaded);
   await emit(changes, ctx);
   return entry.definition.changelog && ids.length ? new Map(changes.map((c) => [c.id, c.data])) : null;
 }

@@ -12,7 +12,7 @@ import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { customFieldsFor } from './customfields.js';
 import { recordWrites, snapshots } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
-import { insertRows } from './insert.js';
+import { insertReturning, insertRows } from './insert.js';
 import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
@@ -71,10 +71,11 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   }
 }
 
-async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
+/** `fresh`: the rows as they now stand, when the caller has them (no read then). */
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  const rows = fresh ?? await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
   for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
 }
 
@@ -93,16 +94,20 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await validate(entry, items, refs, ctx, bulk);
   const table = entry.definition.table;
-  const inserted = await insertRows(db, table, items.map((item) => item.values), true);
-  inserted.forEach((id, j) => { items[j].id = id; });
-  if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
+  // The rows as stored come back from the INSERT: no read after it while nothing else writes them
+  // (a tree fills its columns afterwards; an afterWrite hook may write its own rows).
+  const inserted = await insertReturning(db, table, items.map((item) => item.values));
+  inserted.forEach((row, j) => { items[j].id = Number(row.id); });
+  const tree = entry.definition.tree;
+  if (tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
   await writeAssignments(db, entry, items);
   await instantiateTemplates(ctx, entry, items, bulk);
   await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, items, ctx);
+  await afterWrite(entry, items, ctx, tree ? undefined : inserted);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
-  const data = await recordWrites(ctx, entry, 'create', ids, null);
+  const settled = !tree && !hooksOf(entry).some((h) => h.afterWrite);
+  const data = await recordWrites(ctx, entry, 'create', ids, null, settled ? inserted : undefined);
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
