@@ -9,11 +9,11 @@
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 
-/** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535. */
+/** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535 (PostgreSQL's JSON form has one). */
 const MAX_PARAMETERS = 30_000;
 
 /** A value as json_populate_recordset reads it for the column; undefined where only knex's DEFAULT would do. */
-function jsonValue(v: unknown): unknown {
+export function jsonValue(v: unknown): unknown {
   if (v === undefined) return undefined;
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
@@ -22,7 +22,7 @@ function jsonValue(v: unknown): unknown {
 }
 
 /** The rows as one JSON array for json_populate_recordset, or null when a row lacks a column or holds a value it cannot carry. */
-function asJson(rows: Record<string, unknown>[], columns: string[]): string | null {
+export function asJson(rows: Record<string, unknown>[], columns: string[]): string | null {
   const out: Record<string, unknown>[] = [];
   for (const r of rows) {
     const o: Record<string, unknown> = {};
@@ -36,11 +36,16 @@ function asJson(rows: Record<string, unknown>[], columns: string[]): string | nu
   return JSON.stringify(out);
 }
 
-async function insertPostgres(db: Knex, table: string, columns: string[], chunk: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
-  const json = asJson(chunk, columns);
+/** One statement for all rows as JSON; rows it cannot carry go through knex, in chunks of bound parameters. */
+async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, perStatement: number): Promise<Record<string, unknown>[]> {
+  const json = asJson(rows, columns);
   if (json === null) {
-    const q = db(table).insert(chunk);
-    return returning ? await q.returning(returning) : (await q, []);
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const q = db(table).insert(rows.slice(i, i + perStatement));
+      if (returning) out.push(...await q.returning(returning)); else await q;
+    }
+    return out;
   }
   const list = columns.map(() => '??').join(', ');
   // WITH ORDINALITY ... ORDER BY: rows are inserted (and their ids drawn) in the order given.
@@ -53,13 +58,10 @@ async function insertChunks(db: Knex, table: string, rows: Record<string, unknow
   if (!rows.length) return [];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
+  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning, perStatement);
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < rows.length; i += perStatement) {
     const chunk = rows.slice(i, i + perStatement);
-    if (isPostgres(db)) {
-      out.push(...await insertPostgres(db, table, columns, chunk, returning));
-      continue;
-    }
     const tuple = `(${columns.map(() => '?').join(', ')})`;
     const back = returning === '*' ? ' returning *' : returning ? ' returning ??' : '';
     const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${chunk.map(() => tuple).join(', ')}${back}`;
