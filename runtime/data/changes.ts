@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import { model, storedField, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
 import { insertRows } from './insert.js';
+import { whereAny } from './any.js';
+import { isPostgres } from './db.js';
 import type { User } from '../auth/authenticate.js';
 import type { ModelEntry } from '../core/types.js';
 
@@ -56,7 +58,8 @@ function plain(entry: ModelEntry, name: string, row: Row): unknown {
 /** The stored rows of objects (one query per 5,000 ids); a snapshot and a representation share them. */
 async function loadRows(db: Knex, entry: ModelEntry, ids: number[]): Promise<Row[]> {
   const rows: Row[] = [];
-  for (let i = 0; i < ids.length; i += 5000) rows.push(...(await db(entry.definition.table).whereIn('id', ids.slice(i, i + 5000))));
+  const per = isPostgres(db) ? ids.length : 5000;
+  for (let i = 0; i < ids.length; i += per) rows.push(...(await whereAny(db, db(entry.definition.table), 'id', ids.slice(i, i + per))));
   return rows;
 }
 
@@ -68,14 +71,14 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const tags = new Map<number, string[]>();
   if (d.tags) {
-    const tagged = await db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
-      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids);
+    const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
+      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType), 'ti.object_id', ids);
     for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
   }
   const m2m = new Map<string, Map<number, number[]>>();
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const map = new Map<number, number[]>();
-    for (const l of await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    for (const l of await whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
     m2m.set(f.name, map);
   }
   for (const row of rows) {

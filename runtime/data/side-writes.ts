@@ -15,6 +15,7 @@ import { beforeDelete, defer, deleteChanges, snapshots, unchanged, writeChanges,
 import { insertRows } from './insert.js';
 import { bumpCacheVersion } from './cache.js';
 import { CHUNK } from './write-context.js';
+import { whereAny } from './any.js';
 
 /** Where a side write goes: the transaction, and the request that caused it (none at start-up). */
 export interface Target {
@@ -52,7 +53,7 @@ export async function updateRows(target: Target, entry: ModelEntry, updates: { i
     groups.set(key, group);
   }
   for (const { values, ids: list } of groups.values()) {
-    for (let i = 0; i < list.length; i += CHUNK) await target.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK)).update(values);
+    for (let i = 0; i < list.length; i += CHUNK) await whereAny(target.db, target.db(entry.definition.table), 'id', list.slice(i, i + CHUNK)).update(values);
   }
   await bumpCacheVersion(target.db, [entry.definition.name]);
   // a mirror that rewrote what was already stored is no change (no change row, no event)
@@ -64,7 +65,7 @@ export async function deleteRows(target: Target, entry: ModelEntry, ids: number[
   if (!ids.length) return;
   const ctx = recorder(target);
   const doomed = ctx ? await beforeDelete(ctx, entry, ids) : null;
-  for (let i = 0; i < ids.length; i += CHUNK) await target.db(entry.definition.table).whereIn('id', ids.slice(i, i + CHUNK)).delete();
+  for (let i = 0; i < ids.length; i += CHUNK) await whereAny(target.db, target.db(entry.definition.table), 'id', ids.slice(i, i + CHUNK)).delete();
   await bumpCacheVersion(target.db, [entry.definition.name], true);
   if (ctx) await defer(ctx, deleteChanges([doomed]));
 }

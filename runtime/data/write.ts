@@ -13,6 +13,7 @@ import { customFieldsFor } from './customfields.js';
 import { recordWrites, snapshots } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
 import { insertReturning, insertRows } from './insert.js';
+import { whereAny } from './any.js';
 import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
@@ -75,7 +76,7 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
 async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = fresh ?? await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  const rows = fresh ?? await whereAny(ctx.db, ctx.db(entry.definition.table), 'id', items.map((i) => i.id!));
   for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
 }
 
