@@ -21,7 +21,10 @@ export interface Change {
   /** flat snapshots (fks as ids, tags as names); null where none exists */
   prechange: Record<string, unknown> | null;
   postchange: Record<string, unknown> | null;
-  /** the API representation: after the change, or before a delete */
+  /**
+   * the API representation: after the change, or before a delete (a delete's is the brief one when
+   * no listener wants it: see `onChanges`; the change log reads only its display)
+   */
   data: Record<string, unknown>;
   repr: string;
 }
@@ -36,11 +39,26 @@ export interface ChangeContext {
 
 export type ChangeListener = (changes: Change[], ctx: ChangeContext) => Promise<void>;
 
-const listeners: ChangeListener[] = [];
+/** Whether a listener reads the full representation of deleted objects of a model (a webhook's payload). */
+export type WantsDeleted = (entry: ModelEntry, ctx: ChangeContext) => Promise<boolean>;
 
-/** Registers a listener that runs inside the writing transaction (the change log, the webhook queue). */
-export function onChanges(listener: ChangeListener): void {
+const listeners: ChangeListener[] = [];
+const deletedWanted: WantsDeleted[] = [];
+
+/**
+ * Registers a listener that runs inside the writing transaction (the change log, the webhook queue).
+ * `wantsDeleted`: whether it reads the full representation of deleted objects of a model; when no
+ * listener does, a delete renders only the brief one (its display, for the change log), which spares
+ * loading every related row of every deleted object.
+ */
+export function onChanges(listener: ChangeListener, wantsDeleted?: WantsDeleted): void {
   listeners.push(listener);
+  if (wantsDeleted) deletedWanted.push(wantsDeleted);
+}
+
+async function fullWanted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
+  for (const wants of deletedWanted) if (await wants(entry, ctx)) return true;
+  return false;
 }
 
 function plain(entry: ModelEntry, name: string, row: Row): unknown {
@@ -104,10 +122,10 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
 }
 
 /** The API representations of objects, keyed by id (one render for a whole batch). */
-export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], brief = false): Promise<Map<number, Record<string, unknown>>> {
   if (!ids.length) return new Map();
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
-  const rendered = await renderRows(entry, rows, { db, baseUrl });
+  const rendered = await renderRows(entry, rows, { db, baseUrl, brief });
   return new Map(rendered.map((r) => [Number(r.id), r]));
 }
 
@@ -122,7 +140,8 @@ export interface Doomed {
 export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: number[]): Promise<Doomed | null> {
   if (!entry.definition.changelog || !ids.length) return null;
   const rows = await loadRows(ctx.db, entry, ids);
-  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows) };
+  const brief = !(await fullWanted(entry, ctx));
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, brief) };
 }
 
 function withoutLastUpdated(snap: Record<string, unknown> | null): string {
