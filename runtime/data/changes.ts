@@ -81,14 +81,18 @@ async function loadRows(db: Knex, entry: ModelEntry, ids: number[]): Promise<Row
   return rows;
 }
 
-/** Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field. */
-export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
+/**
+ * Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field.
+ * `unlinked`: the objects are known to have no tags and no many-to-many links (rows just created
+ * without any), so neither is asked for.
+ */
+export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], loaded?: Row[], unlinked = false): Promise<Map<number, Record<string, unknown>>> {
   const d = entry.definition;
   const out = new Map<number, Record<string, unknown>>();
   if (!ids.length) return out;
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const tags = new Map<number, string[]>();
-  if (d.tags) {
+  if (d.tags && !unlinked) {
     const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
       .select('ti.object_id', 't.name').where('ti.content_type', d.contentType), 'ti.object_id', ids);
     for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
@@ -96,7 +100,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const m2m = new Map<string, Map<number, number[]>>();
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const map = new Map<number, number[]>();
-    for (const l of await whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    if (!unlinked) for (const l of await whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
     m2m.set(f.name, map);
   }
   for (const row of rows) {
@@ -177,12 +181,20 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
   for (const listener of listeners) await listener(all, ctx);
 }
 
+/** What the writer knows of rows it has just written, which spares reading it again. */
+export interface Known {
+  /** the rows as they now stand (one per id) */
+  loaded?: Row[];
+  /** created without tags or many-to-many links */
+  unlinked?: boolean;
+}
+
 /** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
-export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, loaded?: Row[]): Promise<Change[]> {
+export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, known: Known = {}): Promise<Change[]> {
   if (!entry.definition.changelog || !ids.length) return [];
   const unique = [...new Set(ids)];
-  const rows = loaded ?? await loadRows(ctx.db, entry, unique);
-  const post = await snapshots(ctx.db, entry, unique, rows);
+  const rows = known.loaded ?? await loadRows(ctx.db, entry, unique);
+  const post = await snapshots(ctx.db, entry, unique, rows, known.unlinked);
   const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
   return unique.filter((id) => data.has(id)).map((id) => ({
     entry, action, id,
@@ -195,11 +207,10 @@ export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action
 
 /**
  * Records creates and updates (after the rows are written) and returns the objects' representations,
- * which the response reuses. `prechange` holds the snapshots taken before an update; `loaded`, the
- * rows as they now stand when the caller has them (one per id).
+ * which the response reuses. `prechange` holds the snapshots taken before an update.
  */
-export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, loaded?: Row[]): Promise<Map<number, Record<string, unknown>> | null> {
-  const changes = await writeChanges(ctx, entry, action, ids, prechange, loaded);
+export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, known: Known = {}): Promise<Map<number, Record<string, unknown>> | null> {
+  const changes = await writeChanges(ctx, entry, action, ids, prechange, known);
   await emit(changes, ctx);
   return entry.definition.changelog && ids.length ? new Map(changes.map((c) => [c.id, c.data])) : null;
 }

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { ModelEntry } from '../core/types.js';
 import type { Row } from './registry.js';
 import { beforeDelete, defer, deleteChanges, snapshots, unchanged, writeChanges, type ChangeContext } from './changes.js';
-import { insertRows } from './insert.js';
+import { insertReturning } from './insert.js';
 import { bumpCacheVersion } from './cache.js';
 import { CHUNK } from './write-context.js';
 import { whereAny } from './any.js';
@@ -31,10 +31,12 @@ function recorder(target: Target): ChangeContext | null {
 /** Inserts rows of `entry` (one statement per chunk) and records their creation; returns the new ids in order. */
 export async function createRows(target: Target, entry: ModelEntry, rows: Row[]): Promise<number[]> {
   if (!rows.length) return [];
-  const ids = await insertRows(target.db, entry.definition.table, rows, true);
+  const inserted = await insertReturning(target.db, entry.definition.table, rows);
+  const ids = inserted.map((r) => Number(r.id));
   await bumpCacheVersion(target.db, [entry.definition.name]);
   const ctx = recorder(target);
-  if (ctx) await defer(ctx, await writeChanges(ctx, entry, 'create', ids, null));
+  // the rows as inserted, with no tags or links yet: nothing to read back
+  if (ctx) await defer(ctx, await writeChanges(ctx, entry, 'create', ids, null, { loaded: inserted, unlinked: true }));
   return ids;
 }
 

@@ -25,17 +25,18 @@ import { checkRollups, parentsOf, refreshRollups } from './rollups.js';
 export type { WriteContext } from './write-context.js';
 export { deleteObjects } from './delete.js';
 
-async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[]): Promise<void> {
+/** Tags and many-to-many links as the elements name them (`created`: new rows, which have none to replace). */
+async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[], created: boolean): Promise<void> {
   const d = entry.definition;
   const withTags = items.filter((i) => i.tags);
   if (withTags.length) {
-    await db('extras_taggeditem').where('content_type', d.contentType).whereIn('object_id', withTags.map((i) => i.id!)).delete();
+    if (!created) await whereAny(db, db('extras_taggeditem').where('content_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
     await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, content_type: d.contentType, object_id: i.id! }))));
   }
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const touched = items.filter((i) => i.m2m[f.name]);
     if (!touched.length) continue;
-    await db(f.through!).whereIn('from_id', touched.map((i) => i.id!)).delete();
+    if (!created) await whereAny(db, db(f.through!), 'from_id', touched.map((i) => i.id!)).delete();
     await insertRows(db, f.through!, touched.flatMap((i) => [...new Set(i.m2m[f.name])].map((to) => ({ from_id: i.id!, to_id: to }))));
   }
 }
@@ -101,14 +102,16 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   inserted.forEach((row, j) => { items[j].id = Number(row.id); });
   const tree = entry.definition.tree;
   if (tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
-  await writeAssignments(db, entry, items);
+  await writeAssignments(db, entry, items, true);
   await instantiateTemplates(ctx, entry, items, bulk);
   await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
   await afterWrite(entry, items, ctx, tree ? undefined : inserted);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const settled = !tree && !hooksOf(entry).some((h) => h.afterWrite);
-  const data = await recordWrites(ctx, entry, 'create', ids, null, settled ? inserted : undefined);
+  // New rows have the tags and links the elements gave them, and no others.
+  const unlinked = settled && items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
+  const data = await recordWrites(ctx, entry, 'create', ids, null, settled ? { loaded: inserted, unlinked } : {});
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
@@ -148,7 +151,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
     if (Object.keys(values).length) await db(entry.definition.table).whereIn('id', groupIds).update(values);
   }
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
-  await writeAssignments(db, entry, items);
+  await writeAssignments(db, entry, items, false);
   await bumpCacheVersion(db, [entry.definition.name]);
   const changed = items.map((i) => i.id!);
   await afterWrite(entry, items, ctx);
