@@ -87,4 +87,22 @@ test('a delete logs every object it removes, and a rule watching a model still g
   assert.equal(payload.data, sent, 'the payload is the address as GET showed it before the delete');
 });
 
+test('a bulk update stores and logs each element\'s own values, and an id named twice ends as its last element says', async () => {
+  const made = await app.post('/api/ipam/ip-addresses/', Array.from({ length: 5 }, (_, i) => ({ address: `203.0.113.${i + 1}/24`, tags: [] })));
+  const reply = await app.api('PATCH', '/api/ipam/ip-addresses/', made.map((m: any, i: number) => ({ id: m.id, description: `own ${i}`, status: i % 2 ? 'reserved' : 'deprecated' })));
+  expectStatus(reply, 200);
+  assert.equal(reply.body.map((r: any) => [r.description, r.status.value]), made.map((_: any, i: number) => [`own ${i}`, i % 2 ? 'reserved' : 'deprecated']));
+  const stored = (await app.get(`/api/ipam/ip-addresses/?id=${made.map((m: any) => m.id).join('&id=')}&ordering=id`)).results;
+  assert.equal(stored.map((r: any) => r.description), made.map((_: any, i: number) => `own ${i}`));
+  const logged = (await app.get(`/api/extras/object-changes/?request_id=${reply.headers.get('x-request-id')}&limit=100`)).results;
+  assert.is(logged.length, 5);
+  for (const c of logged) {
+    const i = made.findIndex((m: any) => m.id === c.changed_object_id);
+    assert.equal([c.prechange_data.description, c.postchange_data.description, c.postchange_data.status, c.postchange_data.tags], ['', `own ${i}`, i % 2 ? 'reserved' : 'deprecated', []]);
+  }
+  const twice = await app.api('PATCH', '/api/ipam/ip-addresses/', [{ id: made[0].id, description: 'first' }, { id: made[1].id, description: 'other' }, { id: made[0].id, description: 'last' }]);
+  expectStatus(twice, 200);
+  assert.is((await app.get(`/api/ipam/ip-addresses/${made[0].id}/`)).description, 'last');
+});
+
 test.run();

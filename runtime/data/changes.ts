@@ -181,12 +181,20 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
   for (const listener of listeners) await listener(all, ctx);
 }
 
+/** Tags and many-to-many links taken over from other snapshots of the same objects. */
+function copyLinks(entry: ModelEntry, into: Map<number, Record<string, unknown>>, from: Map<number, Record<string, unknown>>): void {
+  const names = [...(entry.definition.tags ? ['tags'] : []), ...Object.values(entry.definition.fields).filter((f) => f.type === 'm2m').map((f) => f.name)];
+  for (const [id, snap] of into) for (const name of names) snap[name] = from.get(id)?.[name] ?? [];
+}
+
 /** What the writer knows of rows it has just written, which spares reading it again. */
 export interface Known {
   /** the rows as they now stand (one per id) */
   loaded?: Row[];
   /** created without tags or many-to-many links */
   unlinked?: boolean;
+  /** snapshots holding the objects' tags and links as they still are (an update that named none) */
+  linksFrom?: Map<number, Record<string, unknown>>;
 }
 
 /** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
@@ -194,7 +202,8 @@ export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action
   if (!entry.definition.changelog || !ids.length) return [];
   const unique = [...new Set(ids)];
   const rows = known.loaded ?? await loadRows(ctx.db, entry, unique);
-  const post = await snapshots(ctx.db, entry, unique, rows, known.unlinked);
+  const post = await snapshots(ctx.db, entry, unique, rows, known.unlinked || !!known.linksFrom);
+  if (known.linksFrom) copyLinks(entry, post, known.linksFrom);
   const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
   return unique.filter((id) => data.has(id)).map((id) => ({
     entry, action, id,

@@ -14,6 +14,7 @@ import { recordWrites, snapshots } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
 import { insertReturning, insertRows } from './insert.js';
 import { whereAny } from './any.js';
+import { updateRowsOf } from './update.js';
 import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
@@ -139,17 +140,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await validate(entry, items, refs, ctx, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;
-  // Elements that change the same columns to the same values share one UPDATE.
-  const groups = new Map<string, { values: Row; ids: number[] }>();
-  for (const item of items) {
-    const key = JSON.stringify(Object.entries(item.values).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : v]));
-    const group = groups.get(key) ?? { values: item.values, ids: [] };
-    group.ids.push(item.id!);
-    groups.set(key, group);
-  }
-  for (const { values, ids: groupIds } of groups.values()) {
-    if (Object.keys(values).length) await db(entry.definition.table).whereIn('id', groupIds).update(values);
-  }
+  const updated = await updateRowsOf(db, entry.definition.table, items);
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
   await writeAssignments(db, entry, items, false);
   await bumpCacheVersion(db, [entry.definition.name]);
@@ -157,6 +148,11 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await afterWrite(entry, items, ctx);
   // parents before and after: a row may have moved from one to another
   await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
-  const data = await recordWrites(ctx, entry, 'update', changed, prechange);
+  // The rows as the UPDATEs returned them (PostgreSQL), while nothing else wrote them since; and the
+  // tags and links as they were, where no element named any.
+  const settled = updated && !entry.definition.tree && !hooksOf(entry).some((h) => h.afterWrite);
+  const loaded = settled ? items.map((i) => updated.get(i.id!) ?? i.existing!) : undefined;
+  const sameLinks = settled && prechange && items.every((i) => !i.tags && !Object.keys(i.m2m).length) ? prechange : undefined;
+  const data = await recordWrites(ctx, entry, 'update', changed, prechange, { loaded, linksFrom: sameLinks });
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
