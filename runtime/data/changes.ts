@@ -10,7 +10,7 @@ import { insertRows } from './insert.js';
 import { whereAny } from './any.js';
 import { isPostgres } from './db.js';
 import type { User } from '../auth/authenticate.js';
-import type { ModelEntry } from '../core/types.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
 
@@ -73,6 +73,15 @@ function plain(entry: ModelEntry, name: string, row: Row): unknown {
   }
 }
 
+const snapshotFieldCache = new WeakMap<ModelEntry, FieldDefinition[]>();
+
+/** The fields a snapshot holds, in order: listed once per model, not per row. */
+function snapshotFields(entry: ModelEntry): FieldDefinition[] {
+  let list = snapshotFieldCache.get(entry);
+  if (!list) snapshotFieldCache.set(entry, (list = Object.values(entry.definition.fields).filter((f) => !['computed', 'alias', 'password', 'token_key'].includes(f.type))));
+  return list;
+}
+
 /** The stored rows of objects (one query per 5,000 ids); a snapshot and a representation share them. */
 async function loadRows(db: Knex, entry: ModelEntry, ids: number[]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -106,8 +115,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   for (const row of rows) {
     const id = Number(row.id);
     const snap: Record<string, unknown> = {};
-    for (const f of Object.values(d.fields)) {
-      if (['computed', 'alias', 'password', 'token_key'].includes(f.type)) continue;
+    for (const f of snapshotFields(entry)) {
       if (f.type === 'm2m') snap[f.name] = (m2m.get(f.name)?.get(id) ?? []).sort((a, b) => a - b);
       else if (f.type === 'generic_fk') {
         snap[f.typeKey!] = row[`${f.name}_type`] ?? null;
@@ -258,6 +266,7 @@ function related(c: Change): { related_object_type: string | null; related_objec
 /** The change log: one ObjectChange row per changed object; an update that changed nothing is not logged. */
 onChanges(async (changes, ctx) => {
   const log = model('ObjectChange').definition.table;
+  const pg = isPostgres(ctx.db);
   const rows = changes
     .filter((c) => !unchanged(c))
     .map((c) => ({
@@ -270,8 +279,9 @@ onChanges(async (changes, ctx) => {
       changed_object_id: c.id,
       ...related(c),
       object_repr: c.repr.slice(0, 200),
-      prechange_data: c.prechange ? JSON.stringify(c.prechange) : null,
-      postchange_data: c.postchange ? JSON.stringify(c.postchange) : null,
+      // PostgreSQL's rows travel as one JSON document (insert.ts): the snapshots go in it as they are
+      prechange_data: c.prechange ? (pg ? c.prechange : JSON.stringify(c.prechange)) : null,
+      postchange_data: c.postchange ? (pg ? c.postchange : JSON.stringify(c.postchange)) : null,
     }));
   await insertRows(ctx.db, log, rows);
 });

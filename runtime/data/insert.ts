@@ -18,6 +18,9 @@ export function jsonValue(v: unknown): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
   if (v instanceof Date) return v.toISOString();
+  // a plain object goes in as JSON, which a text column stores as its JSON text: what the driver
+  // would have sent, without encoding it twice (an array would be a PostgreSQL array: not this way)
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return v;
   return undefined;
 }
 
