@@ -110,9 +110,10 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await afterWrite(entry, items, ctx, tree ? undefined : inserted);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
   const settled = !tree && !hooksOf(entry).some((h) => h.afterWrite);
-  // New rows have the tags and links the elements gave them, and no others.
-  const unlinked = settled && items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
-  const data = await recordWrites(ctx, entry, 'create', ids, null, settled ? { loaded: inserted, unlinked } : {});
+  // New rows have the tags and links the elements gave them, and no others (hooks write other rows,
+  // or columns: none tags or links a row it has just seen created).
+  const unlinked = items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
+  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked });
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
