@@ -1,8 +1,8 @@
 /**
- * The UPDATEs of a bulk update. PostgreSQL: elements that set the same columns share one statement
- * whatever their values (`UPDATE … FROM json_populate_recordset(…)`, the rows as one JSON
- * parameter), which returns the rows as they now stand. SQLite (in process): elements that set the
- * same columns to the same values share one statement.
+ * The UPDATEs of a bulk update. Elements that set the same columns to the same values share one
+ * statement. On PostgreSQL those that set the same columns to different values share one too
+ * (`UPDATE … FROM json_populate_recordset(…)`, the rows as one JSON parameter), and every statement
+ * returns the rows as they now stand. Ids named twice are updated in the same order as before.
  */
 import type { Knex } from 'knex';
 import type { Row, WriteItem } from './registry.js';
@@ -12,21 +12,35 @@ import { whereAny } from './any.js';
 
 /** Writes each element's values; on PostgreSQL returns the updated rows by id (null: not returned). */
 export async function updateRowsOf(db: Knex, table: string, items: WriteItem[]): Promise<Map<number, Row> | null> {
-  const groups = new Map<string, { values: Row; items: WriteItem[] }>();
-  const pg = isPostgres(db);
+  // elements setting the same columns to the same values
+  const same = new Map<string, { values: Row; items: WriteItem[] }>();
   for (const item of items) {
     if (!Object.keys(item.values).length) continue;
-    const key = pg ? Object.keys(item.values).join('\u0000') : JSON.stringify(Object.entries(item.values).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : v]));
-    const group = groups.get(key) ?? { values: item.values, items: [] };
+    const key = JSON.stringify(Object.entries(item.values).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : v]));
+    const group = same.get(key) ?? { values: item.values, items: [] };
     group.items.push(item);
-    groups.set(key, group);
+    same.set(key, group);
   }
-  if (!pg) {
-    for (const { values, items: list } of groups.values()) await db(table).whereIn('id', list.map((i) => i.id!)).update(values);
+  if (!isPostgres(db)) {
+    for (const { values, items: list } of same.values()) await db(table).whereIn('id', list.map((i) => i.id!)).update(values);
     return null;
   }
+  // PostgreSQL: those setting the same columns, whatever the values
+  const groups = new Map<string, { values: Row; items: WriteItem[]; alike: number }>();
+  for (const { values, items: list } of same.values()) {
+    const key = Object.keys(values).join('\u0000');
+    const group = groups.get(key) ?? { values, items: [], alike: 0 };
+    group.items.push(...list);
+    group.alike++;
+    groups.set(key, group);
+  }
   const rows = new Map<number, Row>();
-  for (const { values, items: list } of groups.values()) {
+  for (const { values, items: list, alike } of groups.values()) {
+    if (alike === 1) {
+      // one set of values: a plain UPDATE of the ids
+      for (const r of await whereAny(db, db(table), 'id', list.map((i) => i.id!)).update(values).returning('*')) rows.set(Number(r.id), r);
+      continue;
+    }
     const columns = Object.keys(values);
     // An id named twice is updated in the elements' order, as separate statements would.
     const once = new Set(list.map((i) => i.id)).size === list.length;
