@@ -7,8 +7,10 @@ import type { Knex } from 'knex';
 import { model, storedField, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
 import { insertRows } from './insert.js';
+import { whereAny } from './any.js';
+import { isPostgres } from './db.js';
 import type { User } from '../auth/authenticate.js';
-import type { ModelEntry } from '../core/types.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
 
@@ -19,7 +21,10 @@ export interface Change {
   /** flat snapshots (fks as ids, tags as names); null where none exists */
   prechange: Record<string, unknown> | null;
   postchange: Record<string, unknown> | null;
-  /** the API representation: after the change, or before a delete */
+  /**
+   * the API representation: after the change, or before a delete (a delete's is the brief one when
+   * no listener wants it: see `onChanges`; the change log reads only its display)
+   */
   data: Record<string, unknown>;
   repr: string;
 }
@@ -34,11 +39,26 @@ export interface ChangeContext {
 
 export type ChangeListener = (changes: Change[], ctx: ChangeContext) => Promise<void>;
 
-const listeners: ChangeListener[] = [];
+/** Whether a listener reads the full representation of deleted objects of a model (a webhook's payload). */
+export type WantsDeleted = (entry: ModelEntry, ctx: ChangeContext) => Promise<boolean>;
 
-/** Registers a listener that runs inside the writing transaction (the change log, the webhook queue). */
-export function onChanges(listener: ChangeListener): void {
+const listeners: ChangeListener[] = [];
+const deletedWanted: WantsDeleted[] = [];
+
+/**
+ * Registers a listener that runs inside the writing transaction (the change log, the webhook queue).
+ * `wantsDeleted`: whether it reads the full representation of deleted objects of a model; when no
+ * listener does, a delete renders only the brief one (its display, for the change log), which spares
+ * loading every related row of every deleted object.
+ */
+export function onChanges(listener: ChangeListener, wantsDeleted?: WantsDeleted): void {
   listeners.push(listener);
+  if (wantsDeleted) deletedWanted.push(wantsDeleted);
+}
+
+async function fullWanted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
+  for (const wants of deletedWanted) if (await wants(entry, ctx)) return true;
+  return false;
 }
 
 function plain(entry: ModelEntry, name: string, row: Row): unknown {
@@ -53,36 +73,49 @@ function plain(entry: ModelEntry, name: string, row: Row): unknown {
   }
 }
 
+const snapshotFieldCache = new WeakMap<ModelEntry, FieldDefinition[]>();
+
+/** The fields a snapshot holds, in order: listed once per model, not per row. */
+function snapshotFields(entry: ModelEntry): FieldDefinition[] {
+  let list = snapshotFieldCache.get(entry);
+  if (!list) snapshotFieldCache.set(entry, (list = Object.values(entry.definition.fields).filter((f) => !['computed', 'alias', 'password', 'token_key'].includes(f.type))));
+  return list;
+}
+
 /** The stored rows of objects (one query per 5,000 ids); a snapshot and a representation share them. */
 async function loadRows(db: Knex, entry: ModelEntry, ids: number[]): Promise<Row[]> {
   const rows: Row[] = [];
-  for (let i = 0; i < ids.length; i += 5000) rows.push(...(await db(entry.definition.table).whereIn('id', ids.slice(i, i + 5000))));
+  const per = isPostgres(db) ? ids.length : 5000;
+  for (let i = 0; i < ids.length; i += per) rows.push(...(await whereAny(db, db(entry.definition.table), 'id', ids.slice(i, i + per))));
   return rows;
 }
 
-/** Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field. */
-export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
+/**
+ * Snapshots of objects as stored: one query for the rows, one for tags, one per many-to-many field.
+ * `unlinked`: the objects are known to have no tags and no many-to-many links (rows just created
+ * without any), so neither is asked for.
+ */
+export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], loaded?: Row[], unlinked = false): Promise<Map<number, Record<string, unknown>>> {
   const d = entry.definition;
   const out = new Map<number, Record<string, unknown>>();
   if (!ids.length) return out;
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const tags = new Map<number, string[]>();
-  if (d.tags) {
-    const tagged = await db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
-      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType).whereIn('ti.object_id', ids);
+  if (d.tags && !unlinked) {
+    const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
+      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType), 'ti.object_id', ids);
     for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
   }
   const m2m = new Map<string, Map<number, number[]>>();
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const map = new Map<number, number[]>();
-    for (const l of await db(f.through!).select('from_id', 'to_id').whereIn('from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    if (!unlinked) for (const l of await whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
     m2m.set(f.name, map);
   }
   for (const row of rows) {
     const id = Number(row.id);
     const snap: Record<string, unknown> = {};
-    for (const f of Object.values(d.fields)) {
-      if (['computed', 'alias', 'password', 'token_key'].includes(f.type)) continue;
+    for (const f of snapshotFields(entry)) {
       if (f.type === 'm2m') snap[f.name] = (m2m.get(f.name)?.get(id) ?? []).sort((a, b) => a - b);
       else if (f.type === 'generic_fk') {
         snap[f.typeKey!] = row[`${f.name}_type`] ?? null;
@@ -101,10 +134,10 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
 }
 
 /** The API representations of objects, keyed by id (one render for a whole batch). */
-export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[]): Promise<Map<number, Record<string, unknown>>> {
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], brief = false): Promise<Map<number, Record<string, unknown>>> {
   if (!ids.length) return new Map();
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
-  const rendered = await renderRows(entry, rows, { db, baseUrl });
+  const rendered = await renderRows(entry, rows, { db, baseUrl, brief });
   return new Map(rendered.map((r) => [Number(r.id), r]));
 }
 
@@ -119,7 +152,8 @@ export interface Doomed {
 export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: number[]): Promise<Doomed | null> {
   if (!entry.definition.changelog || !ids.length) return null;
   const rows = await loadRows(ctx.db, entry, ids);
-  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows) };
+  const brief = !(await fullWanted(entry, ctx));
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, brief) };
 }
 
 function withoutLastUpdated(snap: Record<string, unknown> | null): string {
@@ -155,12 +189,29 @@ async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
   for (const listener of listeners) await listener(all, ctx);
 }
 
+/** Tags and many-to-many links taken over from other snapshots of the same objects. */
+function copyLinks(entry: ModelEntry, into: Map<number, Record<string, unknown>>, from: Map<number, Record<string, unknown>>): void {
+  const names = [...(entry.definition.tags ? ['tags'] : []), ...Object.values(entry.definition.fields).filter((f) => f.type === 'm2m').map((f) => f.name)];
+  for (const [id, snap] of into) for (const name of names) snap[name] = from.get(id)?.[name] ?? [];
+}
+
+/** What the writer knows of rows it has just written, which spares reading it again. */
+export interface Known {
+  /** the rows as they now stand (one per id) */
+  loaded?: Row[];
+  /** created without tags or many-to-many links */
+  unlinked?: boolean;
+  /** snapshots holding the objects' tags and links as they still are (an update that named none) */
+  linksFrom?: Map<number, Record<string, unknown>>;
+}
+
 /** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
-export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Change[]> {
+export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, known: Known = {}): Promise<Change[]> {
   if (!entry.definition.changelog || !ids.length) return [];
   const unique = [...new Set(ids)];
-  const rows = await loadRows(ctx.db, entry, unique);
-  const post = await snapshots(ctx.db, entry, unique, rows);
+  const rows = known.loaded ?? await loadRows(ctx.db, entry, unique);
+  const post = await snapshots(ctx.db, entry, unique, rows, known.unlinked || !!known.linksFrom);
+  if (known.linksFrom) copyLinks(entry, post, known.linksFrom);
   const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
   return unique.filter((id) => data.has(id)).map((id) => ({
     entry, action, id,
@@ -175,8 +226,8 @@ export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action
  * Records creates and updates (after the rows are written) and returns the objects' representations,
  * which the response reuses. `prechange` holds the snapshots taken before an update.
  */
-export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null): Promise<Map<number, Record<string, unknown>> | null> {
-  const changes = await writeChanges(ctx, entry, action, ids, prechange);
+export async function recordWrites(ctx: ChangeContext, entry: ModelEntry, action: 'create' | 'update', ids: number[], prechange: Map<number, Record<string, unknown>> | null, known: Known = {}): Promise<Map<number, Record<string, unknown>> | null> {
+  const changes = await writeChanges(ctx, entry, action, ids, prechange, known);
   await emit(changes, ctx);
   return entry.definition.changelog && ids.length ? new Map(changes.map((c) => [c.id, c.data])) : null;
 }
@@ -215,6 +266,7 @@ function related(c: Change): { related_object_type: string | null; related_objec
 /** The change log: one ObjectChange row per changed object; an update that changed nothing is not logged. */
 onChanges(async (changes, ctx) => {
   const log = model('ObjectChange').definition.table;
+  const pg = isPostgres(ctx.db);
   const rows = changes
     .filter((c) => !unchanged(c))
     .map((c) => ({
@@ -227,8 +279,9 @@ onChanges(async (changes, ctx) => {
       changed_object_id: c.id,
       ...related(c),
       object_repr: c.repr.slice(0, 200),
-      prechange_data: c.prechange ? JSON.stringify(c.prechange) : null,
-      postchange_data: c.postchange ? JSON.stringify(c.postchange) : null,
+      // PostgreSQL's rows travel as one JSON document (insert.ts): the snapshots go in it as they are
+      prechange_data: c.prechange ? (pg ? c.prechange : JSON.stringify(c.prechange)) : null,
+      postchange_data: c.postchange ? (pg ? c.postchange : JSON.stringify(c.postchange)) : null,
     }));
   await insertRows(ctx.db, log, rows);
 });

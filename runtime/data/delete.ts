@@ -13,45 +13,75 @@ import { updateRows } from './side-writes.js';
 import { bumpCacheVersion } from './cache.js';
 import { parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 import { CHUNK, type WriteContext } from './write-context.js';
+import { whereAny } from './any.js';
+import { isPostgres } from './db.js';
+import { idsOfEach, runTogether } from './together.js';
 
 /** Rows of `other` that `f` ties to these objects of `name` so that they go with them: a cascading fk or generic relation. */
 function cascading(db: Knex, other: ModelEntry, f: FieldDefinition, name: string, list: number[]): Knex.QueryBuilder | null {
   if (f.onDelete !== 'cascade') return null;
-  if (f.type === 'fk' && f.to === name) return db(other.definition.table).select('id').whereIn(f.columns[0], list);
+  if (f.type === 'fk' && f.to === name) return whereAny(db, db(other.definition.table).select('id'), f.columns[0], list);
   const ct = model(name).definition.contentType;
-  if (f.type === 'generic_fk' && Object.keys(f.types!).includes(ct)) return db(other.definition.table).select('id').where(`${f.name}_type`, ct).whereIn(`${f.name}_id`, list);
+  if (f.type === 'generic_fk' && Object.keys(f.types!).includes(ct)) return whereAny(db, db(other.definition.table).select('id').where(`${f.name}_type`, ct), `${f.name}_id`, list);
   return null;
 }
 
 /**
  * Every object a delete removes, by model: cascading fks and cascading generic relations (contact
  * assignments, journal entries, cable terminations…) followed set-wise, one query per relation and
- * step, so each removed object is change-logged like the ones asked for, as NetBox logs its cascades.
+ * step (one statement per step on PostgreSQL), so each removed object is change-logged like the
+ * ones asked for, as NetBox logs its cascades.
  */
 async function cascadeClosure(db: Knex, entry: ModelEntry, ids: number[]): Promise<Map<string, Set<number>>> {
   const closure = new Map<string, Set<number>>([[entry.definition.name, new Set(ids)]]);
   let frontier: [string, number[]][] = [[entry.definition.name, ids]];
   while (frontier.length) {
     const next: [string, number[]][] = [];
+    const steps: { other: ModelEntry; query: Knex.QueryBuilder }[] = [];
     for (const [name, list] of frontier) {
       for (const other of modelList) {
         for (const f of Object.values(other.definition.fields)) {
           const query = cascading(db, other, f, name, list);
-          if (!query) continue;
-          const rows = await query;
-          const set = closure.get(other.definition.name) ?? new Set<number>();
-          const fresh = rows.map((r: Row) => Number(r.id)).filter((id: number) => !set.has(id));
-          if (!fresh.length) continue;
-          // only models with rows to remove join the closure: every later step costs a query per model
-          fresh.forEach((id: number) => set.add(id));
-          closure.set(other.definition.name, set);
-          next.push([other.definition.name, fresh]);
+          if (query) steps.push({ other, query });
         }
       }
     }
+    const found = await idsOfEach(db, steps.map((s) => s.query));
+    steps.forEach(({ other }, i) => {
+      const set = closure.get(other.definition.name) ?? new Set<number>();
+      const fresh = found[i].filter((id) => !set.has(id));
+      if (!fresh.length) return;
+      // only models with rows to remove join the closure: every later step costs a query per model
+      fresh.forEach((id) => set.add(id));
+      closure.set(other.definition.name, set);
+      next.push([other.definition.name, fresh]);
+    });
     frontier = next;
   }
   return closure;
+}
+
+/** Objects outside the deleted set that protect one inside it: a 409 naming the first ten. One statement on PostgreSQL when there are none. */
+async function refuseProtected(db: Knex, closure: Map<string, Set<number>>): Promise<void> {
+  const relations: { other: ModelEntry; column: string; set: Set<number> }[] = [];
+  for (const [name, set] of closure) {
+    for (const other of modelList) {
+      for (const f of Object.values(other.definition.fields)) {
+        if (f.type === 'fk' && f.to === name && f.onDelete === 'protect') relations.push({ other, column: f.columns[0], set });
+      }
+    }
+  }
+  const found = await idsOfEach(db, relations.map((r) => whereAny(db, db(r.other.definition.table).select('id'), r.column, [...r.set])));
+  const outside = relations.map((r, i) => found[i].filter((id) => !closure.get(r.other.definition.name)?.has(id)));
+  const total = outside.reduce((n, ids) => n + ids.length, 0);
+  if (!total) return;
+  const dependents: string[] = [];
+  for (const [i, { other }] of relations.entries()) {
+    if (!outside[i].length || dependents.length >= 10) continue;
+    const rows = await db(other.definition.table).select('*').whereIn('id', outside[i].slice(0, 10)).orderBy('id');
+    for (const r of rows) dependents.push(`${other.definition.verboseName} ${r[other.definition.lookup] ?? r.name ?? ''} (${r.id})`.replace('  ', ' '));
+  }
+  throw errors.protectedDelete(dependents.slice(0, 10), total);
 }
 
 export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: boolean, ctx: WriteContext, scope?: (qb: Knex.QueryBuilder) => void): Promise<number[]> {
@@ -61,7 +91,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   if (bad >= 0) throw errors.validation(bulk ? ids.map((_, i) => (i === bad ? { id: ['This field is required.'] } : {})) : { id: ['This field is required.'] });
   const wanted = [...new Set(ids.map(Number))];
   // An id no row can have is missing without asking (PostgreSQL refuses to compare it).
-  const q = db(entry.definition.table).select('id').whereIn('id', wanted.filter(isStorableId));
+  const q = whereAny(db, db(entry.definition.table).select('id'), 'id', wanted.filter(isStorableId));
   scope?.(q);
   const found = new Set((await q).map((r: Row) => Number(r.id)));
   const missing = wanted.find((id) => !found.has(id));
@@ -70,50 +100,41 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     throw errors.validation(ids.map((id) => (Number(id) === missing ? { id: [`Object with id ${missing} does not exist.`] } : {})));
   }
   const closure = await cascadeClosure(db, entry, wanted);
-  // Objects outside the deleted set that protect one inside it block the delete (409).
-  const dependents: string[] = [];
-  let total = 0;
-  for (const [name, set] of closure) {
-    for (const other of modelList) {
-      for (const f of Object.values(other.definition.fields)) {
-        if (f.type !== 'fk' || f.to !== name || f.onDelete !== 'protect') continue;
-        const inside = closure.get(other.definition.name) ?? new Set<number>();
-        const rows = (await db(other.definition.table).select('*').whereIn(f.columns[0], [...set])).filter((r: Row) => !inside.has(Number(r.id)));
-        total += rows.length;
-        for (const r of rows.slice(0, 10)) dependents.push(`${other.definition.verboseName} ${r[other.definition.lookup] ?? r.name ?? ''} (${r.id})`.replace('  ', ' '));
-      }
-    }
-  }
-  if (total) throw errors.protectedDelete(dependents.slice(0, 10), total);
+  await refuseProtected(db, closure);
   const doomed = [];
   for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
   for (const [name, set] of closure) {
     for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure, request: ctx });
   }
-  // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at deleted objects.
+  // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at
+  // deleted objects. The deletes and plain clears go together (one statement on PostgreSQL).
+  const cleanups: Knex.QueryBuilder[] = [];
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;
     for (const other of modelList) {
       for (const f of Object.values(other.definition.fields)) {
         if (f.type !== 'generic_fk' || !Object.keys(f.types!).includes(ct) || f.onDelete === 'keep') continue;
-        const pointing = db(other.definition.table).where(`${f.name}_type`, ct).whereIn(`${f.name}_id`, [...set]);
+        const pointing = () => whereAny(db, db(other.definition.table).where(`${f.name}_type`, ct), `${f.name}_id`, [...set]);
         const cleared = { [`${f.name}_type`]: null, [`${f.name}_id`]: null };
-        if (f.onDelete === 'cascade') await pointing.delete();
-        else if (!other.definition.changelog) await pointing.update(cleared);
+        if (f.onDelete === 'cascade') cleanups.push(pointing().delete());
+        else if (!other.definition.changelog) cleanups.push(pointing().update(cleared));
         else {
           // a cleared relation is an update of an object that stays: logged like one
           const going = closure.get(other.definition.name);
-          const ids = (await pointing.select('id')).map((r: Row) => Number(r.id)).filter((id: number) => !going?.has(id));
+          const ids = (await pointing().select('id')).map((r: Row) => Number(r.id)).filter((id: number) => !going?.has(id));
           await updateRows({ db, request: ctx }, other, ids.map((id: number) => ({ id, values: cleared })));
         }
       }
     }
-    if (model(name).definition.tags) await db('extras_taggeditem').where('content_type', ct).whereIn('object_id', [...set]).delete();
+    if (model(name).definition.tags) cleanups.push(whereAny(db, db('extras_taggeditem').where('content_type', ct), 'object_id', [...set]).delete());
   }
+  await runTogether(db, cleanups);
   // rows that feed a rollup: their parents are recounted once they are gone
   const fed = [];
-  for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await db(model(name).definition.table).whereIn('id', [...set])));
-  for (let i = 0; i < wanted.length; i += CHUNK * 10) await db(entry.definition.table).whereIn('id', wanted.slice(i, i + CHUNK * 10)).delete();
+  for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await whereAny(db, db(model(name).definition.table), 'id', [...set])));
+  // one statement on PostgreSQL (one array parameter); SQLite's bound parameters are counted
+  const perStatement = isPostgres(db) ? wanted.length : CHUNK * 10;
+  for (let i = 0; i < wanted.length; i += perStatement) await whereAny(db, db(entry.definition.table), 'id', wanted.slice(i, i + perStatement)).delete();
   for (const parents of fed) await refreshRollups(db, parents);
   await bumpCacheVersion(db, closure.keys(), true);
   await recordDeletes(ctx, doomed);

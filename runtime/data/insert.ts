@@ -2,33 +2,86 @@
  * Multi-row INSERTs sized by bound parameters rather than rows: one statement per request for
  * anything short of tens of thousands of values. On SQLite a plain `VALUES (…), (…)` list, which
  * SQLite parses several times faster than the `SELECT … UNION ALL` form knex emits for it (and which
- * is not limited to 500 rows).
+ * is not limited to 500 rows). On PostgreSQL the rows travel as one JSON parameter expanded by
+ * `json_populate_recordset`: one bound value instead of thousands, which the server parses and binds
+ * two to three times faster, and the client no longer numbers and serializes each binding.
  */
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 
-/** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535. */
+/** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535 (PostgreSQL's JSON form has one). */
 const MAX_PARAMETERS = 30_000;
 
-/** Inserts rows (objects with the same or fewer keys); returns the new ids in order when asked. */
-export async function insertRows(db: Knex, table: string, rows: Record<string, unknown>[], returnIds = false): Promise<number[]> {
+/** A value as json_populate_recordset reads it for the column; undefined where only knex's DEFAULT would do. */
+export function jsonValue(v: unknown): unknown {
+  if (v === undefined) return undefined;
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
+  if (v instanceof Date) return v.toISOString();
+  // a plain object goes in as JSON, which a text column stores as its JSON text: what the driver
+  // would have sent, without encoding it twice (an array would be a PostgreSQL array: not this way)
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return v;
+  return undefined;
+}
+
+/** The rows as one JSON array for json_populate_recordset, or null when a row lacks a column or holds a value it cannot carry. */
+export function asJson(rows: Record<string, unknown>[], columns: string[]): string | null {
+  const out: Record<string, unknown>[] = [];
+  for (const r of rows) {
+    const o: Record<string, unknown> = {};
+    for (const c of columns) {
+      const v = jsonValue(r[c]);
+      if (v === undefined) return null;
+      o[c] = v;
+    }
+    out.push(o);
+  }
+  return JSON.stringify(out);
+}
+
+/** One statement for all rows as JSON; rows it cannot carry go through knex, in chunks of bound parameters. */
+async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, perStatement: number): Promise<Record<string, unknown>[]> {
+  const json = asJson(rows, columns);
+  if (json === null) {
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const q = db(table).insert(rows.slice(i, i + perStatement));
+      if (returning) out.push(...await q.returning(returning)); else await q;
+    }
+    return out;
+  }
+  const list = columns.map(() => '??').join(', ');
+  // WITH ORDINALITY ... ORDER BY: rows are inserted (and their ids drawn) in the order given.
+  const sql = `insert into ?? (${list}) select ${list} from json_populate_recordset(null::??, ?::json) with ordinality as r order by r.ordinality${returning ? ` returning ${returning === '*' ? '*' : '??'}` : ''}`;
+  const result = await db.raw(sql, [table, ...columns, ...columns, table, json, ...(returning && returning !== '*' ? [returning] : [])]);
+  return result.rows;
+}
+
+async function insertChunks(db: Knex, table: string, rows: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
   if (!rows.length) return [];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
-  const ids: number[] = [];
+  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning, perStatement);
+  const out: Record<string, unknown>[] = [];
   for (let i = 0; i < rows.length; i += perStatement) {
     const chunk = rows.slice(i, i + perStatement);
-    if (isPostgres(db)) {
-      const q = db(table).insert(chunk);
-      const result = returnIds ? await q.returning('id') : await q;
-      if (returnIds) for (const r of result as ({ id: number } | number)[]) ids.push(Number(typeof r === 'object' ? r.id : r));
-      continue;
-    }
     const tuple = `(${columns.map(() => '?').join(', ')})`;
-    const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${chunk.map(() => tuple).join(', ')}${returnIds ? ' returning ??' : ''}`;
+    const back = returning === '*' ? ' returning *' : returning ? ' returning ??' : '';
+    const sql = `insert into ?? (${columns.map(() => '??').join(', ')}) values ${chunk.map(() => tuple).join(', ')}${back}`;
     const values = chunk.flatMap((r) => columns.map((c) => (r[c] === undefined ? null : r[c]))) as Knex.RawBinding[];
-    const result = await db.raw(sql, [table, ...columns, ...values, ...(returnIds ? ['id'] : [])]);
-    if (returnIds) for (const r of result as { id: number }[]) ids.push(Number(r.id));
+    const result = await db.raw(sql, [table, ...columns, ...values, ...(returning && returning !== '*' ? [returning] : [])]);
+    if (returning) out.push(...(result as Record<string, unknown>[]));
   }
-  return ids;
+  return out;
+}
+
+/** Inserts rows (objects with the same or fewer keys); returns the new ids in order when asked. */
+export async function insertRows(db: Knex, table: string, rows: Record<string, unknown>[], returnIds = false): Promise<number[]> {
+  const result = await insertChunks(db, table, rows, returnIds ? 'id' : null);
+  return returnIds ? result.map((r) => Number(typeof r === 'object' ? r.id : r)) : [];
+}
+
+/** Inserts rows and returns them as stored (every column, in order): what a read of the new rows would give. */
+export async function insertReturning(db: Knex, table: string, rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  return insertChunks(db, table, rows, '*');
 }

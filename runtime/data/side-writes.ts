@@ -12,9 +12,10 @@ import type { Knex } from 'knex';
 import type { ModelEntry } from '../core/types.js';
 import type { Row } from './registry.js';
 import { beforeDelete, defer, deleteChanges, snapshots, unchanged, writeChanges, type ChangeContext } from './changes.js';
-import { insertRows } from './insert.js';
+import { insertReturning } from './insert.js';
 import { bumpCacheVersion } from './cache.js';
 import { CHUNK } from './write-context.js';
+import { whereAny } from './any.js';
 
 /** Where a side write goes: the transaction, and the request that caused it (none at start-up). */
 export interface Target {
@@ -30,10 +31,12 @@ function recorder(target: Target): ChangeContext | null {
 /** Inserts rows of `entry` (one statement per chunk) and records their creation; returns the new ids in order. */
 export async function createRows(target: Target, entry: ModelEntry, rows: Row[]): Promise<number[]> {
   if (!rows.length) return [];
-  const ids = await insertRows(target.db, entry.definition.table, rows, true);
+  const inserted = await insertReturning(target.db, entry.definition.table, rows);
+  const ids = inserted.map((r) => Number(r.id));
   await bumpCacheVersion(target.db, [entry.definition.name]);
   const ctx = recorder(target);
-  if (ctx) await defer(ctx, await writeChanges(ctx, entry, 'create', ids, null));
+  // the rows as inserted, with no tags or links yet: nothing to read back
+  if (ctx) await defer(ctx, await writeChanges(ctx, entry, 'create', ids, null, { loaded: inserted, unlinked: true }));
   return ids;
 }
 
@@ -52,7 +55,7 @@ export async function updateRows(target: Target, entry: ModelEntry, updates: { i
     groups.set(key, group);
   }
   for (const { values, ids: list } of groups.values()) {
-    for (let i = 0; i < list.length; i += CHUNK) await target.db(entry.definition.table).whereIn('id', list.slice(i, i + CHUNK)).update(values);
+    for (let i = 0; i < list.length; i += CHUNK) await whereAny(target.db, target.db(entry.definition.table), 'id', list.slice(i, i + CHUNK)).update(values);
   }
   await bumpCacheVersion(target.db, [entry.definition.name]);
   // a mirror that rewrote what was already stored is no change (no change row, no event)
@@ -64,7 +67,7 @@ export async function deleteRows(target: Target, entry: ModelEntry, ids: number[
   if (!ids.length) return;
   const ctx = recorder(target);
   const doomed = ctx ? await beforeDelete(ctx, entry, ids) : null;
-  for (let i = 0; i < ids.length; i += CHUNK) await target.db(entry.definition.table).whereIn('id', ids.slice(i, i + CHUNK)).delete();
+  for (let i = 0; i < ids.length; i += CHUNK) await whereAny(target.db, target.db(entry.definition.table), 'id', ids.slice(i, i + CHUNK)).delete();
   await bumpCacheVersion(target.db, [entry.definition.name], true);
   if (ctx) await defer(ctx, deleteChanges([doomed]));
 }

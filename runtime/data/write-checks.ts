@@ -5,11 +5,19 @@ import type { Row } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import type { Prepared } from './write-input.js';
 import { CHUNK } from './write-context.js';
+import { isPostgres } from './db.js';
+import { asJson } from './insert.js';
 
 /** Unique fields and unique_together groups, against stored rows and within the request. */
 export async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]): Promise<void> {
   const d = entry.definition;
-  const finalRow = (item: Prepared) => ({ ...(item.existing ?? {}), ...item.values });
+  // Each element's row as it will stand, built once (the checks below look at it per column).
+  const finals = new Map<Prepared, Row>();
+  const finalRow = (item: Prepared) => {
+    let row = finals.get(item);
+    if (!row) finals.set(item, (row = { ...(item.existing ?? {}), ...item.values }));
+    return row;
+  };
   const label = d.verboseName.charAt(0).toUpperCase() + d.verboseName.slice(1);
   for (const f of Object.values(d.fields)) {
     if (!f.unique && !f.uniqueCi && f.type !== 'token_key') continue;
@@ -45,7 +53,9 @@ export async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]
     if (!relevant.length) continue;
     const key = (row: Row) => JSON.stringify(columns.map((c) => row[c] ?? null));
     const taken = new Map<string, number>();
-    for (let i = 0; i < relevant.length; i += 200) {
+    const stored = isPostgres(db) ? await matchingRows(db, d.table, columns, nullable, relevant.map(finalRow)) : null;
+    for (const r of stored ?? []) taken.set(key(r), Number(r.id));
+    for (let i = 0; i < (stored ? 0 : relevant.length); i += 200) {
       const q = db(d.table).select('id', ...columns).where((w) => {
         // Written as the unique index is (a null that counts as a value is indexed as 0), so each term is one index lookup.
         for (const item of relevant.slice(i, i + 200)) {
@@ -69,6 +79,20 @@ export async function checkUnique(db: Knex, entry: ModelEntry, items: Prepared[]
       seen.add(k);
     }
   }
+}
+
+/**
+ * PostgreSQL: the stored rows that share a key with any of `rows`, in one statement whatever their
+ * number (the keys as one JSON parameter, joined on the unique index's columns); null when a key
+ * holds a value JSON cannot carry (then the OR'd lookups below).
+ */
+async function matchingRows(db: Knex, table: string, columns: string[], nullable: Set<string>, rows: Row[]): Promise<Row[] | null> {
+  const json = asJson(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))), columns);
+  if (json === null) return null;
+  // Written as the unique index is (a null that counts as a value is indexed as 0).
+  const on = columns.map((c) => (nullable.has(c) ? 'COALESCE(t.??, 0) = COALESCE(v.??, 0)' : 't.?? = v.??')).join(' and ');
+  const sql = `select distinct t.id, ${columns.map(() => 't.??').join(', ')} from ?? as t join json_populate_recordset(null::??, ?::json) as v on ${on}`;
+  return (await db.raw(sql, [...columns, table, table, json, ...columns.flatMap((c) => [c, c])])).rows;
 }
 
 export function raise(items: Prepared[], bulk: boolean): void {

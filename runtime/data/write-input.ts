@@ -30,15 +30,29 @@ export interface Prepared extends WriteItem {
   customFields?: Record<string, unknown>;
 }
 
+const aliasCache = new WeakMap<ModelEntry, Map<string, string[]>>();
+
+/** The alias fields of each field (device_role for role), looked up once per model rather than per field and element. */
+function aliasesOf(entry: ModelEntry): Map<string, string[]> {
+  let map = aliasCache.get(entry);
+  if (!map) {
+    map = new Map();
+    for (const a of Object.values(entry.definition.fields)) if (a.type === 'alias') map.set(a.of!, [...(map.get(a.of!) ?? []), a.name]);
+    aliasCache.set(entry, map);
+  }
+  return map;
+}
+
 export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[]): Prepared {
   const d = entry.definition;
   const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
   const { values, errors: errs } = item;
   // An alias writes its target (device_role → role) unless the target itself is given.
+  const aliases = aliasesOf(entry);
   const given = (f: FieldDefinition): [boolean, unknown] => {
     if (f.name in input) return [true, input[f.name]];
-    const alias = Object.values(d.fields).find((a) => a.type === 'alias' && a.of === f.name && a.name in input);
-    return alias ? [true, input[alias.name]] : [false, undefined];
+    const alias = aliases.get(f.name)?.find((a) => a in input);
+    return alias ? [true, input[alias]] : [false, undefined];
   };
   for (const f of Object.values(d.fields)) {
     if (f.type === 'alias' || f.type === 'computed') continue;

@@ -13,6 +13,9 @@ import type { FieldDefinition } from '../core/types.js';
 import { describe, scalarValue } from './write-values.js';
 import type { Prepared, Ref } from './write-input.js';
 import { CHUNK } from './write-context.js';
+import { whereAny } from './any.js';
+import { idsOfEach } from './together.js';
+import { isPostgres } from './db.js';
 
 /** A relation given as an id: a whole number, or a string of digits (as NetBox casts it). */
 function numericId(value: unknown): { id: number; text: string } | null {
@@ -83,15 +86,15 @@ export async function resolveRefs(db: Knex, refs: Ref[], items: Prepared[]): Pro
       byTarget.get(ref.target)!.add(numeric.id);
     }
   }
-  const existing = new Map<string, Set<number>>();
+  // Which of the named ids exist: one lookup per target model and chunk (one statement on PostgreSQL).
+  const lookups: { target: string; query: Knex.QueryBuilder }[] = [];
   for (const [target, ids] of byTarget) {
-    const found = new Set<number>();
     const list = [...ids];
-    for (let i = 0; i < list.length; i += CHUNK) {
-      for (const r of await db(model(target).definition.table).select('id').whereIn('id', list.slice(i, i + CHUNK))) found.add(Number(r.id));
-    }
-    existing.set(target, found);
+    const per = isPostgres(db) ? list.length : CHUNK;
+    for (let i = 0; i < list.length; i += per) lookups.push({ target, query: whereAny(db, db(model(target).definition.table).select('id'), 'id', list.slice(i, i + per)) });
   }
+  const existing = new Map<string, Set<number>>([...byTarget.keys()].map((t) => [t, new Set<number>()]));
+  (await idsOfEach(db, lookups.map((l) => l.query))).forEach((ids, i) => ids.forEach((id) => existing.get(lookups[i].target)!.add(id)));
   for (const ref of refs) {
     const v = ref.value;
     const errs = items[ref.item].errors;

@@ -12,7 +12,9 @@ import { treeAfterCreate, treeAfterUpdate, checkTreeParent } from './tree.js';
 import { customFieldsFor } from './customfields.js';
 import { recordWrites, snapshots } from './changes.js';
 import { bumpCacheVersion } from './cache.js';
-import { insertRows } from './insert.js';
+import { insertReturning, insertRows } from './insert.js';
+import { whereAny } from './any.js';
+import { updateRowsOf } from './update.js';
 import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
@@ -24,17 +26,18 @@ import { checkRollups, parentsOf, refreshRollups } from './rollups.js';
 export type { WriteContext } from './write-context.js';
 export { deleteObjects } from './delete.js';
 
-async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[]): Promise<void> {
+/** Tags and many-to-many links as the elements name them (`created`: new rows, which have none to replace). */
+async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[], created: boolean): Promise<void> {
   const d = entry.definition;
   const withTags = items.filter((i) => i.tags);
   if (withTags.length) {
-    await db('extras_taggeditem').where('content_type', d.contentType).whereIn('object_id', withTags.map((i) => i.id!)).delete();
+    if (!created) await whereAny(db, db('extras_taggeditem').where('content_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
     await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, content_type: d.contentType, object_id: i.id! }))));
   }
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const touched = items.filter((i) => i.m2m[f.name]);
     if (!touched.length) continue;
-    await db(f.through!).whereIn('from_id', touched.map((i) => i.id!)).delete();
+    if (!created) await whereAny(db, db(f.through!), 'from_id', touched.map((i) => i.id!)).delete();
     await insertRows(db, f.through!, touched.flatMap((i) => [...new Set(i.m2m[f.name])].map((to) => ({ from_id: i.id!, to_id: to }))));
   }
 }
@@ -71,10 +74,11 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   }
 }
 
-async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext): Promise<void> {
+/** `fresh`: the rows as they now stand, when the caller has them (no read then). */
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<void> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return;
-  const rows = await ctx.db(entry.definition.table).whereIn('id', items.map((i) => i.id!));
+  const rows = fresh ?? await whereAny(ctx.db, ctx.db(entry.definition.table), 'id', items.map((i) => i.id!));
   for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
 }
 
@@ -93,16 +97,23 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
   await validate(entry, items, refs, ctx, bulk);
   const table = entry.definition.table;
-  const inserted = await insertRows(db, table, items.map((item) => item.values), true);
-  inserted.forEach((id, j) => { items[j].id = id; });
-  if (entry.definition.tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
-  await writeAssignments(db, entry, items);
+  // The rows as stored come back from the INSERT: no read after it while nothing else writes them
+  // (a tree fills its columns afterwards; an afterWrite hook may write its own rows).
+  const inserted = await insertReturning(db, table, items.map((item) => item.values));
+  inserted.forEach((row, j) => { items[j].id = Number(row.id); });
+  const tree = entry.definition.tree;
+  if (tree) await treeAfterCreate(db, entry, items.map((i) => i.id!));
+  await writeAssignments(db, entry, items, true);
   await instantiateTemplates(ctx, entry, items, bulk);
   await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, items, ctx);
+  await afterWrite(entry, items, ctx, tree ? undefined : inserted);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
-  const data = await recordWrites(ctx, entry, 'create', ids, null);
+  const settled = !tree && !hooksOf(entry).some((h) => h.afterWrite);
+  // New rows have the tags and links the elements gave them, and no others (hooks write other rows,
+  // or columns: none tags or links a row it has just seen created).
+  const unlinked = items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
+  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked });
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
@@ -130,24 +141,19 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await validate(entry, items, refs, ctx, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;
-  // Elements that change the same columns to the same values share one UPDATE.
-  const groups = new Map<string, { values: Row; ids: number[] }>();
-  for (const item of items) {
-    const key = JSON.stringify(Object.entries(item.values).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('hex') : v]));
-    const group = groups.get(key) ?? { values: item.values, ids: [] };
-    group.ids.push(item.id!);
-    groups.set(key, group);
-  }
-  for (const { values, ids: groupIds } of groups.values()) {
-    if (Object.keys(values).length) await db(entry.definition.table).whereIn('id', groupIds).update(values);
-  }
+  const updated = await updateRowsOf(db, entry.definition.table, items);
   if (entry.definition.tree) await treeAfterUpdate(db, entry, items.map((i) => ({ id: i.id!, before: i.existing! })));
-  await writeAssignments(db, entry, items);
+  await writeAssignments(db, entry, items, false);
   await bumpCacheVersion(db, [entry.definition.name]);
   const changed = items.map((i) => i.id!);
   await afterWrite(entry, items, ctx);
   // parents before and after: a row may have moved from one to another
   await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
-  const data = await recordWrites(ctx, entry, 'update', changed, prechange);
+  // The rows as the UPDATEs returned them (PostgreSQL), while nothing else wrote them since; and the
+  // tags and links as they were, where no element named any.
+  const settled = updated && !entry.definition.tree && !hooksOf(entry).some((h) => h.afterWrite);
+  const loaded = settled ? items.map((i) => updated.get(i.id!) ?? i.existing!) : undefined;
+  const sameLinks = settled && prechange && items.every((i) => !i.tags && !Object.keys(i.m2m).length) ? prechange : undefined;
+  const data = await recordWrites(ctx, entry, 'update', changed, prechange, { loaded, linksFrom: sameLinks });
   return { ids: changed, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }

@@ -188,7 +188,10 @@ function byType(nodes: string[]): Map<string, number[]> {
   const map = new Map<string, number[]>();
   for (const node of unique(nodes)) {
     const [type, id] = parseNode(node);
-    map.set(type, [...(map.get(type) ?? []), id]);
+    // pushed, not copied: a delete groups thousands of nodes under one type
+    const list = map.get(type);
+    if (list) list.push(id);
+    else map.set(type, [id]);
   }
   return map;
 }

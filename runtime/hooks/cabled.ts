@@ -12,6 +12,8 @@ import type { ModelEntry } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { byContentType } from '../data/registry.js';
 import { cabledModels, destinations, nodeKey, parseNode, pathsOf, pathsThrough, retrace } from './cable_paths.js';
+import { whereAny } from '../data/any.js';
+import { isPostgres } from '../data/db.js';
 
 const TERMINATIONS = () => model('CableTermination').definition.table;
 
@@ -168,9 +170,11 @@ export const cabled: ModelHooks = {
     for (const m of cabledModels()) for (const id of ctx.closure.get(m.definition.name) ?? []) gone.add(nodeKey(m.definition.contentType, id));
     const through = [...gone];
     for (const [type, ids] of groupNodes(through)) {
-      const cables = await ctx.db(TERMINATIONS()).distinct('cable_id').where('termination_type', type).whereIn('termination_id', ids);
-      for (const c of cables) through.push(nodeKey(model('Cable').definition.contentType, c.cable_id));
-      await ctx.db(TERMINATIONS()).where('termination_type', type).whereIn('termination_id', ids).delete();
+      // the cable ends go, and say which cables they were on (PostgreSQL: in the same statement)
+      const ends = () => whereAny(ctx.db, ctx.db(TERMINATIONS()).where('termination_type', type), 'termination_id', ids);
+      const cables: Row[] = isPostgres(ctx.db) ? await ends().delete().returning('cable_id') : await ends().distinct('cable_id');
+      if (!isPostgres(ctx.db)) await ends().delete();
+      for (const cable of new Set(cables.map((c) => Number(c.cable_id)))) through.push(nodeKey(model('Cable').definition.contentType, cable));
     }
     await retrace(ctx.db, through, [], gone);
   },
@@ -248,7 +252,10 @@ function groupNodes(nodes: string[]): Map<string, number[]> {
   const map = new Map<string, number[]>();
   for (const node of nodes) {
     const [type, id] = parseNode(node);
-    map.set(type, [...(map.get(type) ?? []), id]);
+    // pushed, not copied: a delete groups thousands of nodes under one type
+    const list = map.get(type);
+    if (list) list.push(id);
+    else map.set(type, [id]);
   }
   return map;
 }

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Row, WriteItem } from '../data/registry.js';
 import type { RuleSettings } from '../data/write-context.js';
+import { whereAny } from '../data/any.js';
 
 interface Options {
   table: string;
@@ -36,7 +37,7 @@ export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options,
   const taken = new Map<string, Row[]>();
   const columns = ['id', 'vrf_id', o.column, ...(o.shareable ? [o.shareable.column] : [])];
   for (let i = 0; i < values.length; i += 1000) {
-    for (const r of await db(o.table).select(columns).whereIn(o.column, values.slice(i, i + 1000))) {
+    for (const r of await whereAny(db, db(o.table).select(columns), o.column, values.slice(i, i + 1000))) {
       const k = key(r.vrf_id, r[o.column]);
       taken.set(k, [...(taken.get(k) ?? []), r]);
     }

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { onChanges, type Change, type ChangeContext } from '../data/changes.js';
 import { model, type Row } from '../data/registry.js';
+import type { ModelEntry } from '../core/types.js';
 import { matches } from './conditions.js';
 import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from './channel.js';
@@ -150,4 +151,22 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
   }
 }
 
-onChanges(queueChanges);
+/** The rules as a delete is about to begin: read once per transaction, apart from the rules its events are matched against. */
+const rulesBefore = new WeakMap<Knex, Promise<Rule[]>>();
+
+/**
+ * A deleted object's full representation is a payload only where an enabled rule watches its model.
+ * Asked before the rows go, so not the rules the events are matched against (read after, when the
+ * delete may have removed some): at worst this says yes for a rule gone since, and the delete
+ * renders what it did before.
+ */
+async function wantsDeleted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
+  let rules = requests.get(ctx.db)?.rules ?? rulesBefore.get(ctx.db);
+  if (!rules) {
+    rules = enabledRules(ctx.db);
+    if ((ctx.db as Knex & { isTransaction?: boolean }).isTransaction) rulesBefore.set(ctx.db, rules);
+  }
+  return (await rules).some((r) => r.contentTypes.has(entry.definition.contentType));
+}
+
+onChanges(queueChanges, wantsDeleted);
