@@ -107,6 +107,22 @@ test('a generic relation counts per type: IP addresses on interfaces', async () 
   assert.is((await app.get(`/api/virtualization/interfaces/${vmi.id}/`)).count_ipaddresses, 0);
 });
 
+test('a bulk delete of devices: the addresses going with their interfaces lower the counts of the parents that stay', async () => {
+  // the addresses (a generic cascade, no constraint) are deleted after their interfaces and devices
+  const vrf = await app.post('/api/ipam/vrfs/', { name: unique('vrf') });
+  const [d1, d2, keep] = [await createObject(app, model('Device')), await createObject(app, model('Device')), await createObject(app, model('Device'))];
+  const doomed = [...await interfaces(d1.id, 2), ...await interfaces(d2.id, 2)];
+  const [kept] = await interfaces(keep.id, 1);
+  const address = (k: number, to: number) => ({ address: `10.78.${n}.${k}/24`, vrf: vrf.id, assigned_object_type: 'dcim.interface', assigned_object_id: to });
+  await app.post('/api/ipam/ip-addresses/', [...doomed.map((f, k) => address(k + 1, f.id)), address(9, kept.id), address(10, kept.id)]);
+  assert.is((await app.get(`/api/ipam/vrfs/${vrf.id}/`)).ipaddress_count, 6);
+  await send('DELETE', '/api/dcim/devices/', [{ id: d1.id }, { id: d2.id }]);
+  assert.is((await app.get(`/api/ipam/vrfs/${vrf.id}/`)).ipaddress_count, 2, 'the four addresses went with their interfaces');
+  assert.is((await app.get(`/api/ipam/ip-addresses/?vrf_id=${vrf.id}`)).count, 2);
+  assert.is((await iface(kept.id)).count_ipaddresses, 2, 'the interface that stays keeps its count');
+  assert.equal([(await device(keep.id)).interface_count, (await app.get(`/api/dcim/interfaces/?device_id=${d1.id}`)).count], [1, 0]);
+});
+
 test('a many-to-many count: sites per ASN', async () => {
   const rir = await app.post('/api/ipam/rirs/', { name: unique('rir'), slug: unique('rir') });
   const [a1, a2] = await app.post('/api/ipam/asns/', [{ asn: 64500 + n, rir: rir.id }, { asn: 64600 + n, rir: rir.id }]) as any[];
