@@ -22,7 +22,13 @@ interface Options {
 const key = (vrf: unknown, value: unknown) => `${vrf ?? 'global'}|${Buffer.isBuffer(value) ? value.toString('hex') : String(value)}`;
 
 export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options, rules?: RuleSettings): Promise<void> {
-  const final = (i: WriteItem) => ({ ...(i.existing ?? {}), ...i.values });
+  // each item's row as it will be stored, built once (a create's is its values: nothing to merge)
+  const rows = new Map<WriteItem, Row>();
+  const final = (i: WriteItem): Row => {
+    let row = rows.get(i);
+    if (!row) rows.set(i, (row = i.existing ? { ...i.existing, ...i.values } : i.values));
+    return row;
+  };
   const shared = (row: Row) => !!o.shareable && o.shareable.values.includes(row[o.shareable.column]);
   const relevant = items.filter((i) => o.column in i.values || 'vrf_id' in i.values || (o.shareable && o.shareable.column in i.values));
   if (!relevant.length) return;
@@ -39,18 +45,21 @@ export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options,
   for (let i = 0; i < values.length; i += 1000) {
     for (const r of await whereAny(db, db(o.table).select(columns), o.column, values.slice(i, i + 1000))) {
       const k = key(r.vrf_id, r[o.column]);
-      taken.set(k, [...(taken.get(k) ?? []), r]);
+      const list = taken.get(k);
+      if (list) list.push(r); else taken.set(k, [r]);
     }
   }
   const seen = new Map<string, Row[]>();
   for (const item of checked) {
     const row = final(item);
     const k = key(row.vrf_id, row[o.column]);
-    const others = [...(taken.get(k) ?? []).filter((r) => Number(r.id) !== item.id), ...(seen.get(k) ?? [])];
+    const earlier = seen.get(k);
+    const others = (taken.get(k) ?? []).filter((r) => Number(r.id) !== item.id);
+    if (earlier) others.push(...earlier);
     if (others.length && !(shared(row) && others.every(shared))) {
       const where = row.vrf_id === null || row.vrf_id === undefined ? 'global table' : `VRF ${vrfs.get(Number(row.vrf_id))?.name}`;
       item.errors.add(o.column === 'prefix' ? 'prefix' : 'address', `Duplicate ${o.noun} found in ${where}: ${o.text(row)}`);
     }
-    seen.set(k, [...(seen.get(k) ?? []), row]);
+    if (earlier) earlier.push(row); else seen.set(k, [row]);
   }
 }

@@ -1,0 +1,55 @@
+/**
+ * A bulk create of IP addresses: the address text as NetBox stores it (a dotted quad's canonical form;
+ * leading zeros refused under `address`), duplicates within the request and against stored rows
+ * refused under `address`, and the INSERTs (which SQLite runs past knex) seen by query listeners and
+ * rolled back with the request when one element fails.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { expectStatus, startApp, type TestApp } from './helpers.js';
+
+const test = suite('ip addresses: bulk create');
+let app: TestApp;
+
+test.before(async () => { app = await startApp({ RUN_WORKER: '0' }); });
+test.after(() => app.stop());
+
+test('addresses are stored in their canonical form', async () => {
+  const inputs = ['10.9.0.1/24', '10.9.0.2/24', ' 10.9.0.3/24 ', '10.9.0.4', '255.255.255.255/32', '0.0.0.1/1', '192.0.2.250/31', '2001:DB8::1/64'];
+  const created = await app.post('/api/ipam/ip-addresses/', inputs.map((address) => ({ address })));
+  assert.equal(created.map((r: { address: string }) => r.address), ['10.9.0.1/24', '10.9.0.2/24', '10.9.0.3/24', '10.9.0.4/32', '255.255.255.255/32', '0.0.0.1/1', '192.0.2.250/31', '2001:db8::1/64']);
+  const found = await app.get('/api/ipam/ip-addresses/?parent=10.9.0.0/24');
+  assert.equal(found.count, 4);
+  for (const bad of ['10.9.0.256/24', '010.9.0.5/24', '10.9.00.5/24', '10.9.0/24', '10.9.0.1.1/24', '10.9.0.1/33']) {
+    const reply = await app.api('POST', '/api/ipam/ip-addresses/', { address: bad });
+    expectStatus(reply, 400, bad);
+    assert.ok(reply.body.address, bad);
+  }
+});
+
+test('duplicates within the request and against stored rows name the address; nothing is written', async () => {
+  const before = (await app.get('/api/ipam/ip-addresses/?limit=1')).count;
+  const reply = await app.api('POST', '/api/ipam/ip-addresses/', [{ address: '10.8.0.1/24' }, { address: '10.8.0.1/16' }, { address: '10.9.0.1/16' }, { address: '10.8.0.2/24' }]);
+  expectStatus(reply, 400, 'duplicates');
+  assert.equal(reply.body[0], {});
+  assert.ok(reply.body[1].address?.[0].includes('Duplicate IP address'));
+  assert.ok(reply.body[2].address?.[0].includes('Duplicate IP address'));
+  assert.equal(reply.body[3], {});
+  assert.is((await app.get('/api/ipam/ip-addresses/?limit=1')).count, before);
+});
+
+test('the INSERTs of a bulk create reach query listeners and commit together', async () => {
+  const inserts: string[] = [];
+  const listener = (q: { sql: string }) => { const m = /^insert into [`"]?(\w+)/i.exec(q.sql); if (m) inserts.push(m[1]); };
+  app.running.db.on('query', listener);
+  const created = await app.post('/api/ipam/ip-addresses/', Array.from({ length: 300 }, (_, i) => ({ address: `10.7.${Math.floor(i / 250)}.${(i % 250) + 1}/16`, status: 'active' })));
+  app.running.db.removeListener('query', listener);
+  assert.is(created.length, 300);
+  assert.ok(inserts.includes('ipam_ipaddress'), inserts.join());
+  assert.ok(inserts.includes('extras_objectchange'), inserts.join());
+  const changes = await app.get(`/api/extras/object-changes/?changed_object_type=ipam.ipaddress&changed_object_id=${created[299].id}`);
+  assert.is(changes.count, 1);
+  assert.is(changes.results[0].postchange_data.address, '10.7.1.50/16');
+});
+
+test.run();
