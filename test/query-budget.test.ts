@@ -159,6 +159,14 @@ lists('the representations are complete (the budget is not met by leaving things
   assert.is(region.site_count, 6);
 });
 
+lists('a nested named device reads no device type or manufacturer (its display is its name)', async () => {
+  const m = await measureGet('/api/ipam/ip-addresses/?limit=1000');
+  assert.ok(m.reply.body.results.every((ip: any) => ip.assigned_object?.device?.display === ip.assigned_object.device.name));
+  const tables = [model('DeviceType'), model('Manufacturer')].map((e) => e.definition.table);
+  const read = m.sql.filter((s) => tables.some((t) => new RegExp(`from\\s+[\`"]?${t}[\`"]?\\s`, 'i').test(s)));
+  assert.is(read.length, 0, read.join('\n'));
+});
+
 lists('filters on related objects do not cost a query per row either', async () => {
   for (const path of ['/api/ipam/ip-addresses/?device=leaf-00&device=leaf-01&device=leaf-02', '/api/dcim/sites/?region=world&tag=gold', '/api/ipam/prefixes/?within=10.0.0.0/16&vrf=budget']) {
     const small = await measureGet(`${path}&limit=1&offset=1`);

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { compiledForm, compiledOf, followOf, type Put, type RenderState } from './representation.js';
+import { compiledForm, compiledOf, followRow, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
 import { readByIds, readTablesByIds } from './db.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
@@ -92,7 +92,8 @@ class RowCache {
       for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded);
       this.loading.clear();
       for (const [entry, loaded] of levels) {
-        for (const row of loaded) for (const [target, column] of followOf(entry)) this.need(target, row[column]);
+        const need = (target: string, id: unknown) => this.need(target, id);
+        for (const row of loaded) followRow(entry, row, need);
         const generic = genericRootsOf(entry);
         if (generic.length) for (const row of loaded) needGeneric(this, row, generic);
       }
@@ -195,8 +196,8 @@ export class Renderer implements RenderState {
       if (f.type === 'fk') for (const row of rows) this.cache.need(f.to!, row[f.columns[0]]);
       if (f.type === 'm2m' && ids.length) tasks.push(() => this.loadLinks(name, f.through!, f.to!, ids));
     }
-    const follow = followOf(this.entry);
-    for (const row of rows) for (const [target, column] of follow) this.cache.need(target, row[column]);
+    const need = (target: string, id: unknown) => this.cache.need(target, id);
+    for (const row of rows) followRow(this.entry, row, need);
     const generic = genericOf(this.entry, [...fields, ...displayRoots(this.entry)]);
     if (generic.length) for (const row of rows) needGeneric(this.cache, row, generic);
     if (fields.includes('custom_fields') && d.customFields && rows.length) {
@@ -245,6 +246,7 @@ export class Renderer implements RenderState {
     const column = via.type === 'generic_fk' ? `${via.name}_id` : via.columns[0];
     const db = this.options.db;
     const found = new Map<number, number>();
+    const need = (target: string, id: unknown) => this.cache.need(target, id);
     for (let i = 0; i < ids.length; i += CHUNK) {
       const rows = await readByIds(db, `reverse-one:${this.entry.definition.name}:${name}`, ids.slice(i, i + CHUNK), (chunk) => {
         const q = db(other.definition.table).whereIn(column, chunk).orderBy('id');
@@ -255,7 +257,7 @@ export class Renderer implements RenderState {
       this.cache.add(otherName, rows);
       for (const row of rows) {
         if (!found.has(Number(row[column]))) found.set(Number(row[column]), Number(row.id));
-        for (const [target, col] of followOf(other)) this.cache.need(target, row[col]);
+        followRow(other, row, need);
         for (const field of f.form ?? []) {
           const shown = other.definition.fields[field];
           if (shown?.type === 'fk') this.cache.need(shown.to!, row[shown.columns[0]]);
