@@ -271,12 +271,31 @@ async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Reco
     const literals = literalsOf(bindings);
     if (literals !== null) return inBatch(db, sql, bindings, literals);
   }
+  if (!isPostgres(db)) return runOnSqlite(db, sql, bindings, true);
   const client = db.client as PoolClient;
   const connection = await client.acquireConnection();
   try {
-    if (isPostgres(db)) return (await connection.query({ text: sql, values: bindings })).rows;
-    // better-sqlite3 takes numbers for booleans and dates, as knex's own binding step gives them.
-    return connection.prepare(sql).all(...(client._formatBindings ? client._formatBindings(bindings) : bindings));
+    return (await connection.query({ text: sql, values: bindings })).rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
+ * One SQLite statement straight on a pool connection, past knex's runner (inside a transaction, on
+ * the transaction's connection): its rows when `reader`, else none. Values are bound as knex's
+ * better-sqlite3 client binds them (numbers for booleans and dates); the driver's errors, with their
+ * codes, reach the caller unchanged. The caller emits the `query` event.
+ */
+export async function runOnSqlite(db: Knex, sql: string, values: unknown[], reader: boolean): Promise<Record<string, any>[]> {
+  const client = db.client as PoolClient;
+  const connection = await client.acquireConnection();
+  try {
+    const statement = connection.prepare(sql);
+    const bound = client._formatBindings ? client._formatBindings(values) : values;
+    if (reader) return statement.all(...bound);
+    statement.run(...bound);
+    return [];
   } finally {
     await client.releaseConnection(connection);
   }

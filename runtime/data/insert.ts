@@ -7,7 +7,7 @@
  * two to three times faster, and the client no longer numbers and serializes each binding.
  */
 import type { Knex } from 'knex';
-import { isPostgres } from './db.js';
+import { isPostgres, runOnSqlite } from './db.js';
 
 /** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535 (PostgreSQL's JSON form has one). */
 const MAX_PARAMETERS = 30_000;
@@ -69,7 +69,7 @@ async function insertChunks(db: Knex, table: string, rows: Record<string, unknow
     const chunk = rows.slice(i, i + perStatement);
     const sql = `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${chunk.map(() => tuple).join(', ')}${back}`;
     const values: unknown[] = [];
-    for (const r of chunk) for (const c of columns) values.push(sqliteValue(r[c]));
+    for (const r of chunk) for (const c of columns) values.push(r[c] === undefined ? null : r[c]);
     const result = await runSqlite(db, sql, values, returning !== null);
     if (returning) out.push(...result);
   }
@@ -80,33 +80,15 @@ function quoted(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** A value as knex's better-sqlite3 client binds it: numbers for dates and booleans, null for a missing column. */
-function sqliteValue(v: unknown): unknown {
-  if (v === undefined) return null;
-  if (typeof v === 'boolean') return Number(v);
-  if (v instanceof Date) return v.valueOf();
-  return v;
-}
-
 /**
  * Runs an INSERT on the request's SQLite connection, past knex: with thousands of values its raw
  * formatter (one regex replacement and wrapping check per `?`) cost more than SQLite's own work.
- * `query` listeners (the query-count tests) still see the statement; the driver's errors (with
- * their codes) reach the caller unchanged.
+ * `query` listeners (the query-count tests) still see the statement.
  */
 async function runSqlite(db: Knex, sql: string, values: unknown[], reader: boolean): Promise<Record<string, unknown>[]> {
-  const client = db.client as NodeJS.EventEmitter & { acquireConnection(): Promise<any>; releaseConnection(connection: unknown): unknown };
   // on the client: a transaction's client passes it on to the transaction's and the root's listeners
-  client.emit('query', { sql, bindings: values });
-  const connection = await client.acquireConnection();
-  try {
-    const statement = connection.prepare(sql);
-    if (reader) return statement.all(...values);
-    statement.run(...values);
-    return [];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  (db.client as NodeJS.EventEmitter).emit('query', { sql, bindings: values });
+  return runOnSqlite(db, sql, values, reader);
 }
 
 /** Inserts rows (objects with the same or fewer keys); returns the new ids in order when asked. */

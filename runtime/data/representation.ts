@@ -280,7 +280,7 @@ export function compiledOf(entry: ModelEntry): Compiled {
 
 /** Relations to load whenever a row of a model is loaded: its nested fks and what its displays read. */
 const follow = new Map<string, [string, string][]>();
-export function followOf(entry: ModelEntry): [string, string][] {
+function followOf(entry: ModelEntry): [string, string][] {
   if (!follow.size) computeFollow();
   return follow.get(entry.definition.name) ?? [];
 }
