@@ -154,7 +154,7 @@ function counterLines(d: ModelDefinition, byName: Map<string, ModelDefinition>):
     const counter: Counter = f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }
       : f.type === 'generic_fk' ? { parent: d.table, column: c.column!, table: other.table, fk: f.columns[1], type: [f.columns[0], d.contentType] }
         : { parent: d.table, column: c.column!, table: other.table, fk: f.columns[0] };
-    return `counter:${JSON.stringify(counter)}`;
+    return `counter:${JSON.stringify({ ...counter, form: 2 })}`;
   });
 }
 
@@ -209,9 +209,12 @@ function addLate(table: string, lines: string[]): string[] {
 const isCounter = (l: string) => l.startsWith('counter:');
 const addCounterCall = (l: string) => `  await addCounter(knex, ${l.slice(8)});`;
 const dropCounterCall = (l: string) => `  await dropCounter(knex, ${l.slice(8)});`;
+const renewCounterCall = (l: string) => `  await renewCounter(knex, ${l.slice(8)});`;
+/** A counter's column and what it counts, without its triggers' form: a change of form alone renews the triggers, keeping the column. */
+const counterIdentity = (l: string) => { const { form: _form, ...counter } = JSON.parse(l.slice(8)) as Counter; return JSON.stringify(counter); };
 
 function migrationText(doc: string, up: string[], down: string[]): string {
-  const used = ['addCounter', 'dropCounter', 'suspendCounters', 'resumeCounters'].filter((name) => [...up, ...down].some((l) => l.includes(`await ${name}(`)));
+  const used = ['addCounter', 'dropCounter', 'renewCounter', 'suspendCounters', 'resumeCounters'].filter((name) => [...up, ...down].some((l) => l.includes(`await ${name}(`)));
   return `import type { Knex } from 'knex';
 ${used.length ? `import { ${used.join(', ')} } from '../../runtime/data/counter-columns.js';\n` : ''}
 /** ${doc} */
@@ -249,8 +252,12 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   const countersBefore = Object.values(allPrevious ?? {}).flatMap((lines) => lines.filter(isCounter));
   const specs = allSpecs.map((s) => ({ table: s.table, lines: s.lines.filter((l) => !isCounter(l)) }));
   const previous = allPrevious && Object.fromEntries(Object.entries(allPrevious).map(([t, lines]) => [t, lines.filter((l) => !isCounter(l))]));
-  const countersAdded = countersNow.filter((l) => !countersBefore.includes(l));
-  const countersRemoved = countersBefore.filter((l) => !countersNow.includes(l));
+  const identitiesNow = new Set(countersNow.map(counterIdentity));
+  const identitiesBefore = new Map(countersBefore.map((l) => [counterIdentity(l), l]));
+  const countersAdded = countersNow.filter((l) => !identitiesBefore.has(counterIdentity(l)));
+  const countersRemoved = countersBefore.filter((l) => !identitiesNow.has(counterIdentity(l)));
+  /** kept counters whose triggers' form changed: [now, before] */
+  const countersRenewed = countersNow.filter((l) => identitiesBefore.has(counterIdentity(l)) && !countersBefore.includes(l)).map((l) => [l, identitiesBefore.get(counterIdentity(l))!]);
   if (!previous) {
     const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines)), ...countersNow.map(addCounterCall)];
     const down = [...countersNow.map(dropCounterCall), ...[...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`)];
@@ -307,7 +314,7 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   down.unshift(...lateDown);
   // Counters go before the tables and columns they use change, and come back after; those kept
   // that touch a table SQLite rebuilds step aside meanwhile (runtime/data/counter-columns.ts).
-  const touching = countersNow.filter((l) => countersBefore.includes(l)).filter((l) => {
+  const touching = countersNow.filter((l) => identitiesBefore.has(counterIdentity(l))).filter((l) => {
     const c = JSON.parse(l.slice(8)) as Counter;
     return altered.has(c.parent) || altered.has(c.table);
   });
@@ -319,9 +326,9 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
     down.push(`  await resumeCounters(knex, ${aside});`);
   }
   up.unshift(...countersRemoved.map(dropCounterCall));
-  up.push(...countersAdded.map(addCounterCall));
+  up.push(...countersAdded.map(addCounterCall), ...countersRenewed.map(([now]) => renewCounterCall(now)));
   down.unshift(...countersAdded.map(dropCounterCall));
-  down.push(...countersRemoved.map(addCounterCall));
+  down.push(...countersRemoved.map(addCounterCall), ...countersRenewed.map(([, before]) => renewCounterCall(before)));
   if (!up.length) return { files, snapshot };
   const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;
   files.set(`${next}_schema`, migrationText('Brings the tables in line with a change of schema/.', up, down));

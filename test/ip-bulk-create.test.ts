@@ -6,7 +6,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { applyFilters } from '../runtime/data/filters.js';
+import { model } from '../runtime/data/registry.js';
 
 const test = suite('ip addresses: bulk create');
 let app: TestApp;
@@ -24,6 +26,33 @@ test('addresses are stored in their canonical form', async () => {
     const reply = await app.api('POST', '/api/ipam/ip-addresses/', { address: bad });
     expectStatus(reply, 400, bad);
     assert.ok(reply.body.address, bad);
+  }
+});
+
+test('q finds addresses by DNS name and description; on PostgreSQL through trigram indexes without empty text', async () => {
+  const made = await app.post('/api/ipam/ip-addresses/', [
+    { address: '10.6.0.1/24', dns_name: 'Alpha-Qz.example.com' }, { address: '10.6.0.2/24', description: 'the qzeta uplink' },
+    { address: '10.6.0.3/24' }, { address: '10.6.0.4/24', dns_name: 'other.example.com', description: 'QZ' },
+  ]);
+  const found = async (q: string) => (await app.get(`/api/ipam/ip-addresses/?q=${encodeURIComponent(q)}&limit=100`)).results.map((r: { id: number }) => r.id).sort();
+  assert.equal(await found('alpha-qz'), [made[0].id]);
+  assert.equal(await found('QZETA'), [made[1].id]);
+  assert.equal(await found('qz'), [made[0].id, made[1].id, made[3].id].sort(), 'two letters: no trigram, same answer');
+  assert.equal(await found('10.6.0.3/'), [made[2].id], 'an address without text is found by its address');
+  if (engine === 'postgres') {
+    const { rows } = await app.running.db.raw("select indexname, indexdef from pg_indexes where schemaname = current_schema() and indexname like 'ipam_ipaddress_%_trgm_idx' order by 1");
+    assert.is(rows.length, 2);
+    for (const r of rows) assert.match(r.indexdef, /WHERE \(\((dns_name|description)\)::text <> ''::text\)/, r.indexname);
+    // The planner takes a partial index only where the query repeats its condition: `q`'s own SQL,
+    // with sequential scans priced out (the test table is small), reads both trigram indexes.
+    const db = app.running.db;
+    const qb = db('ipam_ipaddress').select('id');
+    applyFilters(qb, model('IPAddress'), new URLSearchParams('q=alpha-qz'), { db });
+    const plan = await db.transaction(async (trx) => {
+      await trx.raw('set local enable_seqscan = off');
+      return (await trx.raw(`explain ${qb.toString()}`)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    });
+    assert.ok(plan.includes('ipam_ipaddress_dns_name_trgm_idx') && plan.includes('ipam_ipaddress_description_trgm_idx'), plan);
   }
 });
 

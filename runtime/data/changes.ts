@@ -162,9 +162,25 @@ function withoutLastUpdated(snap: Record<string, unknown> | null): string {
   return JSON.stringify(rest);
 }
 
-/** An update that changed nothing but its timestamp. */
+/** A value whose JSON differs from that of any other value of this kind: a string, a finite number, a boolean, null. */
+const plainJson = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
+/** Whether a field other than the timestamp holds two different plain values: their JSON texts would differ too. */
+function differsPlainly(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  for (const key in before) {
+    if (key === 'last_updated') continue;
+    const x = before[key];
+    const y = after[key];
+    if (x !== y && plainJson(x) && plainJson(y)) return true;
+  }
+  return false;
+}
+
+/** An update that changed nothing but its timestamp. A changed plain field tells it without serializing both snapshots. */
 export function unchanged(c: Change): boolean {
-  return c.action === 'update' && withoutLastUpdated(c.prechange) === withoutLastUpdated(c.postchange);
+  if (c.action !== 'update') return false;
+  if (c.prechange && c.postchange && differsPlainly(c.prechange, c.postchange)) return false;
+  return withoutLastUpdated(c.prechange) === withoutLastUpdated(c.postchange);
 }
 
 /**

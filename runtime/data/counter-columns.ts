@@ -22,6 +22,13 @@ export interface Counter {
   fk: string;
   /** a generic relation: its type column and the parent's content type */
   type?: [string, string];
+  /**
+   * The PostgreSQL statement functions' form. 1 (absent, migration 1009): the planner is free, and
+   * chose a hash join over a scan of the whole parent table, updating parents in no set order. 2: the
+   * functions plan without hash joins, merge joins and sequential scans, so the grouped UPDATE is a
+   * nested loop from the ordered groups into the parent's primary key: index lookups in id order.
+   */
+  form?: 2;
 }
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
@@ -59,21 +66,11 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
     end`);
     return;
   }
-  // The functions name the parent with its schema: they run under whatever search path a session has.
-  // Parents are updated in id order (the planner drives the update from the ordered groups), so two
-  // bulk writes touching the same parents lock them in the same order rather than deadlock.
-  const { rows } = await knex.raw('select current_schema() as s');
-  const parent = `"${rows[0].s}".${c.parent}`;
-  const bulk = async (name: string, event: string, transition: string, sign: string) => {
-    await knex.raw(`create function ${name}() returns trigger language plpgsql as $$ begin
-      update ${parent} p set ${c.column} = p.${c.column} ${sign} n.n
-        from (select ${c.fk} as id, count(*) as n from ${transition} where ${counted(c, '')} group by ${c.fk} order by 1) n where p.id = n.id;
-      return null;
-    end $$`);
+  const parent = await qualified(knex, c);
+  await statementFunctions(knex, c, parent);
+  for (const [name, event, transition] of [[n.ins, 'insert', 'new_rows'], [n.del, 'delete', 'old_rows']]) {
     await knex.raw(`create trigger ${name} after ${event} on ${c.table} referencing ${event === 'insert' ? 'new' : 'old'} table as ${transition} for each statement execute function ${name}()`);
-  };
-  await bulk(n.ins, 'insert', 'new_rows', '+');
-  await bulk(n.del, 'delete', 'old_rows', '-');
+  }
   // Moves: a row trigger on the relation's columns, whose WHEN (evaluated without calling the
   // function) lets through only rows whose relation changed and that concern this parent type. A
   // statement trigger here would run on every UPDATE of the table, whatever it sets: a bulk PATCH
@@ -86,6 +83,38 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
     return null;
   end $$`);
   await knex.raw(`create trigger ${n.upd} after update of ${of} on ${c.table} for each row when (${relevant}) execute function ${n.upd}()`);
+}
+
+/** The parent table with its schema: the functions run under whatever search path a session has. */
+async function qualified(knex: Knex, c: Counter): Promise<string> {
+  const { rows } = await knex.raw('select current_schema() as s');
+  return `"${rows[0].s}".${c.parent}`;
+}
+
+/**
+ * PostgreSQL: (re)creates the functions of the insert and delete statement triggers, in `c`'s form.
+ * Parents are updated in id order (form 2 pins the nested loop from the ordered groups), so two bulk
+ * writes touching the same parents lock them in the same order rather than deadlock, and a delete
+ * of 1000 interfaces looks up their devices instead of scanning every device.
+ */
+async function statementFunctions(knex: Knex, c: Counter, parent: string): Promise<void> {
+  const n = names(c);
+  const plan = c.form === 2 ? ' set enable_hashjoin = off set enable_mergejoin = off set enable_seqscan = off' : '';
+  for (const [name, transition, sign] of [[n.ins, 'new_rows', '+'], [n.del, 'old_rows', '-']]) {
+    await knex.raw(`create or replace function ${name}() returns trigger language plpgsql${plan} as $$ begin
+      update ${parent} p set ${c.column} = p.${c.column} ${sign} n.n
+        from (select ${c.fk} as id, count(*) as n from ${transition} where ${counted(c, '')} group by ${c.fk} order by 1) n where p.id = n.id;
+      return null;
+    end $$`);
+  }
+}
+
+/**
+ * A counter whose triggers' form changed (`form`), its column and its count the same: PostgreSQL's
+ * statement functions are replaced in place, without recounting. SQLite's row triggers have one form.
+ */
+export async function renewCounter(knex: Knex, c: Counter): Promise<void> {
+  if (isPg(knex)) await statementFunctions(knex, c, await qualified(knex, c));
 }
 
 /** Drops the triggers, then the column (natively: knex's SQLite dropColumn rebuilds the table, losing its triggers). */

@@ -247,11 +247,13 @@ function addressStartsWith(w: Where, column: string, text: string, postgres: boo
  * `q` on a text column: icontains. SQLite's LIKE ignores ASCII case already, as lower() does there,
  * so the column is compared as stored; where an FTS5 trigram table indexes the column
  * (search-index.ts) it answers a plain LIKE from its index (with an ESCAPE clause it would scan, and
- * a trigram needs three characters). PostgreSQL's trigram indexes are on lower(column).
+ * a trigram needs three characters). PostgreSQL's trigram indexes are on lower(column), without
+ * empty text.
  */
 function textContains(w: Where, db: Knex, table: string, column: string, text: string, postgres: boolean): void {
   const pattern = `%${escapeLike(text.toLowerCase())}%`;
-  if (postgres) { w.orWhereRaw(`lower(??) like ? escape '\\'`, [column, pattern]); return; }
+  // `?? <> ''` lets PostgreSQL use a trigram index that leaves empty text out (0041): the same answer.
+  if (postgres) { w.orWhereRaw(`(lower(??) like ? escape '\\' and ?? <> '')`, [column, pattern, column]); return; }
   const fts = searchTable(table, column);
   if (fts && text.length >= 3 && !/[%_\\]/.test(text)) w.orWhereIn('id', db(fts).select('rowid').whereRaw('?? like ?', [column, `%${text}%`]));
   else w.orWhereRaw(`?? like ? escape '\\'`, [column, pattern]);
