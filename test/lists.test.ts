@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApp, type TestApp } from './helpers.js';
+import { ADMIN_TOKEN, startApp, type TestApp } from './helpers.js';
 
 let app: TestApp;
 const test = suite('list pages');
@@ -80,6 +80,22 @@ test('a full first page is counted (with the same filters) beside its render', a
   assert.is(reply.body.results.length, 3);
   assert.ok(reply.body.next?.includes('offset=3'));
   assert.is(reply.headers.get('x-count-estimated'), null);
+});
+
+test('a JSON answer leaves as its UTF-8 bytes: Content-Length, Content-Type and HEAD agree with the text', async () => {
+  const name = 'Zürich ✓ 𝄞 "quoted" \\ back\nline';
+  const site = await app.post('/api/dcim/sites/', { name: 'Lists Zürich', slug: 'lists-zurich', description: name });
+  const reply = await app.api('GET', `/api/dcim/sites/?slug=lists-zurich`);
+  assert.is(reply.status, 200);
+  assert.is(reply.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.is(Number(reply.headers.get('content-length')), Buffer.byteLength(reply.text));
+  assert.is(reply.text, JSON.stringify(reply.body));
+  assert.is(reply.body.results[0].description, name);
+  assert.equal(reply.body.results[0], await app.get(`/api/dcim/sites/${site.id}/`));
+  const head = await fetch(`${app.url}/api/dcim/sites/?slug=lists-zurich`, { method: 'HEAD', headers: { Authorization: `Token ${ADMIN_TOKEN}` } });
+  assert.is(head.status, 200);
+  assert.is(head.headers.get('content-length'), reply.headers.get('content-length'));
+  assert.is(head.headers.get('content-type'), 'application/json; charset=utf-8');
 });
 
 test.run();

@@ -24,6 +24,7 @@ import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
 import { metricsEndpoint } from './metrics.js';
+import { jsonAsBuffer } from './json-response.js';
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -88,6 +89,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     return { route: found.some((m) => m?.route), path: found.some((m) => m?.path.length) };
   };
 
+  // Outermost: the answer as the other middleware left it is what is encoded.
+  app.use(jsonAsBuffer);
   app.use(observeRequests(config.logRequests));
   app.use(async (ctx, next) => {
     const state = ctx.state as State;

@@ -1,8 +1,10 @@
 /**
  * The physical floor of the 1000-device page: a bare node:http handler, the database driver without
  * a query builder, one joined SQL query (device + site, rack, role, type, manufacturer, tenant,
- * platform), one tags query and JSON.stringify. It answers roughly the shape the API answers, so the
- * bench compares like with like: whatever the API costs beyond this is the service's own overhead.
+ * platform), one tags query and JSON.stringify, written as one Buffer as the service writes it
+ * (node:http is slow with a string body: header + text, then UTF-8). It answers roughly the shape
+ * the API answers, so the bench compares like with like: whatever the API costs beyond this is the
+ * service's own overhead.
  * This is a bench fixture, so it names tables; the runtime never does.
  */
 import { createServer, type Server } from 'node:http';
@@ -95,7 +97,7 @@ export async function sqliteFloor(file: string): Promise<Floor> {
   const page = db.prepare(DEVICE_PAGE);
   const tags = db.prepare(TAGS);
   const server = createServer((req, res) => {
-    const body = JSON.stringify(render(page.all() as Row[], tags.all() as Row[], `http://${req.headers.host}`));
+    const body = Buffer.from(JSON.stringify(render(page.all() as Row[], tags.all() as Row[], `http://${req.headers.host}`)));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listen(server);
@@ -107,7 +109,7 @@ export async function postgresFloor(connectionString: string, schema: string): P
   const pool = new pg.Pool({ connectionString, max: 4, options: `-c search_path=${schema}` });
   const server = createServer(async (req, res) => {
     const [page, tags] = await Promise.all([pool.query(DEVICE_PAGE), pool.query(TAGS)]);
-    const body = JSON.stringify(render(page.rows, tags.rows, `http://${req.headers.host}`));
+    const body = Buffer.from(JSON.stringify(render(page.rows, tags.rows, `http://${req.headers.host}`)));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listen(server);
