@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
 import { inBatch, literalsOf } from './pg-batch.js';
+import { arrayBindings, arrayForm, MOST_LISTED, type ArrayForm } from './id-arrays.js';
 
 const require = createRequire(import.meta.url);
 type Ctor = new (...args: any[]) => any;
@@ -220,7 +221,7 @@ function rowsOf(result: unknown): Record<string, any>[] {
   return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
 }
 
-interface Template { sql: string; native: string; bindings: unknown[]; slots: number[] }
+interface Template { sql: string; native: string; bindings: unknown[]; slots: number[]; array: ArrayForm | null }
 /** Compiled reads by key, dialect and id count (bounded: a full map starts again). */
 const templates = new Map<string, Template>();
 /** Stand-ins for the ids while a template is compiled: no real id is negative. */
@@ -240,12 +241,14 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
     const native = compiled.toNative();
     const bindings = native.bindings as unknown[];
     const slots = bindings.map((b) => (typeof b === 'number' && b <= SENTINEL && b > SENTINEL - ids.length ? SENTINEL - b : -1));
-    t = { sql: compiled.sql, native: native.sql, bindings, slots };
+    const array = isPostgres(db) && ids.length > MOST_LISTED ? arrayForm(native.sql, slots, ids.length) : null;
+    t = { sql: compiled.sql, native: native.sql, bindings, slots, array };
     if (templates.size >= 5000) templates.clear();
     templates.set(full, t);
   }
   const bindings = t.slots.map((slot, i) => (slot >= 0 ? ids[slot] : t.bindings[i]));
   if (db.isTransaction) return rowsOf(await db.raw(t.sql, bindings as Knex.RawBinding[]));
+  if (t.array) return runRead(db, t.array.sql, arrayBindings(t.array, bindings, ids));
   return runRead(db, t.native, bindings);
 }
 
@@ -259,7 +262,14 @@ export async function readTablesByIds(db: Knex, reads: { table: string; ids: num
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
   return Promise.all(reads.map(({ table, ids }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
-    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+    const from = `select * from "${table.replace(/"/g, '""')}" where "id"`;
+    // A long list as one array parameter (id-arrays.ts).
+    if (ids.length > MOST_LISTED) {
+      const sql = `${from} = any($1::bigint[])`;
+      (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: [ids] });
+      return inBatch(db, sql, [ids], literalsOf([ids])!);
+    }
+    const sql = `${from} in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
     (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: ids });
     return inBatch(db, sql, ids, ids.map(String));
   }));
