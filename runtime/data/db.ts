@@ -217,6 +217,17 @@ export async function readRows(db: Knex, query: Knex.QueryBuilder | Knex.Raw): P
   return runRead(db, sql, bindings as unknown[]);
 }
 
+/**
+ * readRows for a read that should not wait in a batch (a list's count): on PostgreSQL it runs bound,
+ * on a pool connection of its own, so its backend works beside the one answering the page and its
+ * levels instead of after them in the same multi-statement query. Elsewhere it is readRows.
+ */
+export async function readAlone(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+  if (db.isTransaction || !isPostgres(db)) return readRows(db, query);
+  const { sql, bindings } = query.toSQL().toNative();
+  return runRead(db, sql, bindings as unknown[], false);
+}
+
 function rowsOf(result: unknown): Record<string, any>[] {
   return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
 }
@@ -275,9 +286,9 @@ export async function readTablesByIds(db: Knex, reads: { table: string; ids: num
   }));
 }
 
-async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Record<string, any>[]> {
+async function runRead(db: Knex, sql: string, bindings: unknown[], batch = true): Promise<Record<string, any>[]> {
   (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
-  if (isPostgres(db)) {
+  if (isPostgres(db) && batch) {
     const literals = literalsOf(bindings);
     if (literals !== null) return inBatch(db, sql, bindings, literals);
   }

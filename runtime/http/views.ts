@@ -219,9 +219,9 @@ export function views(entry: ModelEntry, services: Services) {
         return sendExport(ctx, entry, template, all);
       }
       const page = paginate(params, config);
-      // On PostgreSQL the count goes in the page's round trip (pg-batch.ts) rather than one after it,
-      // even when a short first page will not need it; SQLite, where a query costs its work only,
-      // counts only when the page does not tell the total.
+      // On PostgreSQL the count starts with the page (on a connection of its own, count.ts) rather
+      // than after it, even when a short first page will not need it; SQLite, where a query costs
+      // its work only, counts only when the page does not tell the total.
       const early = isPostgres(db) && page.limit !== null ? countRows(db, d.table, base, config.countExactLimit) : null;
       early?.catch(() => {});
       // Past knex's runner (readRows): for a page of 100 rows the runner costs more than the read.
