@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
 import { inBatch, literalsOf } from './pg-batch.js';
+import { arrayBindings, arrayForm, MOST_LISTED, type ArrayForm } from './id-arrays.js';
 
 const require = createRequire(import.meta.url);
 type Ctor = new (...args: any[]) => any;
@@ -216,11 +217,22 @@ export async function readRows(db: Knex, query: Knex.QueryBuilder | Knex.Raw): P
   return runRead(db, sql, bindings as unknown[]);
 }
 
+/**
+ * readRows for a read that should not wait in a batch (a list's count): on PostgreSQL it runs bound,
+ * on a pool connection of its own, so its backend works beside the one answering the page and its
+ * levels instead of after them in the same multi-statement query. Elsewhere it is readRows.
+ */
+export async function readAlone(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<Record<string, any>[]> {
+  if (db.isTransaction || !isPostgres(db)) return readRows(db, query);
+  const { sql, bindings } = query.toSQL().toNative();
+  return runRead(db, sql, bindings as unknown[], false);
+}
+
 function rowsOf(result: unknown): Record<string, any>[] {
   return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
 }
 
-interface Template { sql: string; native: string; bindings: unknown[]; slots: number[] }
+interface Template { sql: string; native: string; bindings: unknown[]; slots: number[]; array: ArrayForm | null }
 /** Compiled reads by key, dialect and id count (bounded: a full map starts again). */
 const templates = new Map<string, Template>();
 /** Stand-ins for the ids while a template is compiled: no real id is negative. */
@@ -240,12 +252,14 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
     const native = compiled.toNative();
     const bindings = native.bindings as unknown[];
     const slots = bindings.map((b) => (typeof b === 'number' && b <= SENTINEL && b > SENTINEL - ids.length ? SENTINEL - b : -1));
-    t = { sql: compiled.sql, native: native.sql, bindings, slots };
+    const array = isPostgres(db) && ids.length > MOST_LISTED ? arrayForm(native.sql, slots, ids.length) : null;
+    t = { sql: compiled.sql, native: native.sql, bindings, slots, array };
     if (templates.size >= 5000) templates.clear();
     templates.set(full, t);
   }
   const bindings = t.slots.map((slot, i) => (slot >= 0 ? ids[slot] : t.bindings[i]));
   if (db.isTransaction) return rowsOf(await db.raw(t.sql, bindings as Knex.RawBinding[]));
+  if (t.array) return runRead(db, t.array.sql, arrayBindings(t.array, bindings, ids));
   return runRead(db, t.native, bindings);
 }
 
@@ -259,15 +273,22 @@ export async function readTablesByIds(db: Knex, reads: { table: string; ids: num
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
   return Promise.all(reads.map(({ table, ids }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
-    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+    const from = `select * from "${table.replace(/"/g, '""')}" where "id"`;
+    // A long list as one array parameter (id-arrays.ts).
+    if (ids.length > MOST_LISTED) {
+      const sql = `${from} = any($1::bigint[])`;
+      (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: [ids] });
+      return inBatch(db, sql, [ids], literalsOf([ids])!);
+    }
+    const sql = `${from} in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
     (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: ids });
     return inBatch(db, sql, ids, ids.map(String));
   }));
 }
 
-async function runRead(db: Knex, sql: string, bindings: unknown[]): Promise<Record<string, any>[]> {
+async function runRead(db: Knex, sql: string, bindings: unknown[], batch = true): Promise<Record<string, any>[]> {
   (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
-  if (isPostgres(db)) {
+  if (isPostgres(db) && batch) {
     const literals = literalsOf(bindings);
     if (literals !== null) return inBatch(db, sql, bindings, literals);
   }

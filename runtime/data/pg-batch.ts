@@ -52,7 +52,8 @@ const PLAIN = /^[A-Za-z0-9_.:-]*$/;
 /**
  * The parameters of a statement as literals, or null when one is not trivially safe as a literal
  * (then the read runs alone, bound). The statements batched are the runtime's own reads by id:
- * integers and names from the schema.
+ * integers and names from the schema, arrays of ids, and the byte strings of IP bounds (a `parent=`
+ * page and its count), written in hex.
  */
 export function literalsOf(bindings: unknown[]): string[] | null {
   const literals: string[] = [];
@@ -61,6 +62,10 @@ export function literalsOf(bindings: unknown[]): string[] | null {
     if (typeof b === 'number' && Number.isSafeInteger(b)) literals.push(b < 0 ? `(${b})` : String(b));
     else if (typeof b === 'boolean') literals.push(b ? 'true' : 'false');
     else if (typeof b === 'string' && PLAIN.test(b)) literals.push(`'${b}'`);
+    // An escape string: its meaning does not depend on standard_conforming_strings.
+    else if (Buffer.isBuffer(b)) literals.push(`E'\\\\x${b.toString('hex')}'::bytea`);
+    // A list of ids as one array parameter (id-arrays.ts).
+    else if (Array.isArray(b) && b.every((n) => Number.isSafeInteger(n))) literals.push(`'{${b.join(',')}}'`);
     else return null;
   }
   return literals;

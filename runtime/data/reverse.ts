@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
+import { readByIds } from './db.js';
 import type { ModelEntry } from '../core/types.js';
 
 export function reverseSource(source: string): { model: string; field: string } {
@@ -16,9 +17,18 @@ export async function reverseIds(db: Knex, entry: ModelEntry, source: string, id
   const target = model(other);
   const f = target.definition.fields[field];
   const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
-  const q = db(target.definition.table).select('id', `${column} as owner`).whereIn(column, ids).orderBy('id');
-  if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
+  // A compiled read (readByIds): on PostgreSQL in the round trip of the page's other reads.
+  const rows = await readByIds(db, `reverse:${entry.definition.name}:${source}`, ids, (chunk) => {
+    const q = db(target.definition.table).select('id', `${column} as owner`).whereIn(column, chunk).orderBy('id');
+    if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
+    return q;
+  });
   const map = new Map<number, number[]>();
-  for (const r of await q) map.set(Number(r.owner), [...(map.get(Number(r.owner)) ?? []), Number(r.id)]);
+  for (const r of rows) {
+    const owner = Number(r.owner);
+    const list = map.get(owner);
+    if (list) list.push(Number(r.id));
+    else map.set(owner, [Number(r.id)]);
+  }
   return map;
 }
