@@ -39,7 +39,7 @@ interface Fresh {
 }
 
 function freshOf(ctx: Context): Fresh {
-  return { headers: { ...ctx.response.headers }, status: ctx.res.statusCode, message: ctx.res.statusMessage };
+  return { headers: ctx.res.getHeaders(), status: ctx.res.statusCode, message: ctx.res.statusMessage };
 }
 
 function restore(ctx: Context, fresh: Fresh): void {
