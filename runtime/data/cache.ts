@@ -4,7 +4,8 @@
  * that share one database: a write to any model a cache reads bumps one version row in the same
  * transaction (`bumpCacheVersion`, called by the write path), and every request first reads that row
  * (`syncCaches`, one indexed query) and empties every cache when it moved. A revoked token therefore
- * fails on the very next request, in every process.
+ * fails on the very next request, in every process. (A model GET on PostgreSQL reads it beside its
+ * first read and is answered only once it is confirmed: runtime/http/identify.ts.)
  *
  * A cache is only filled outside transactions (a rolled-back write must never be remembered), and is
  * only trusted shortly after a sync; otherwise (a background job, a transaction) the value is loaded.
