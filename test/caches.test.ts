@@ -90,6 +90,23 @@ test('granting, narrowing and withdrawing a permission take effect at once', asy
   assert.is((await b.api('GET', '/api/dcim/sites/', undefined, { token: dave.token })).status, 403);
 });
 
+test('a detail read follows a permission changed in the other app at once (also unconstrained, and revoked)', async () => {
+  const erin = await userWithToken();
+  const inside = await a.post('/api/dcim/sites/', { name: 'Cache D', slug: 'cache-d' });
+  const outside = await a.post('/api/dcim/sites/', { name: 'Cache E', slug: 'cache-e' });
+  const perm = await a.post('/api/users/permissions/', { name: 'erin reads one site', object_types: ['dcim.site'], actions: ['view'], users: [erin.id], constraints: { slug: 'cache-d' } });
+  const read = async (id: number) => (await b.api('GET', `/api/dcim/sites/${id}/`, undefined, { token: erin.token })).status;
+  assert.is(await read(inside.id), 200);
+  assert.is(await read(outside.id), 404);
+  await a.patch(`/api/users/permissions/${perm.id}/`, { constraints: null });
+  assert.is(await read(outside.id), 200);
+  await a.patch(`/api/users/permissions/${perm.id}/`, { constraints: { slug: 'cache-d' } });
+  assert.is(await read(outside.id), 404);
+  assert.is(await read(inside.id), 200);
+  expectStatus(await a.api('DELETE', `/api/users/tokens/${erin.tokenId}/`), 204);
+  assert.is(await read(inside.id), 403);
+});
+
 test('custom fields and config contexts changed in one app render at once in the other', async () => {
   const site = await a.post('/api/dcim/sites/', { name: 'Cache C', slug: 'cache-c' });
   assert.equal((await b.get(`/api/dcim/sites/${site.id}/`)).custom_fields, {});

@@ -4,14 +4,15 @@
  * that share one database: a write to any model a cache reads bumps one version row in the same
  * transaction (`bumpCacheVersion`, called by the write path), and every request first reads that row
  * (`syncCaches`, one indexed query) and empties every cache when it moved. A revoked token therefore
- * fails on the very next request, in every process.
+ * fails on the very next request, in every process. (A model GET on PostgreSQL reads it beside its
+ * first read and is answered only once it is confirmed: runtime/http/identify.ts.)
  *
  * A cache is only filled outside transactions (a rolled-back write must never be remembered), and is
  * only trusted shortly after a sync; otherwise (a background job, a transaction) the value is loaded.
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
-import { readRows } from './db.js';
+import { readByIds } from './db.js';
 
 const TABLE = 'netledger_cache_version';
 /** How long after a sync the caches are trusted without another one (background use). */
@@ -49,13 +50,27 @@ export async function bumpCacheVersion(trx: Knex, modelNames: Iterable<string>, 
   }
 }
 
-/** At the start of a request: empties every cache when another write (any process) moved the version. */
-export async function syncCaches(db: Knex): Promise<void> {
-  const [row] = await readRows(db, db(TABLE).select('version').where('id', 1));
-  const version = String(row?.version ?? 0);
+/** The version row's current value (one indexed read, compiled once per dialect). */
+export async function readCacheVersion(db: Knex): Promise<string> {
+  const [row] = await readByIds(db, 'cache-version', [], () => db(TABLE).select('version').where('id', 1));
+  return String(row?.version ?? 0);
+}
+
+/** Empties every cache when `version` (just read) is not the one they were filled under. */
+export function applyCacheVersion(db: Knex, version: string): void {
   const last = versions.get(db);
   if (!last || last.version !== version) for (const cache of caches) cache.get(db)?.clear();
   versions.set(db, { version, at: Date.now() });
+}
+
+/** The version the caches were last synced to (null before the first sync). */
+export function knownCacheVersion(db: Knex): string | null {
+  return versions.get(db)?.version ?? null;
+}
+
+/** At the start of a request: empties every cache when another write (any process) moved the version. */
+export async function syncCaches(db: Knex): Promise<void> {
+  applyCacheVersion(db, await readCacheVersion(db));
 }
 
 /** A process cache: `get(db, key, load)` answers from memory when it may, else loads (and keeps when safe). */

@@ -9,10 +9,17 @@ import { requestLog } from '../core/log.js';
 import { httpDuration, httpRequests } from '../core/metrics.js';
 import type { State } from './views.js';
 
+/** Route templates by the router's pattern (a fixed set: the routes declared). */
+const templates = new Map<string, string>();
+
 /** The route template a request matched (`/api/dcim/sites/{id}/`), so metrics keep few labels. */
 function routeOf(ctx: Context): string {
   const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
-  if (typeof matched === 'string') return matched.replace(/:([A-Za-z_]+)/g, '{$1}');
+  if (typeof matched === 'string') {
+    let template = templates.get(matched);
+    if (template === undefined) templates.set(matched, (template = matched.replace(/:([A-Za-z_]+)/g, '{$1}')));
+    return template;
+  }
   return ctx.status === 404 ? 'unmatched' : ctx.path.replace(/\d+/g, '{n}').slice(0, 100);
 }
 

@@ -19,7 +19,10 @@ export function wantsBrowsable(ctx: Context): boolean {
   // ?format=json, and formats of the API's own (the OpenAPI document's yaml), are the API's to answer.
   if (format !== null) return false;
   if (!['GET', 'HEAD'].includes(ctx.method)) return false;
-  return ctx.accepts('application/json', 'text/html') === 'text/html' && !!ctx.get('Accept');
+  const accept = ctx.get('Accept').toLowerCase();
+  // Only a range naming html or text/ can prefer text/html (*/* prefers JSON): most API calls end here, unparsed.
+  if (!accept.includes('html') && !accept.includes('text/')) return false;
+  return ctx.accepts('application/json', 'text/html') === 'text/html';
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -8,6 +8,7 @@
  *
  *   npm run bench:throughput -- [--engines sqlite,postgres] [--processes 1,2] [--clients 8]
  *                               [--seconds 5] [--rounds 3] [--devices 1000] [--profile DIR] [--root DIR]
+ *                               [--compare DIR]
  *
  * Besides req/s, the service's CPU milliseconds per request (its processes' user + system time from
  * /proc) and, on PostgreSQL, its backends' (the server processes of the service's connections, found
@@ -38,6 +39,13 @@ const TOKEN = 'c'.repeat(40);
 /** `--root DIR`: serve another checkout's dist/ (an earlier commit, built there) against the same floor and client. */
 const root = args.includes('--root') ? `${arg('--root', '').replace(/\/$/, '')}/` : fileURLToPath(new URL('../..', import.meta.url));
 buildIfStale(root);
+/**
+ * `--compare DIR`: another checkout's build (an earlier commit, built there) served beside this one on
+ * the same data, each round measuring the floor, this build and that one in turn: on a machine whose
+ * speed changes from minute to minute, only such alternating rounds compare two versions.
+ */
+const compareRoot = args.includes('--compare') ? `${arg('--compare', '').replace(/\/$/, '')}/` : null;
+if (compareRoot) buildIfStale(compareRoot);
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -69,10 +77,10 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /** `npm start` (compiled) with these settings; resolves once it answers the bench's token. */
-async function startService(env: Record<string, string>, processes: number, nodeOptions: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+async function startService(env: Record<string, string>, processes: number, nodeOptions: string[] = [], from = root): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(join(root, 'node_modules/.bin/node'), [...startFlags(root), ...nodeOptions, 'dist/runtime/cli.js', 'start'], {
-    cwd: root, stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(join(from, 'node_modules/.bin/node'), [...startFlags(from), ...nodeOptions, 'dist/runtime/cli.js', 'start'], {
+    cwd: from, stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: String(processes), LOG_FORMAT: 'json' },
   });
   children.add(child);
@@ -226,25 +234,35 @@ for (const engine of engines) {
       if (missing.length) log(`[${engine}] the floor lacks: ${missing.join(', ')}`);
       await measure(floor.url, floor.child.pid!, ids, 2);
       await measure(service.url, service.child.pid!, ids, 2);
+      // Both builds' connections carry the same name (same data): the compared one starts once this one's are known, and has the others.
       const backends = await backendPids(databaseUrl, schema);
+      const compared = compareRoot ? await startService(env, n, [], compareRoot) : null;
+      if (compared) await measure(compared.url, compared.child.pid!, ids, 2);
+      const comparedBackends = compared ? (await backendPids(databaseUrl, schema)).filter((pid) => !backends.includes(pid)) : [];
       const app: Sample[] = [];
+      const other: Sample[] = [];
       const bare: Sample[] = [];
       for (let r = 0; r < rounds; r++) {
         bare.push(await measure(floor.url, floor.child.pid!, ids, seconds));
         app.push(await measure(service.url, service.child.pid!, ids, seconds, backends));
         log(`[${engine} x${n}] round ${r + 1}: NetLedger ${app[r].perSecond.toFixed(0)} req/s (${app[r].cpuPerRequest.toFixed(2)} ms CPU/req, backends ${app[r].backendCpuPerRequest.toFixed(2)}), floor ${bare[r].perSecond.toFixed(0)} req/s, load ${app[r].load1.toFixed(2)}`);
+        if (!compared) continue;
+        other.push(await measure(compared.url, compared.child.pid!, ids, seconds, comparedBackends));
+        log(`[${engine} x${n}] round ${r + 1}: ${compareRoot} ${other[r].perSecond.toFixed(0)} req/s (${other[r].cpuPerRequest.toFixed(2)} ms CPU/req, backends ${other[r].backendCpuPerRequest.toFixed(2)}), load ${other[r].load1.toFixed(2)}`);
       }
-      const key = `${engine} x${n}`;
-      figures[key] = {
-        netledger: mean(app.map((s) => s.perSecond)), floor: mean(bare.map((s) => s.perSecond)),
-        ratio: mean(app.map((s) => s.perSecond)) / mean(bare.map((s) => s.perSecond)),
-        p50: mean(app.map((s) => s.p50)), p99: mean(app.map((s) => s.p99)),
-        cpu_ms: mean(app.map((s) => s.cpuPerRequest)), floor_cpu_ms: mean(bare.map((s) => s.cpuPerRequest)),
-        backend_cpu_ms: mean(app.map((s) => s.backendCpuPerRequest)),
-        errors: app.reduce((a, s) => a + s.errors, 0), load1: mean(app.map((s) => s.load1)),
-      };
+      const summary = (samples: Sample[]) => ({
+        netledger: mean(samples.map((s) => s.perSecond)), floor: mean(bare.map((s) => s.perSecond)),
+        ratio: mean(samples.map((s) => s.perSecond)) / mean(bare.map((s) => s.perSecond)),
+        p50: mean(samples.map((s) => s.p50)), p99: mean(samples.map((s) => s.p99)),
+        cpu_ms: mean(samples.map((s) => s.cpuPerRequest)), floor_cpu_ms: mean(bare.map((s) => s.cpuPerRequest)),
+        backend_cpu_ms: mean(samples.map((s) => s.backendCpuPerRequest)),
+        errors: samples.reduce((a, s) => a + s.errors, 0), load1: mean(samples.map((s) => s.load1)),
+      });
+      figures[`${engine} x${n}`] = summary(app);
+      if (compared) figures[`${engine} x${n} (${compareRoot})`] = summary(other);
       await stop(floor.child);
       await stop(service.child);
+      if (compared) await stop(compared.child);
       if (profileDir && n === 1) {
         const dir = join(profileDir, engine);
         rmSync(dir, { recursive: true, force: true });
