@@ -232,18 +232,14 @@ export function views(entry: ModelEntry, services: Services) {
         return sendExport(ctx, entry, template, all);
       }
       const page = paginate(params, config);
-      // On PostgreSQL the count starts with the page (on a connection of its own, count.ts) rather
-      // than after it, even when a short first page will not need it; SQLite, where a query costs
-      // its work only, counts only when the page does not tell the total.
-      const early = isPostgres(db) && page.limit !== null ? countRows(db, d.table, base, config.countExactLimit) : null;
-      early?.catch(() => {});
       // Past knex's runner (readRows): for a page of 100 rows the runner costs more than the read.
       const rows: Row[] = await readRows(db, pageQuery(db, entry, base, query, params, page));
       // A short first page already tells the total; otherwise count with the same filters, while the
-      // page renders.
+      // page renders (on PostgreSQL on a connection of its own, count.ts). Not started with the page:
+      // most pages are short, and a count nobody reads is a statement and a connection wasted.
       const counted = page.offset === 0 && (page.limit === null || rows.length < page.limit)
         ? { count: rows.length, estimated: false }
-        : early ?? countRows(db, d.table, base, config.countExactLimit);
+        : countRows(db, d.table, base, config.countExactLimit);
       const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) })]);
       // An estimate may fall short of the rows there are: a full page always has a next one then.
       const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
