@@ -273,16 +273,12 @@ export async function readTablesByIds(db: Knex, reads: { table: string; ids: num
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
   return Promise.all(reads.map(({ table, ids }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
-    const from = `select * from "${table.replace(/"/g, '""')}" where "id"`;
     // A long list as one array parameter (id-arrays.ts).
-    if (ids.length > MOST_LISTED) {
-      const sql = `${from} = any($1::bigint[])`;
-      (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: [ids] });
-      return inBatch(db, sql, [ids], literalsOf([ids])!);
-    }
-    const sql = `${from} in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
-    (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings: ids });
-    return inBatch(db, sql, ids, ids.map(String));
+    const long = ids.length > MOST_LISTED;
+    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" ${long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`}`;
+    const bindings = long ? [ids] : ids;
+    (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
+    return inBatch(db, sql, bindings, long ? literalsOf(bindings)! : ids.map(String));
   }));
 }
 
