@@ -6,6 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import knex from 'knex';
 import { engine, expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 const TENANTS = '/api/tenancy/tenants/';
@@ -64,6 +65,46 @@ test('unfiltered: exact until the table has statistics, then its row estimate, o
   const all = await app.api('GET', `${TENANTS}?limit=50`);
   assert.is(all.body.count, 14);
   assert.is(all.headers.get('x-count-estimated'), null);
+});
+
+/** Waits (up to 15 s) until PostgreSQL's statistics show `rows` inserted into the table. */
+async function reported(url: string, schema: string, table: string, rows: number): Promise<void> {
+  const client = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    for (let i = 0; i < 150; i++) {
+      const stat = await client.raw('select n_tup_ins from pg_stat_user_tables where schemaname = ? and relname = ?', [schema, table]);
+      if (Number(stat.rows[0]?.n_tup_ins) >= rows) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.destroy();
+  }
+}
+
+test('a service restarted after a bulk load has its statistics, where autovacuum would not analyse', async () => {
+  const makers = '/api/dcim/manufacturers/';
+  const first = await startApp({ COUNT_EXACT_LIMIT: '5' });
+  const { config } = first.running;
+  // A table autovacuum leaves alone, whatever the server's setting.
+  if (engine === 'postgres') await first.running.db.raw('ALTER TABLE dcim_manufacturer SET (autovacuum_enabled = false)');
+  expectStatus(await first.api('POST', makers, Array.from({ length: 80 }, (_, i) => ({ name: `m${i}`, slug: `m${i}` }))), 201, '80 manufacturers');
+  let reply = await first.api('GET', `${makers}?limit=1`);
+  assert.is(reply.body.count, 80);
+  assert.is(reply.headers.get('x-count-estimated'), null, 'no statistics yet: counted');
+  // Its connections end, so their backends report the inserts to PostgreSQL's statistics (an idle one may wait 10 s).
+  await first.running.close();
+  if (engine === 'postgres') await reported(config.databaseUrl!, config.databaseSchema!, 'dcim_manufacturer', 80);
+  const again = await startApp({
+    COUNT_EXACT_LIMIT: '5', DATA_DIR: config.dataDir,
+    ...(config.databaseSchema ? { DATABASE_SCHEMA: config.databaseSchema } : {}),
+  });
+  try {
+    reply = await again.api('GET', `${makers}?limit=1`);
+    assert.is(reply.headers.get('x-count-estimated'), 'true', 'the restarted service analysed the table');
+    assert.is(reply.body.count, 80);
+  } finally {
+    await again.stop();
+  }
 });
 
 test.run();
