@@ -386,11 +386,11 @@ export interface Field {
  */
 export interface Count {
   /**
-   * Model whose objects are counted
+   * Model whose objects are counted; '*' with field 'tags' on Tag: every model's tags
    */
   model: string;
   /**
-   * fk (or generic_fk) field on that model pointing here
+   * fk, generic_fk or m2m field on that model pointing here
    */
   field: string;
   in_brief_only?: boolean;

@@ -26,6 +26,8 @@ export class SchemaErrors extends Error {
   }
 }
 
+/** `counts.<name>.model` for a relation every model has (its `tags`). */
+export const EVERY_MODEL = '*';
 const SYSTEM_FIELDS = ['id', 'url', 'display', 'tags', 'custom_fields', 'created', 'last_updated'];
 
 function yamlFiles(dir: string): string[] {
@@ -282,6 +284,11 @@ function checkCrossReferences(
       }
     }
     for (const [name, count] of Object.entries(spec.counts ?? {})) {
+      if (count.model === EVERY_MODEL) {
+        // Every model's `tags` (the system relation through extras_taggeditem) points at Tag.
+        if (count.field !== 'tags' || spec.model !== 'Tag') problems.push(`${file}: counts.${name}: model '${EVERY_MODEL}' counts only every model's tags, on Tag`);
+        continue;
+      }
       const target = fieldOf(count.model, count.field);
       if (!byName.has(count.model)) problems.push(`${file}: counts.${name}: unknown model '${count.model}'`);
       else if (!target) problems.push(`${file}: counts.${name}: '${count.field}' is not a field of ${count.model}`);

@@ -5,6 +5,7 @@
  */
 import type { FieldDefinition, ModelDefinition } from '../runtime/core/types.js';
 import type { Counter } from '../runtime/data/counter-columns.js';
+import { EVERY_MODEL } from './load.js';
 
 function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string, ModelDefinition>, integerSets: Set<string>): string[] {
   const nullable = (s: string) => `${s}${f.nullable || !f.required ? '.nullable()' : '.notNullable()'};`;
@@ -149,14 +150,20 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
  */
 function counterLines(d: ModelDefinition, byName: Map<string, ModelDefinition>): string[] {
   return Object.values(d.counts).filter((c) => c.column).map((c) => {
+    if (c.model === EVERY_MODEL) return counterLine({ parent: d.table, column: c.column!, table: TAGGED_ITEMS, fk: 'tag_id' });
     const other = byName.get(c.model)!;
     const f = other.fields[c.field];
     const counter: Counter = f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }
       : f.type === 'generic_fk' ? { parent: d.table, column: c.column!, table: other.table, fk: f.columns[1], type: [f.columns[0], d.contentType] }
         : { parent: d.table, column: c.column!, table: other.table, fk: f.columns[0] };
-    return `counter:${JSON.stringify({ ...counter, form: 2 })}`;
+    return counterLine(counter);
   });
 }
+
+/** The links of every model's tags (runtime/data/migrations/0002_tagging.ts). */
+const TAGGED_ITEMS = 'extras_taggeditem';
+
+const counterLine = (counter: Counter) => `counter:${JSON.stringify({ ...counter, form: 2 })}`;
 
 /**
  * An index on exactly what the default order of a list sorts by (runtime/http/views.ts, applyOrdering:

@@ -157,6 +157,29 @@ test('a bulk delete of many parents\' rows looks the parents up by id (PostgreSQ
   assert.equal(await counts(), [0, 0, 0, 5]);
 });
 
+test('tagged_items counts every model\'s tags: creates, replaced and cleared tags, bulk deletes, raw SQL', async () => {
+  const [red, blue] = await app.post('/api/extras/tags/', [{ name: unique('red'), slug: unique('red') }, { name: unique('blue'), slug: unique('blue') }]) as any[];
+  const counts = async () => Promise.all([red.id, blue.id].map(async (id) => (await app.get(`/api/extras/tags/${id}/`)).tagged_items));
+  const sites = await app.post('/api/dcim/sites/', [1, 2, 3].map(() => ({ name: unique('s'), slug: unique('s'), tags: [red.id] }))) as any[];
+  const tenant = await app.post('/api/tenancy/tenants/', { name: unique('t'), slug: unique('t'), tags: [red.id, blue.id] });
+  assert.equal(await counts(), [4, 1], 'bulk and single creates, two models');
+  await app.patch(`/api/dcim/sites/${sites[0].id}/`, { tags: [blue.id] });
+  assert.equal(await counts(), [3, 2], 'tags replaced');
+  await app.patch('/api/dcim/sites/', [{ id: sites[1].id, tags: [] }, { id: sites[2].id, description: 'tags untouched' }]);
+  assert.equal(await counts(), [2, 2], 'tags cleared in a bulk update, kept where not given');
+  await send('DELETE', '/api/dcim/sites/', [{ id: sites[0].id }, { id: sites[2].id }]);
+  assert.equal(await counts(), [1, 1], 'a bulk delete forgets the objects\' tags');
+  await app.running.db('extras_taggeditem').where({ content_type: 'tenancy.tenant', object_id: tenant.id, tag_id: blue.id }).del();
+  assert.equal(await counts(), [1, 0], 'raw delete');
+  const listed = (await app.get(`/api/extras/tags/?id=${red.id}&id=${blue.id}`)).results as any[];
+  assert.equal([red.id, blue.id].map((id) => listed.find((t) => t.id === id).tagged_items), [1, 0], 'the list reads the same column');
+  await app.post('/api/dcim/sites/', [1, 2].map(() => ({ name: unique('s'), slug: unique('s'), tags: [blue.id] })));
+  const ordered = (await app.get(`/api/extras/tags/?id=${red.id}&id=${blue.id}&ordering=-tagged_items`)).results as any[];
+  assert.equal(ordered.map((t) => [t.id, t.tagged_items]), [[blue.id, 2], [red.id, 1]], 'ordered by the count, as NetBox orders by its annotation');
+  const ascending = (await app.get(`/api/extras/tags/?id=${red.id}&id=${blue.id}&ordering=tagged_items`)).results as any[];
+  assert.equal(ascending.map((t) => t.id), [red.id, blue.id]);
+});
+
 test('the migration fills the counters of a database that already holds rows', async () => {
   const d = await createObject(app, model('Device'));
   const [i1] = await interfaces(d.id, 2);

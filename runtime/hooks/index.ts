@@ -44,7 +44,6 @@ import { rearPort } from './rear_port.js';
 import { rearPortTemplate } from './rear_port_template.js';
 import { l2vpnTermination } from './l2vpn_termination.js';
 import { service, serviceTemplate } from './service.js';
-import { tag } from './tag.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
@@ -102,7 +101,6 @@ export const hooks: Record<string, ModelHooks> = {
   rear_port_template: rearPortTemplate,
   service,
   service_template: serviceTemplate,
-  tag,
   token,
   user,
   virtual_chassis: virtualChassis,

@@ -122,7 +122,7 @@ function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSear
   const d = entry.definition;
   const known = (raw: string) => {
     const name = raw.replace(/^-/, '');
-    return ['id', 'created', 'last_updated'].includes(name) || (!!d.fields[name] && storedField(entry, d.fields[name]).columns.length > 0);
+    return ['id', 'created', 'last_updated'].includes(name) || !!d.counts[name]?.column || (!!d.fields[name] && storedField(entry, d.fields[name]).columns.length > 0);
   };
   // Unknown names are dropped; when none is left, the default order applies.
   const requested = (params.get('ordering') ?? '').split(',').map((s) => s.trim()).filter(known);
@@ -133,6 +133,9 @@ function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSear
     const dir = desc ? 'desc' : 'asc';
     if (name === 'id') continue;
     if (name === '_sort' || name === 'created' || name === 'last_updated') { qb.orderBy(name, dir); continue; }
+    // A stored count (never null), as NetBox orders by its annotated counts.
+    const counter = d.counts[name]?.column;
+    if (counter) { qb.orderBy(counter, dir); continue; }
     const f = d.fields[name] ? storedField(entry, d.fields[name]) : undefined;
     if (!f || !f.columns.length || f.type === 'password' || f.type === 'token_key' || f.type === 'json') continue;
     if (f.type === 'ip_prefix' || f.type === 'ip_address') {

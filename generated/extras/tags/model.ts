@@ -25,7 +25,7 @@ export const tagDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "slug", "color"],
   search: ["name", "slug", "description"],
-  hooks: ["tag"],
+  hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -95,21 +95,10 @@ export const tagDefinition: ModelDefinition = {
       columns: ["object_types"],
       default: [],
     },
-    tagged_items: {
-      name: "tagged_items",
-      type: "computed",
-      label: "Tagged items",
-      required: false,
-      nullable: false,
-      readOnly: true,
-      writeOnly: false,
-      unique: false,
-      uniqueCi: false,
-      columns: [],
-      source: "hook:tag_tagged_items",
-    },
   },
-  counts: {},
+  counts: {
+    tagged_items: { name: "tagged_items", model: "*", field: "tags", cumulative: false, column: "tagged_items" },
+  },
 };
 
 /** Objection model of extras_tag: table metadata and relations only; queries go through the runtime. */
