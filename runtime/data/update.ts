@@ -1,8 +1,8 @@
 /**
  * The UPDATEs of a bulk update. Elements that set the same columns to the same values share one
  * statement. On PostgreSQL those that set the same columns to different values share one too
- * (`UPDATE … FROM json_populate_recordset(…)`, the rows as one JSON parameter), and every statement
- * returns the rows as they now stand. Ids named twice are updated in the same order as before.
+ * (`UPDATE … FROM json_populate_recordset(…)`, the rows as one JSON parameter). On both engines every
+ * statement returns the rows as they now stand. Ids named twice are updated in the same order as before.
  */
 import type { Knex } from 'knex';
 import type { Row, WriteItem } from './registry.js';
@@ -10,8 +10,8 @@ import { isPostgres } from './db.js';
 import { asJson } from './insert.js';
 import { whereAny } from './any.js';
 
-/** Writes each element's values; on PostgreSQL returns the updated rows by id (null: not returned). */
-export async function updateRowsOf(db: Knex, table: string, items: WriteItem[]): Promise<Map<number, Row> | null> {
+/** Writes each element's values; returns the updated rows by id. */
+export async function updateRowsOf(db: Knex, table: string, items: WriteItem[]): Promise<Map<number, Row>> {
   // elements setting the same columns to the same values
   const same = new Map<string, { values: Row; items: WriteItem[] }>();
   for (const item of items) {
@@ -21,9 +21,13 @@ export async function updateRowsOf(db: Knex, table: string, items: WriteItem[]):
     group.items.push(item);
     same.set(key, group);
   }
+  const rows = new Map<number, Row>();
   if (!isPostgres(db)) {
-    for (const { values, items: list } of same.values()) await db(table).whereIn('id', list.map((i) => i.id!)).update(values);
-    return null;
+    // RETURNING (SQLite 3.35+) as on PostgreSQL: the change capture need not read the rows again
+    for (const { values, items: list } of same.values()) {
+      for (const r of await db(table).whereIn('id', list.map((i) => i.id!)).update(values, '*') as Row[]) rows.set(Number(r.id), r);
+    }
+    return rows;
   }
   // PostgreSQL: those setting the same columns, whatever the values
   const groups = new Map<string, { values: Row; items: WriteItem[]; alike: number }>();
@@ -34,7 +38,6 @@ export async function updateRowsOf(db: Knex, table: string, items: WriteItem[]):
     group.alike++;
     groups.set(key, group);
   }
-  const rows = new Map<number, Row>();
   for (const { values, items: list, alike } of groups.values()) {
     if (alike === 1) {
       // one set of values: a plain UPDATE of the ids

@@ -63,6 +63,6 @@ export const ipAddress: ModelHooks = {
     await checkPrimary(db, item, v);
   },
   async prepareMany(items, { db, rules }) {
-    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES } }, rules);
+    await refuseDuplicates(db, items, { table: 'ipam_ipaddress', column: 'address_host', noun: 'IP address', text: (row) => String(row.address), shareable: { column: 'role', values: SHARED_ROLES }, leading: 'family' }, rules);
   },
 };

@@ -17,6 +17,12 @@ interface Options {
   text: (row: Row) => string;
   /** rows that may share their value with other such rows (shared-address roles) */
   shareable?: { column: string; values: string[] };
+  /**
+   * A column the value's index leads with and that equal values always share (an address's family:
+   * equal host bytes have equal lengths). The lookup names the request's values of it too, so each
+   * value is one index probe instead of a scan of the table.
+   */
+  leading?: string;
 }
 
 const key = (vrf: unknown, value: unknown) => `${vrf ?? 'global'}|${Buffer.isBuffer(value) ? value.toString('hex') : String(value)}`;
@@ -42,8 +48,13 @@ export async function refuseDuplicates(db: Knex, items: WriteItem[], o: Options,
   // every stored row holding one of the values, by VRF and value
   const taken = new Map<string, Row[]>();
   const columns = ['id', 'vrf_id', o.column, ...(o.shareable ? [o.shareable.column] : [])];
+  const leading = o.leading ? [...new Set(checked.map((i) => final(i)[o.leading!]))] : [];
+  // (a row without the column is looked up by its value alone)
+  const byLeading = leading.length > 0 && leading.every((v) => v !== null && v !== undefined);
   for (let i = 0; i < values.length; i += 1000) {
-    for (const r of await whereAny(db, db(o.table).select(columns), o.column, values.slice(i, i + 1000))) {
+    const q = db(o.table).select(columns);
+    if (byLeading) whereAny(db, q, o.leading!, leading);
+    for (const r of await whereAny(db, q, o.column, values.slice(i, i + 1000))) {
       const k = key(r.vrf_id, r[o.column]);
       const list = taken.get(k);
       if (list) list.push(r); else taken.set(k, [r]);
