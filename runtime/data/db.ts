@@ -264,18 +264,30 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
 }
 
 /**
+ * A read of readTablesByIds: the rows of `table` whose ids are `ids`, or, with `via`, the rows of
+ * `table` that the rows with those ids point at: `via` is the chain of relations from the ids'
+ * table outwards, each step a table and its column pointing at the next step's table (the last at
+ * `table`).
+ */
+export interface TableRead { table: string; ids: number[]; via?: { table: string; column: string }[] }
+
+/**
  * `select * from <table> where id in (...)` for several tables, on PostgreSQL in the round trip of
  * the reads started beside them (inBatch, runtime/data/pg-batch.ts), outside transactions and for
  * lists of at most `most` ids; null otherwise (the caller reads them one by one). A device's site,
- * rack, role, type, tenant and platform come back together, with its tags and counts.
+ * rack, role, type, tenant and platform come back together, with its tags and counts, and (a read
+ * `via` the type) the type's manufacturer.
  */
-export async function readTablesByIds(db: Knex, reads: { table: string; ids: number[] }[], most: number): Promise<Record<string, any>[][] | null> {
+export async function readTablesByIds(db: Knex, reads: TableRead[], most: number): Promise<Record<string, any>[][] | null> {
   if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
-  return Promise.all(reads.map(({ table, ids }) => {
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return Promise.all(reads.map(({ table, ids, via = [] }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
     // A long list as one array parameter (id-arrays.ts).
     const long = ids.length > MOST_LISTED;
-    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" ${long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`}`;
+    let match = long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+    for (const step of via) match = `in (select ${quote(step.column)} from ${quote(step.table)} where "id" ${match})`;
+    const sql = `select * from ${quote(table)} where "id" ${match}`;
     const bindings = long ? [ids] : ids;
     (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
     return inBatch(db, sql, bindings, long ? literalsOf(bindings)! : ids.map(String));
