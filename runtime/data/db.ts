@@ -263,13 +263,18 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
   return runRead(db, t.native, bindings);
 }
 
+/** Does readTablesByIds batch reads on this connection (PostgreSQL, outside a transaction)? */
+export function batchesReads(db: Knex): boolean {
+  return !db.isTransaction && isPostgres(db);
+}
+
 /**
  * A read of readTablesByIds: the rows of `table` whose ids are `ids`, or, with `via`, the rows of
  * `table` that the rows with those ids point at: `via` is the chain of relations from the ids'
  * table outwards, each step a table and its column pointing at the next step's table (the last at
- * `table`).
+ * `table`). `columns`: only these (else every column).
  */
-export interface TableRead { table: string; ids: number[]; via?: { table: string; column: string }[] }
+export interface TableRead { table: string; ids: number[]; via?: { table: string; column: string }[]; columns?: string[] | null }
 
 /**
  * `select * from <table> where id in (...)` for several tables, on PostgreSQL in the round trip of
@@ -279,15 +284,15 @@ export interface TableRead { table: string; ids: number[]; via?: { table: string
  * `via` the type) the type's manufacturer.
  */
 export async function readTablesByIds(db: Knex, reads: TableRead[], most: number): Promise<Record<string, any>[][] | null> {
-  if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
+  if (!batchesReads(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
   const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  return Promise.all(reads.map(({ table, ids, via = [] }) => {
+  return Promise.all(reads.map(({ table, ids, via = [], columns }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
     // A long list as one array parameter (id-arrays.ts).
     const long = ids.length > MOST_LISTED;
     let match = long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
     for (const step of via) match = `in (select ${quote(step.column)} from ${quote(step.table)} where "id" ${match})`;
-    const sql = `select * from ${quote(table)} where "id" ${match}`;
+    const sql = `select ${columns ? columns.map(quote).join(', ') : '*'} from ${quote(table)} where "id" ${match}`;
     const bindings = long ? [ids] : ids;
     (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
     return inBatch(db, sql, bindings, long ? literalsOf(bindings)! : ids.map(String));

@@ -312,6 +312,11 @@ export function followRow(entry: ModelEntry, row: Row, need: (target: string, id
   }
 }
 
+/** Every relation followRow may follow from a row of the model: [target model, column]. */
+export function followAll(entry: ModelEntry): [string, string][] {
+  return followOf(entry);
+}
+
 /**
  * The relations followRow follows for every loaded row of a model, whatever its values (a display
  * stage's relations depend on the row, and are left out): [target model, column].
