@@ -167,6 +167,15 @@ lists('a nested named device reads no device type or manufacturer (its display i
   assert.is(read.length, 0, read.join('\n'));
 });
 
+lists('a detail reads its nested rows by the columns their forms show, not whole', async () => {
+  const device = (await app.api('GET', '/api/dcim/devices/?limit=1')).body.results[0];
+  const m = await measureGet(`/api/dcim/devices/${device.id}/`);
+  assert.ok(m.reply.body.site?.name && m.reply.body.device_type?.manufacturer?.name && m.reply.body.tags.length, JSON.stringify(m.reply.body));
+  // Only the device itself is read whole (its full form shows nearly every column).
+  const whole = m.sql.filter((s) => /select \* from/i.test(s) && !/from\s+[`"]?dcim_device[`"]?\s/i.test(s));
+  assert.is(whole.length, 0, whole.join('\n'));
+});
+
 lists('filters on related objects do not cost a query per row either', async () => {
   for (const path of ['/api/ipam/ip-addresses/?device=leaf-00&device=leaf-01&device=leaf-02', '/api/dcim/sites/?region=world&tag=gold', '/api/ipam/prefixes/?within=10.0.0.0/16&vrf=budget']) {
     const small = await measureGet(`${path}&limit=1&offset=1`);

@@ -201,6 +201,7 @@ interface PoolClient {
   acquireConnection(): Promise<any>;
   releaseConnection(connection: unknown): unknown;
   _formatBindings?(bindings: readonly unknown[]): unknown[];
+  pool?: { free?: { resource: unknown }[]; numPendingAcquires(): number; numPendingCreates(): number };
 }
 
 /**
@@ -263,19 +264,36 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
   return runRead(db, t.native, bindings);
 }
 
+/** Does readTablesByIds batch reads on this connection (PostgreSQL, outside a transaction)? */
+export function batchesReads(db: Knex): boolean {
+  return !db.isTransaction && isPostgres(db);
+}
+
+/**
+ * A read of readTablesByIds: the rows of `table` whose ids are `ids`, or, with `via`, the rows of
+ * `table` that the rows with those ids point at: `via` is the chain of relations from the ids'
+ * table outwards, each step a table and its column pointing at the next step's table (the last at
+ * `table`). `columns`: only these (else every column).
+ */
+export interface TableRead { table: string; ids: number[]; via?: { table: string; column: string }[]; columns?: string[] | null }
+
 /**
  * `select * from <table> where id in (...)` for several tables, on PostgreSQL in the round trip of
  * the reads started beside them (inBatch, runtime/data/pg-batch.ts), outside transactions and for
  * lists of at most `most` ids; null otherwise (the caller reads them one by one). A device's site,
- * rack, role, type, tenant and platform come back together, with its tags and counts.
+ * rack, role, type, tenant and platform come back together, with its tags and counts, and (a read
+ * `via` the type) the type's manufacturer.
  */
-export async function readTablesByIds(db: Knex, reads: { table: string; ids: number[] }[], most: number): Promise<Record<string, any>[][] | null> {
-  if (db.isTransaction || !isPostgres(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
-  return Promise.all(reads.map(({ table, ids }) => {
+export async function readTablesByIds(db: Knex, reads: TableRead[], most: number): Promise<Record<string, any>[][] | null> {
+  if (!batchesReads(db) || reads.some((r) => !r.ids.length || r.ids.length > most)) return null;
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return Promise.all(reads.map(({ table, ids, via = [], columns }) => {
     if (!ids.every(Number.isSafeInteger)) throw new Error(`ids of ${table} must be integers`);
     // A long list as one array parameter (id-arrays.ts).
     const long = ids.length > MOST_LISTED;
-    const sql = `select * from "${table.replace(/"/g, '""')}" where "id" ${long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`}`;
+    let match = long ? '= any($1::bigint[])' : `in (${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
+    for (const step of via) match = `in (select ${quote(step.column)} from ${quote(step.table)} where "id" ${match})`;
+    const sql = `select ${columns ? columns.map(quote).join(', ') : '*'} from ${quote(table)} where "id" ${match}`;
     const bindings = long ? [ids] : ids;
     (db as unknown as NodeJS.EventEmitter).emit('query', { sql, bindings });
     return inBatch(db, sql, bindings, long ? literalsOf(bindings)! : ids.map(String));
@@ -306,16 +324,32 @@ async function runRead(db: Knex, sql: string, bindings: unknown[], batch = true)
  */
 export async function runOnSqlite(db: Knex, sql: string, values: unknown[], reader: boolean): Promise<Record<string, any>[]> {
   const client = db.client as PoolClient;
+  // better-sqlite3 runs a statement synchronously: on the idle connection nothing (no transaction,
+  // no other statement) can come between, so it need not be taken from the pool and given back,
+  // which cost more than a read by id (the pool's promises and timers).
+  const idle = db.isTransaction ? null : idleConnection(client);
+  if (idle) return runStatement(client, idle, sql, values, reader);
   const connection = await client.acquireConnection();
   try {
-    const statement = connection.prepare(sql);
-    const bound = client._formatBindings ? client._formatBindings(values) : values;
-    if (reader) return statement.all(...bound);
-    statement.run(...bound);
-    return [];
+    return runStatement(client, connection, sql, values, reader);
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+function runStatement(client: PoolClient, connection: any, sql: string, values: unknown[], reader: boolean): Record<string, any>[] {
+  const statement = connection.prepare(sql);
+  const bound = client._formatBindings ? client._formatBindings(values) : values;
+  if (reader) return statement.all(...bound);
+  statement.run(...bound);
+  return [];
+}
+
+/** The pool's connection when it is idle and nobody is waiting for one (tarn's pool, as knex makes it); else null. */
+function idleConnection(client: PoolClient): unknown {
+  const pool = client.pool;
+  if (!pool?.free?.length || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0) return null;
+  return pool.free[0].resource;
 }
 
 /** Counts SQL statements; the tests use it to hold lists to a fixed number of queries. */

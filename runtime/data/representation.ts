@@ -312,6 +312,20 @@ export function followRow(entry: ModelEntry, row: Row, need: (target: string, id
   }
 }
 
+/** Every relation followRow may follow from a row of the model: [target model, column]. */
+export function followAll(entry: ModelEntry): [string, string][] {
+  return followOf(entry);
+}
+
+/**
+ * The relations followRow follows for every loaded row of a model, whatever its values (a display
+ * stage's relations depend on the row, and are left out): [target model, column].
+ */
+export function followAlways(entry: ModelEntry): [string, string][] {
+  if (!follow.size) computeFollow();
+  return rowFollow.get(entry.definition.name)?.base ?? followOf(entry);
+}
+
 function computeFollow(): void {
   const lists = { all: follow, base: new Map<string, [string, string][]>() };
   const add = (name: string, field: FieldDefinition, firstHop = false) => {

@@ -6,9 +6,10 @@
 import type { Knex } from 'knex';
 import { hooksOf, model, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { compiledForm, compiledOf, followRow, type Put, type RenderState } from './representation.js';
+import { compiledForm, compiledOf, followAlways, followRow, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { readByIds, readTablesByIds } from './db.js';
+import { batchesReads, readByIds, readTablesByIds, type TableRead } from './db.js';
+import { nestedColumns } from './nested-columns.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -31,11 +32,22 @@ class RowCache {
   private loading = new Map<string, Set<number>>();
   /** rows a displayData hook has already completed */
   private completed = new WeakSet<Row>();
+  /**
+   * Rows loaded here are only rendered (nested forms, displays): read with the columns those use
+   * (nested-columns.ts). A hook reading other columns of a row it loads itself keeps whole rows.
+   */
+  narrow = false;
   constructor(private db: Knex) {}
 
-  add(name: string, rows: Row[]): void {
+  /** The columns to read rows of `entry` with (null: all). */
+  columnsOf(entry: ModelEntry): string[] | null {
+    return this.narrow ? nestedColumns(entry) : null;
+  }
+
+  /** `partial`: rows of some columns only, which do not replace a row already here (perhaps whole). */
+  add(name: string, rows: Row[], partial = false): void {
     const map = this.rows.get(name) ?? new Map<number, Row>();
-    for (const row of rows) map.set(Number(row.id), row);
+    for (const row of rows) if (!partial || !map.has(Number(row.id))) map.set(Number(row.id), row);
     this.rows.set(name, map);
   }
 
@@ -78,18 +90,22 @@ class RowCache {
     for (const [name, ids] of batch) this.loading.set(name, ids);
     try {
       const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
-      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds).
-      const batched = await readTablesByIds(this.db, tables.map(({ entry, ids }) => ({ table: entry.definition.table, ids })), CHUNK);
-      const levels = batched ? tables.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
+      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds), with the
+      // rows its rows always point at (a device type's manufacturer): one round trip less per level.
+      const ahead = batchesReads(this.db) ? readsAhead(tables) : [];
+      const all = [...tables.map(({ entry, ids }) => ({ entry, read: { table: entry.definition.table, ids } as TableRead })), ...ahead];
+      const batched = await readTablesByIds(this.db, all.map(({ entry, read }) => ({ ...read, columns: this.columnsOf(entry) })), CHUNK);
+      const levels = batched ? all.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
         const list = ids;
         const loaded: Row[] = [];
+        const columns = this.columnsOf(entry);
         for (let i = 0; i < list.length; i += CHUNK) {
           const table = entry.definition.table;
-          loaded.push(...(await readByIds(this.db, `rows:${table}`, list.slice(i, i + CHUNK), (ids) => this.db(table).whereIn('id', ids))));
+          loaded.push(...(await readByIds(this.db, `${columns ? 'nested-rows' : 'rows'}:${table}`, list.slice(i, i + CHUNK), (ids) => this.db(table).select(columns ?? '*').whereIn('id', ids))));
         }
         return [entry, loaded] as const;
       }));
-      for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded);
+      for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded, !!this.columnsOf(entry));
       this.loading.clear();
       for (const [entry, loaded] of levels) {
         const need = (target: string, id: unknown) => this.need(target, id);
@@ -101,6 +117,29 @@ class RowCache {
       this.loading.clear();
     }
   }
+}
+
+/** How many relations deep a level reads ahead (readsAhead). */
+const AHEAD = 2;
+
+/**
+ * Reads of the rows a level's rows always point at (followAlways), and those rows' own, AHEAD
+ * relations deep: each by a subquery on the level's ids, so they travel in the level's round trip
+ * instead of making levels of their own. A relation that is null everywhere reads nothing.
+ */
+function readsAhead(tables: { entry: ModelEntry; ids: number[] }[]): { entry: ModelEntry; read: TableRead }[] {
+  const out: { entry: ModelEntry; read: TableRead }[] = [];
+  const walk = (entry: ModelEntry, ids: number[], via: { table: string; column: string }[]) => {
+    if (via.length >= AHEAD) return;
+    for (const [target, column] of followAlways(entry)) {
+      const next = model(target);
+      const chain = [...via, { table: entry.definition.table, column }];
+      out.push({ entry: next, read: { table: next.definition.table, ids, via: chain } });
+      walk(next, ids, chain);
+    }
+  };
+  for (const { entry, ids } of tables) walk(entry, ids, []);
+  return out;
 }
 
 /**
@@ -154,6 +193,59 @@ class Reference {
   constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
 }
 
+/** What rendering a model's rows in one form loads and runs, worked out once per form (planOf). */
+interface LoadPlan {
+  puts: Put[];
+  /** the form's own relations: [target model, column] */
+  fks: [string, string][];
+  m2m: FieldDefinition[];
+  /** generic relations of the form and of the display templates */
+  generic: FieldDefinition[];
+  customFields: boolean;
+  tags: boolean;
+  /** counts without a column of their own */
+  counted: string[];
+  reverseOne: FieldDefinition[];
+  /** computed fields by a hook, or `reverse:` lists (no hook), in the form's order */
+  computed: { name: string; source: string; hook?: ComputedHook }[];
+}
+
+type ComputedHook = NonNullable<ReturnType<typeof hooksOf>[number]['computed']>[string];
+
+const plans = new Map<string, LoadPlan>();
+
+/** The plan of a model's full or brief form less `exclude` (bounded: a full map starts again). */
+function planOf(entry: ModelEntry, brief: boolean, exclude: string[]): LoadPlan {
+  const key = `${entry.definition.name}:${brief ? 'brief' : 'full'}:${exclude.join(',')}`;
+  let plan = plans.get(key);
+  if (plan) return plan;
+  const d = entry.definition;
+  const s = entry.serializer;
+  const fieldNames = (brief ? s.brief : s.full).filter((f) => !exclude.includes(f));
+  const compiled = compiledOf(entry).fields[brief ? 'brief' : 'full'];
+  const stored = fieldNames.map((name) => d.fields[name]).filter((f): f is FieldDefinition => !!f).map((raw) => [raw, storedField(entry, raw)] as const);
+  const hooks = hooksOf(entry);
+  plan = {
+    puts: fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p),
+    fks: stored.filter(([, f]) => f.type === 'fk').map(([, f]) => [f.to!, f.columns[0]]),
+    m2m: stored.filter(([, f]) => f.type === 'm2m').map(([raw, f]) => ({ ...f, name: raw.name })),
+    generic: genericOf(entry, [...fieldNames, ...displayRoots(entry)]),
+    customFields: fieldNames.includes('custom_fields') && !!d.customFields,
+    tags: fieldNames.includes('tags'),
+    counted: fieldNames.filter((name) => d.counts[name] && !d.counts[name].column),
+    reverseOne: stored.filter(([raw]) => raw.type === 'computed' && raw.source?.startsWith('reverse_one:')).map(([raw]) => raw),
+    computed: stored.flatMap(([raw]) => {
+      const source = raw.source;
+      if (source?.startsWith('hook:')) return [{ name: raw.name, source, hook: hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)! }];
+      if (source?.startsWith('reverse:')) return [{ name: raw.name, source }];
+      return [];
+    }),
+  };
+  if (plans.size >= 1000) plans.clear();
+  plans.set(key, plan);
+  return plan;
+}
+
 export class Renderer implements RenderState {
   readonly cache: RowCache;
   readonly baseUrl: string;
@@ -163,18 +255,16 @@ export class Renderer implements RenderState {
   private customFieldDefs: CustomFieldDef[] = [];
   /** nested forms already built for this response, by model and id (the same site on every device) */
   private nestedMemo = new Map<string, Map<number, Record<string, unknown> | null>>();
-  private readonly fieldNames: string[];
   private readonly puts: Put[];
   private shape: Record<string, unknown> | undefined;
+
+  private readonly plan: LoadPlan;
 
   constructor(readonly entry: ModelEntry, private options: RenderOptions) {
     this.cache = new RowCache(options.db);
     this.baseUrl = options.baseUrl;
-    const s = entry.serializer;
-    const exclude = options.exclude ?? [];
-    this.fieldNames = (options.brief ? s.brief : s.full).filter((f) => !exclude.includes(f));
-    const compiled = compiledOf(entry).fields[options.brief ? 'brief' : 'full'];
-    this.puts = this.fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p);
+    this.plan = planOf(entry, !!options.brief, options.exclude ?? []);
+    this.puts = this.plan.puts;
   }
 
   url(entry: ModelEntry, id: unknown): string {
@@ -185,47 +275,36 @@ export class Renderer implements RenderState {
   async load(rows: Row[]): Promise<void> {
     const { db } = this.options;
     const d = this.entry.definition;
-    const fields = this.fieldNames;
+    const plan = this.plan;
+    this.cache.narrow = true;
     this.cache.add(d.name, rows);
     const ids = rows.map((r) => Number(r.id));
     const tasks: (() => Promise<void>)[] = [];
-    for (const name of fields) {
-      const raw = d.fields[name];
-      if (!raw) continue;
-      const f = storedField(this.entry, raw);
-      if (f.type === 'fk') for (const row of rows) this.cache.need(f.to!, row[f.columns[0]]);
-      if (f.type === 'm2m' && ids.length) tasks.push(() => this.loadLinks(name, f.through!, f.to!, ids));
-    }
+    for (const [target, column] of plan.fks) for (const row of rows) this.cache.need(target, row[column]);
+    if (ids.length) for (const f of plan.m2m) tasks.push(() => this.loadLinks(f.name, f.through!, f.to!, ids));
     const need = (target: string, id: unknown) => this.cache.need(target, id);
     for (const row of rows) followRow(this.entry, row, need);
-    const generic = genericOf(this.entry, [...fields, ...displayRoots(this.entry)]);
-    if (generic.length) for (const row of rows) needGeneric(this.cache, row, generic);
-    if (fields.includes('custom_fields') && d.customFields && rows.length) {
+    if (plan.generic.length) for (const row of rows) needGeneric(this.cache, row, plan.generic);
+    if (plan.customFields && rows.length) {
       tasks.push(() => customFieldsFor(db, this.entry).then((defs) => {
         this.customFieldDefs = defs;
         customFieldTargets(defs, rows, (target, id) => this.cache.need(target, id));
       }));
     }
-    if (fields.includes('tags') && ids.length) tasks.push(() => this.loadTags(ids));
-    const counted = fields.filter((name) => d.counts[name] && !d.counts[name].column);
+    if (plan.tags && ids.length) tasks.push(() => this.loadTags(ids));
+    const counted = plan.counted;
     if (counted.length && ids.length) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
-    for (const name of fields) {
-      const f = d.fields[name];
-      if (f?.type === 'computed' && f.source?.startsWith('reverse_one:') && ids.length) tasks.push(() => this.loadReverseOne(name, f, ids));
-    }
-    const hooks = hooksOf(this.entry);
+    if (ids.length) for (const f of plan.reverseOne) tasks.push(() => this.loadReverseOne(f.name, f, ids));
     const refer = (target: string, id: unknown, extra?: Record<string, unknown>) => { this.cache.need(target, id); return new Reference(target, id, extra); };
-    for (const name of fields) {
-      const source = d.fields[name]?.source;
-      if (source?.startsWith('hook:') && rows.length) {
-        const fn = hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)!;
-        tasks.push(() => fn(rows, { db, entry: this.entry, refer }).then((m) => { this.extras.set(name, m); }));
-      }
-      if (source?.startsWith('reverse:') && rows.length) {
-        tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
-          for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
-          this.extras.set(name, links);
-        }));
+    if (rows.length) {
+      for (const { name, source, hook } of plan.computed) {
+        if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer }).then((m) => { this.extras.set(name, m); }));
+        else {
+          tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
+            for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
+            this.extras.set(name, links);
+          }));
+        }
       }
     }
     // On a pool, the rows the page's own relations point at load while the other loads run (one
@@ -291,14 +370,17 @@ export class Renderer implements RenderState {
   private async loadTags(ids: number[]): Promise<void> {
     const db = this.options.db;
     const contentType = contentTypeLiteral(this.entry.definition.contentType);
-    const tagTable = model('Tag').definition.table;
+    const tagEntry = model('Tag');
+    const tagTable = tagEntry.definition.table;
+    // Tags are only shown in their nested form.
+    const tagColumns = this.cache.columnsOf(tagEntry);
     // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
     const taggedIn = (chunk: number[]) => db('extras_taggeditem as ti').whereRaw(`ti.content_type = '${contentType}'`).whereIn('ti.object_id', chunk);
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
       const [pairs, tags] = await together(db, [
         () => readByIds(db, `tags:${contentType}`, chunk, (c) => taggedIn(c).join(`${tagTable} as t`, 't.id', 'ti.tag_id').select('ti.object_id as _object_id', 'ti.tag_id as _tag_id').orderBy('t.name')),
-        () => readByIds(db, `tag-rows:${contentType}`, chunk, (c) => db(tagTable).whereIn('id', taggedIn(c).select('ti.tag_id'))),
+        () => readByIds(db, `tag-rows:${contentType}:${tagColumns ? 'nested' : 'all'}`, chunk, (c) => db(tagTable).select(tagColumns ?? '*').whereIn('id', taggedIn(c).select('ti.tag_id'))),
       ]);
       for (const pair of pairs) {
         const id = Number(pair._object_id);
@@ -306,7 +388,7 @@ export class Renderer implements RenderState {
         if (!list) this.tagMap.set(id, (list = []));
         list.push(Number(pair._tag_id));
       }
-      this.cache.add('Tag', tags);
+      this.cache.add('Tag', tags, !!tagColumns);
     }
   }
 
