@@ -55,8 +55,9 @@ export function parentParts(base: Knex.QueryBuilder, parent: Parent): Knex.Query
     .whereRaw('(??, ??) >= (?, ?)', [`${f}_first`, `${f}_length`, n.first, n.length])
     .where(`${f}_first`, '<=', n.last);
   if (n.length === 0) return longer;
+  // The lengths written out: one text per parent length, and knex binds fewer values.
   const shorter = base.clone().select(columns)
     .whereIn(`${f}_first`, shorterFirsts(n))
-    .whereIn(`${f}_length`, Array.from({ length: n.length }, (_, l) => l));
+    .whereRaw(`?? in (${Array.from({ length: n.length }, (_, l) => l).join(', ')})`, [`${f}_length`]);
   return shorter.unionAll(longer);
 }
