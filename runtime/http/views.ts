@@ -166,10 +166,12 @@ const LATE_ROWS = 250;
  * a `parent=` page in the address's order now reads them as ordered index ranges (parent-order.ts).
  */
 function pageQuery(db: Knex, entry: ModelEntry, base: Knex.QueryBuilder, query: Knex.QueryBuilder, params: URLSearchParams, page: { limit: number | null; offset: number }): Knex.QueryBuilder {
-  const late = !isPostgres(db) && page.limit !== null && page.limit <= LATE_ROWS;
-  // `parent=` in the address's own order: the ids from the index in order, whatever the statistics.
-  const parent = late ? parentOf(base) : undefined;
+  const sqlite = !isPostgres(db) && page.limit !== null;
+  // `parent=` in the address's own order: the ids from the index in order, whatever the statistics
+  // (for a page of any size: 1000 rows of 10.0.0.0/8 sorted whole took 9 ms, their ids in order 4).
+  const parent = sqlite ? parentOf(base) : undefined;
   const ordered = parent && orderingNames(entry, params).names.join() === parent.field;
+  const late = !!ordered || (sqlite && page.limit! <= LATE_ROWS);
   const cut = ordered ? parentParts(base, parent) : late ? base.clone().select('id') : query;
   if (late) applyOrdering(cut, entry, params);
   if (page.limit !== null) cut.limit(page.limit);
