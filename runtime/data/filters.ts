@@ -12,6 +12,7 @@ import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathS
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
+import { noteParent } from './parent-order.js';
 import { isPostgres } from './db.js';
 import { searchTable } from './search-index.js';
 import { splitPath } from '../core/paths.js';
@@ -225,6 +226,8 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
       }
     });
   });
+  // One parent network: a page in the address's order can read it as ordered index ranges (parent-order.ts).
+  if (filter.op === 'parent' && nets.length === 1) noteParent(qb, f, nets[0].n);
 }
 
 /**
