@@ -12,7 +12,7 @@
 import { hooksOf, model, modelList, storedField } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
-import { followAll } from './representation.js';
+import { followOf } from './representation.js';
 
 let columns: Map<string, string[] | null> | null = null;
 
@@ -86,7 +86,7 @@ function compute(): Map<string, string[] | null> {
     const d = entry.definition;
     for (const name of entry.serializer.nested) field(entry, name);
     for (const template of d.display) for (const [, p] of template.matchAll(/\{([^}]+)\}/g)) path(entry, splitPath(p));
-    for (const [, column] of followAll(entry)) add(entry, column);
+    for (const [, column] of followOf(entry)) add(entry, column);
     // A reverse_one's `form` shows other fields of its rows, which may come from a nested read.
     for (const f of Object.values(d.fields)) {
       if (f.type === 'computed' && f.source?.startsWith('reverse_one:') && f.form) {

@@ -280,7 +280,8 @@ export function compiledOf(entry: ModelEntry): Compiled {
 
 /** Relations to load whenever a row of a model is loaded: its nested fks and what its displays read. */
 const follow = new Map<string, [string, string][]>();
-function followOf(entry: ModelEntry): [string, string][] {
+/** Every relation followRow may follow from a row of the model: [target model, column]. */
+export function followOf(entry: ModelEntry): [string, string][] {
   if (!follow.size) computeFollow();
   return follow.get(entry.definition.name) ?? [];
 }
@@ -310,11 +311,6 @@ export function followRow(entry: ModelEntry, row: Row, need: (target: string, id
     if (stage.complete?.(row)) return;
     for (const [target, column] of stage.hops) need(target, row[column]);
   }
-}
-
-/** Every relation followRow may follow from a row of the model: [target model, column]. */
-export function followAll(entry: ModelEntry): [string, string][] {
-  return followOf(entry);
 }
 
 /**
