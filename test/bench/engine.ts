@@ -111,11 +111,17 @@ async function medianOf(runs: number, fn: () => Promise<unknown>, key?: string):
   return median(times);
 }
 
-/** One call timed: wall time recorded under `key`, the service's CPU time under `<key>_cpu`. */
-async function once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+/** One call: its result, wall time and the service's CPU time. */
+async function measured<T>(fn: () => Promise<T>): Promise<[T, number, number]> {
   const c0 = await cpu();
   const [out, ms] = await timed(fn);
-  results[`${key}_cpu`] = (await cpu()) - c0;
+  return [out, ms, (await cpu()) - c0];
+}
+
+/** One call timed: wall time recorded under `key`, the service's CPU time under `<key>_cpu`. */
+async function once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const [out, ms, used] = await measured(fn);
+  results[`${key}_cpu`] = used;
   record(key, ms);
   return out;
 }
@@ -313,9 +319,8 @@ try {
   // compiling the write path and SQLite preparing texts it has not seen (about 100-150 ms of CPU more).
   const rounds: Record<string, [number, number][]> = {};
   const timedRound = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const c0 = await cpu();
-    const [out, ms] = await timed(fn);
-    (rounds[key] ??= []).push([ms, (await cpu()) - c0]);
+    const [out, ms, used] = await measured(fn);
+    (rounds[key] ??= []).push([ms, used]);
     return out;
   };
   for (let r = 0; r < BULK_ROUNDS; r++) {
