@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- [--engine postgres] [path ...]`: seeds the bench's device set (1,000
- * devices with tags, tenant, platform and rack) through the API, then profiles only the requests
+ * devices with tags, tenant, platform and rack, 10 interfaces each, an address on every interface) through the API, then profiles only the requests
  * (the V8 CPU profiler, as `node --cpu-prof` but without the seeding) and prints where the time goes:
  * self time by function and by file. The raw profile is written to ./bench-profile.cpuprofile (open
  * it in Chrome DevTools or speedscope).
@@ -45,7 +45,15 @@ try {
   const rack = await call('POST', '/api/dcim/racks/', { name: 'Ra', site: site.id });
   const tags = await call('POST', '/api/extras/tags/', [{ name: 'a', slug: 'a' }, { name: 'b', slug: 'b' }]);
   const devices = await call('POST', '/api/dcim/devices/', Array.from({ length: 1000 }, (_, i) => ({ name: `d${i}`, site: site.id, device_type: type.id, role: role.id, tenant: tenant.id, platform: platform.id, rack: rack.id, tags: tags.map((t: { id: number }) => t.id) })));
-  await call('POST', '/api/dcim/interfaces/', devices.slice(0, 100).map((d: { id: number }) => ({ device: d.id, name: 'eth0', type: '1000base-t' })));
+  // The bench's interfaces and addresses too (10 per device, one address per interface), so address
+  // pages such as /api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100 profile on the bench's data.
+  const interfaces: { id: number }[] = await call('POST', '/api/dcim/interfaces/', devices.flatMap((d: { id: number }) => Array.from({ length: 10 }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
+  for (let i = 0; i < interfaces.length; i += 1000) {
+    await call('POST', '/api/ipam/ip-addresses/', interfaces.slice(i, i + 1000).map((f, k) => {
+      const n = i + k + 1;
+      return { address: `10.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}/8`, assigned_object_type: 'dcim.interface', assigned_object_id: f.id };
+    }));
+  }
   const resolved = targets.map((t) => t.replace('{device}', String(devices[0].id)));
   for (const path of resolved) await call('GET', path);
   const session = new Session();
