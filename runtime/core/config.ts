@@ -23,6 +23,8 @@ export interface Config {
   maxPageSize: number | null;
   /** a list's `count` is exact up to this many rows, an estimate above (PostgreSQL only); 0: always exact */
   countExactLimit: number;
+  /** seconds between rounds of planner-statistics upkeep (statistics.ts); null: the engine's default */
+  statisticsInterval: number | null;
   /** content types readable without a token; '*' for all */
   exemptViewPermissions: string[];
   adminUsername: string;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,
     countExactLimit: integer(env, 'COUNT_EXACT_LIMIT', 100_000, 0, Number.MAX_SAFE_INTEGER),
+    statisticsInterval: env.STATISTICS_INTERVAL ? amount(env, 'STATISTICS_INTERVAL', 0, 0.1, 86_400) : null,
     exemptViewPermissions: exempt,
     adminUsername: env.ADMIN_USERNAME || 'admin',
     adminPassword: env.ADMIN_PASSWORD || null,

@@ -57,11 +57,13 @@ async function upkeep(db: Knex): Promise<void> {
 /**
  * Starts keeping the statistics; resolves, once the first round is done, to the function that stops
  * it. The first round is awaited so that a service started after a bulk load plans with its
- * statistics from the first request.
+ * statistics from the first request. `everySeconds`: the rounds' interval (STATISTICS_INTERVAL),
+ * null for the engine's own.
  */
-export async function keepStatistics(db: Knex): Promise<() => void> {
+export async function keepStatistics(db: Knex, everySeconds: number | null = null): Promise<() => void> {
   await upkeep(db);
-  const timer = setInterval(() => void upkeep(db), isPostgres(db) ? POSTGRES_EVERY_MS : SQLITE_EVERY_MS);
+  const every = everySeconds !== null ? everySeconds * 1000 : isPostgres(db) ? POSTGRES_EVERY_MS : SQLITE_EVERY_MS;
+  const timer = setInterval(() => void upkeep(db), every);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:profile -- [--engine postgres] [path ...]`: seeds the bench's device set (1,000
- * devices with tags, tenant, platform and rack, 10 interfaces each, an address on every interface) through the API, then profiles only the requests
- * (the V8 CPU profiler, as `node --cpu-prof` but without the seeding) and prints where the time goes:
+ * devices with tags, tenant, platform and rack, 10 interfaces each, an address on every interface)
+ * through the API, then profiles only the requests (the V8 CPU profiler, as `node --cpu-prof` but
+ * without the seeding) and prints where the time goes:
  * self time by function and by file. The raw profile is written to ./bench-profile.cpuprofile (open
  * it in Chrome DevTools or speedscope).
  */
