@@ -55,12 +55,19 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
   if (Number(existing?.n ?? 0) > 0) return null;
   const password = config.adminPassword ?? randomBytes(12).toString('base64url');
   const token = config.adminToken ?? randomBytes(20).toString('hex');
-  await db.transaction(async (trx) => {
-    const now = new Date().toISOString();
-    const ctx = { db: trx, user: null, now, requestId: randomUUID(), baseUrl: '' };
-    const user = await createObjects(users, [{ username: config.adminUsername, password, is_superuser: true, is_staff: true, date_joined: now }], false, ctx);
-    await createObjects(model('Token'), [{ user: user.ids[0], key: token, description: 'Created on first start' }], false, ctx);
-  });
+  try {
+    await db.transaction(async (trx) => {
+      const now = new Date().toISOString();
+      const ctx = { db: trx, user: null, now, requestId: randomUUID(), baseUrl: '' };
+      const user = await createObjects(users, [{ username: config.adminUsername, password, is_superuser: true, is_staff: true, date_joined: now }], false, ctx);
+      await createObjects(model('Token'), [{ user: user.ids[0], key: token, description: 'Created on first start' }], false, ctx);
+    });
+  } catch (error) {
+    // Another service on the same database, started at the same moment, made the first user meanwhile.
+    const after = await db(users.definition.table).count('* as n').first();
+    if (Number(after?.n ?? 0) > 0) return null;
+    throw error;
+  }
   return { username: config.adminUsername, password, token };
 }
 
@@ -75,23 +82,31 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
+  let listening: Server | null = null;
+  /** Everything start opened, closed again (by close, or when the start fails half-way). */
+  const release = async () => {
+    stopStatistics();
+    const open = listening;
+    if (open) await new Promise<void>((resolve) => { open.close(() => resolve()); open.closeAllConnections(); });
+    await worker?.stop();
+    untrackPool('api');
+    await db.destroy();
+  };
   let server: Server;
+  let admin: Running['admin'] = null;
   try {
-    server = await new Promise<Server>((resolve, reject) => {
+    server = listening = await new Promise<Server>((resolve, reject) => {
       const s = createServer(serverOptions(config.limits), app.callback());
       s.on('clientError', onClientError(config.limits));
       s.listen(config.port, config.host, () => { s.off('error', reject); resolve(s); });
       s.once('error', reject);
     });
+    // Only once listening: a start that fails (port in use) must not use up the first start.
+    admin = options.prepared ? null : await ensureAdmin(db, config);
   } catch (error) {
-    stopStatistics();
-    await worker?.stop();
-    untrackPool('api');
-    await db.destroy();
+    await release();
     throw error;
   }
-  // Only once listening: a start that fails (port in use) must not use up the first start.
-  const admin = options.prepared ? null : await ensureAdmin(db, config);
   if (worker && cluster.isWorker) {
     // Another process of the cluster queued deliveries (see wakePeerWorker).
     process.on('message', (message: { type?: string }) => { if (message?.type === WAKE_WORKER) worker.wake(true); });
@@ -105,12 +120,6 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     server,
     admin,
     worker,
-    async close() {
-      stopStatistics();
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      await worker?.stop();
-      untrackPool('api');
-      await db.destroy();
-    },
+    close: release,
   };
 }

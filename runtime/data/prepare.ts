@@ -9,15 +9,19 @@ import { migrate, openDatabase } from './db.js';
 import { checkHooks, hooksOf, modelList } from './registry.js';
 import { backfillNaturalKeys } from './natural.js';
 import { syncContentTypes } from './content-types.js';
+import { preparingAlone } from './prepare-lock.js';
 
 export async function prepareDatabase(config: Config): Promise<{ db: Knex; applied: string[] }> {
   checkHooks();
   const db = openDatabase(config);
   try {
-    const applied = await migrate(db, config.databaseSchema);
-    await backfillNaturalKeys(db);
-    await syncContentTypes(db);
-    for (const hook of new Set(modelList.flatMap(hooksOf))) await hook.startup?.({ db });
+    const applied = await preparingAlone(db, config, async () => {
+      const names = await migrate(db, config.databaseSchema);
+      await backfillNaturalKeys(db);
+      await syncContentTypes(db);
+      for (const hook of new Set(modelList.flatMap(hooksOf))) await hook.startup?.({ db });
+      return names;
+    });
     return { db, applied };
   } catch (error) {
     await db.destroy();
