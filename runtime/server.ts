@@ -51,8 +51,8 @@ export interface Running {
 /** Creates the first superuser and a token when no user exists yet. */
 export async function ensureAdmin(db: Knex, config: Config): Promise<Running['admin']> {
   const users = model('User');
-  const existing = await db(users.definition.table).count('* as n').first();
-  if (Number(existing?.n ?? 0) > 0) return null;
+  const anyUser = async () => Number((await db(users.definition.table).count('* as n').first())?.n ?? 0) > 0;
+  if (await anyUser()) return null;
   const password = config.adminPassword ?? randomBytes(12).toString('base64url');
   const token = config.adminToken ?? randomBytes(20).toString('hex');
   try {
@@ -64,8 +64,7 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
     });
   } catch (error) {
     // Another service on the same database, started at the same moment, made the first user meanwhile.
-    const after = await db(users.definition.table).count('* as n').first();
-    if (Number(after?.n ?? 0) > 0) return null;
+    if (await anyUser()) return null;
     throw error;
   }
   return { username: config.adminUsername, password, token };

@@ -37,10 +37,11 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** A new, empty database for a test service: a DATA_DIR and, on PostgreSQL, a schema of its own; `env` starts a service on it. */
+export function testDatabase(): { env: Record<string, string>; dataDir: string; schema: string } {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-test-'));
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const base: Record<string, string> = {
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -49,6 +50,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     LOG_REQUESTS: '0',
     ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema } : {}),
   };
+  return { env, dataDir, schema };
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const { env: base, dataDir, schema } = testDatabase();
   const running = await start(loadConfig({ ...base, ...env }));
   const url = running.url;
   const testApp: TestApp = {

@@ -5,23 +5,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { loadConfig } from '../runtime/core/config.js';
 import { start, type Running } from '../runtime/server.js';
-import { ADMIN_TOKEN, engine } from './helpers.js';
+import { ADMIN_TOKEN, engine, testDatabase } from './helpers.js';
 
 const test = suite(`services started together on one new database (${engine})`);
 
 test('three services at once: all serve, one first admin, every migration once', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'netledger-test-'));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const env = {
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ADMIN_PASSWORD: 'admin-password-for-tests', LOG_REQUESTS: '0',
-    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
-  };
+  const { env, dataDir, schema } = testDatabase();
   const started = await Promise.allSettled([1, 2, 3].map(() => start(loadConfig(env))));
   const running = started.filter((s): s is PromiseFulfilledResult<Running> => s.status === 'fulfilled').map((s) => s.value);
   try {

@@ -1,9 +1,9 @@
 /**
- * One process at a time prepares a database (migrations, backfills, the first admin). Services that
- * start together on a new or upgraded database (two hosts on one PostgreSQL, `npm start` beside
- * `npm run worker`) would otherwise both create the schema, the migrations table or the first admin,
+ * One process at a time prepares a database (schema, migrations, backfills, hooks' start-up work).
+ * Services that start together on a new or upgraded database (two hosts on one PostgreSQL, `npm
+ * start` beside `npm run worker`) would otherwise both create the schema or the migrations table,
  * and every one but the first would stop with a duplicate. The others wait for the lock, then find
- * the work done.
+ * the work done. (The first admin is made after the service listens: ensureAdmin copes with a race.)
  * - PostgreSQL: an advisory lock for the schema, held by a transaction that does nothing else
  *   while the preparation runs on the pool's other connections.
  * - SQLite: an exclusive transaction on a lock file beside the database (SQLite's own locking
@@ -11,13 +11,12 @@
  */
 import type { Knex } from 'knex';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../core/config.js';
 import { isPostgres } from './db.js';
 
 const require = createRequire(import.meta.url);
-type LockDatabase = { pragma(s: string): unknown; exec(sql: string): unknown; close(): void };
+type LockDatabase = { exec(sql: string): unknown; close(): void };
 const Database = require('better-sqlite3') as new (file: string) => LockDatabase;
 
 /** The advisory lock's first key ("NLPR"), beside the schema name's hash. */
@@ -36,7 +35,7 @@ export async function preparingAlone<T>(db: Knex, config: Config, prepare: () =>
       await holder.rollback().catch(() => undefined);
     }
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  // DATA_DIR exists: openDatabase made it.
   const lock = new Database(join(config.dataDir, 'prepare.lock'));
   try {
     await exclusively(lock);

@@ -124,19 +124,15 @@ if (args.includes('--scale')) {
     const s = small.get(name);
     if (!f || !s) { console.log(`${name}: failed`); continue; }
     const judge = (ok: boolean) => (ok ? 'pass' : 'FAIL');
-    for (const list of MAIN_LISTS) {
-      const k = `list ${list}`;
-      const r = f[k] / s[k];
-      const c = f[`${k}_cpu`] / s[`${k}_cpu`];
-      console.log(`${name.padEnd(10)} default page ${list.padEnd(26)} wall ${s[k].toFixed(1).padStart(6)} -> ${f[k].toFixed(1).padStart(6)} ms ${r.toFixed(2).padStart(5)}x ${judge(r <= 2)}; CPU ${s[`${k}_cpu`].toFixed(1).padStart(5)} -> ${f[`${k}_cpu`].toFixed(1).padStart(5)} ms ${c.toFixed(2).padStart(5)}x ${judge(c <= 2)}  (<= 2x)`);
-    }
+    /** The small run's `small` figure against the scale run's `big` one, wall and CPU, each judged <= 2x. */
+    const compare = (label: string, small: string, big: string) => {
+      const r = f[big] / s[small];
+      const c = f[`${big}_cpu`] / s[`${small}_cpu`];
+      console.log(`${name.padEnd(10)} ${label} wall ${s[small].toFixed(1).padStart(6)} -> ${f[big].toFixed(1).padStart(6)} ms ${r.toFixed(2).padStart(5)}x ${judge(r <= 2)}; CPU ${s[`${small}_cpu`].toFixed(1).padStart(5)} -> ${f[`${big}_cpu`].toFixed(1).padStart(5)} ms ${c.toFixed(2).padStart(5)}x ${judge(c <= 2)}  (<= 2x)`);
+    };
+    for (const list of MAIN_LISTS) compare(`default page ${list.padEnd(26)}`, `list ${list}`, `list ${list}`);
     // The small dataset's 21 VLANs fill less than a page: the scale page has 50 rows and a count.
-    if (f.vlans_small_page !== undefined) {
-      const k = 'list /api/ipam/vlans/';
-      const r = f.vlans_small_page / s[k];
-      const c = f.vlans_small_page_cpu / s[`${k}_cpu`];
-      console.log(`${name.padEnd(10)}   VLANs like for like (21 rows: ?limit=21 at scale) wall ${s[k].toFixed(1).padStart(6)} -> ${f.vlans_small_page.toFixed(1).padStart(6)} ms ${r.toFixed(2).padStart(5)}x ${judge(r <= 2)}; CPU ${s[`${k}_cpu`].toFixed(1).padStart(5)} -> ${f.vlans_small_page_cpu.toFixed(1).padStart(5)} ms ${c.toFixed(2).padStart(5)}x ${judge(c <= 2)}`);
-    }
+    if (f.vlans_small_page !== undefined) compare('  VLANs like for like (21 rows: ?limit=21 at scale)', 'list /api/ipam/vlans/', 'vlans_small_page');
     for (const [key, label] of [['ips_parent', '?parent=10.0.0.0/8&limit=100'], ['ips_q', '?q=10.0.1.&limit=100']] as const) {
       console.log(`${name.padEnd(10)} IPs ${label.padEnd(35)} ${f[key].toFixed(1).padStart(6)} ms  (< 50 ms) ${judge(f[key] < 50)}`);
     }

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
+import { addressOf } from './addresses.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -106,10 +107,7 @@ async function devices(count: number): Promise<void> {
       return { name: `dev${n}`, site: site.id, device_type: type.id, role: role.id, tenant: tenant.id, platform: platform.id, rack: racks[n % racks.length].id, tags: [tags[n % 5].id, tags[(n + 1) % 5].id] };
     }));
     const ifs = await call('POST', '/api/dcim/interfaces/', made.flatMap((d: any) => Array.from({ length: 10 }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
-    await call('POST', '/api/ipam/ip-addresses/', ifs.map((f: any) => {
-      const n = f.id + 1;
-      return { address: `10.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}/8`, assigned_object_type: 'dcim.interface', assigned_object_id: f.id };
-    }));
+    await call('POST', '/api/ipam/ip-addresses/', ifs.map((f: any) => ({ address: addressOf(f.id), assigned_object_type: 'dcim.interface', assigned_object_id: f.id })));
   }
 }
 

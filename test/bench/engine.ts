@@ -18,6 +18,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { modelList } from '../../runtime/data/registry.js';
 import { load } from './load.js';
+import { addressOf } from './addresses.js';
 import { naturalKey } from '../../runtime/data/natural.js';
 import { parseNetwork } from '../../runtime/core/ipnet.js';
 import { postgresBulk, sqliteBulk } from './bulk-seed.js';
@@ -137,8 +138,6 @@ async function bulkCreate(path: string, items: unknown[]): Promise<any[]> {
   return out;
 }
 
-/** `10.a.b.c` for the n-th address of the dataset (from 10.0.0.1: the /8's network ID may not be assigned), with the /8 every address carries. */
-const addressOf = (i: number) => { const n = i + 1; return `10.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}/8`; };
 const PREFIXES = scale ? 4096 : 40;
 const SMALL_VLANS = 21;
 const VLANS = scale ? 4000 : SMALL_VLANS;

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
+import { addressOf } from './addresses.js';
 
 const args = process.argv.slice(2);
 const engine = args.includes('--engine') && args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
@@ -50,10 +51,7 @@ try {
   // pages such as /api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100 profile on the bench's data.
   const interfaces: { id: number }[] = await call('POST', '/api/dcim/interfaces/', devices.flatMap((d: { id: number }) => Array.from({ length: 10 }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
   for (let i = 0; i < interfaces.length; i += 1000) {
-    await call('POST', '/api/ipam/ip-addresses/', interfaces.slice(i, i + 1000).map((f, k) => {
-      const n = i + k + 1;
-      return { address: `10.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}/8`, assigned_object_type: 'dcim.interface', assigned_object_id: f.id };
-    }));
+    await call('POST', '/api/ipam/ip-addresses/', interfaces.slice(i, i + 1000).map((f, k) => ({ address: addressOf(i + k), assigned_object_type: 'dcim.interface', assigned_object_id: f.id })));
   }
   const resolved = targets.map((t) => t.replace('{device}', String(devices[0].id)));
   for (const path of resolved) await call('GET', path);
