@@ -42,18 +42,27 @@ export type ChangeListener = (changes: Change[], ctx: ChangeContext) => Promise<
 /** Whether a listener reads the full representation of deleted objects of a model (a webhook's payload). */
 export type WantsDeleted = (entry: ModelEntry, ctx: ChangeContext) => Promise<boolean>;
 
-const listeners: ChangeListener[] = [];
+export interface ListenerOptions {
+  /**
+   * Whether it reads the full representation of deleted objects of a model; when no listener does, a
+   * delete renders only the brief one (its display, for the change log), which spares loading every
+   * related row of every deleted object.
+   */
+  wantsDeleted?: WantsDeleted;
+  /**
+   * It reads nothing but the changes it is given (the change log): a delete may run it while the
+   * database is still removing the rows (recordDeletes).
+   */
+  changesOnly?: boolean;
+}
+
+const listeners: { listener: ChangeListener; changesOnly: boolean }[] = [];
 const deletedWanted: WantsDeleted[] = [];
 
-/**
- * Registers a listener that runs inside the writing transaction (the change log, the webhook queue).
- * `wantsDeleted`: whether it reads the full representation of deleted objects of a model; when no
- * listener does, a delete renders only the brief one (its display, for the change log), which spares
- * loading every related row of every deleted object.
- */
-export function onChanges(listener: ChangeListener, wantsDeleted?: WantsDeleted): void {
-  listeners.push(listener);
-  if (wantsDeleted) deletedWanted.push(wantsDeleted);
+/** Registers a listener that runs inside the writing transaction (the change log, the webhook queue). */
+export function onChanges(listener: ChangeListener, options: ListenerOptions = {}): void {
+  listeners.push({ listener, changesOnly: !!options.changesOnly });
+  if (options.wantsDeleted) deletedWanted.push(options.wantsDeleted);
 }
 
 async function fullWanted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
@@ -197,12 +206,17 @@ export async function defer(ctx: ChangeContext, changes: Change[]): Promise<void
   pending.set(ctx.db, [...(pending.get(ctx.db) ?? []), ...changes]);
 }
 
-async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
+/** `changes` with those held for the transaction (taken: they are emitted once). */
+function withHeld(changes: Change[], ctx: ChangeContext): Change[] {
   const held = pending.get(ctx.db);
   if (held) pending.delete(ctx.db);
-  const all = held ? [...changes, ...held] : changes;
+  return held ? [...changes, ...held] : changes;
+}
+
+async function emit(changes: Change[], ctx: ChangeContext): Promise<void> {
+  const all = withHeld(changes, ctx);
   if (!all.length) return;
-  for (const listener of listeners) await listener(all, ctx);
+  for (const { listener } of listeners) await listener(all, ctx);
 }
 
 /** Tags and many-to-many links taken over from other snapshots of the same objects. */
@@ -262,8 +276,27 @@ export function deleteChanges(doomed: (Doomed | null)[]): Change[] {
   return changes;
 }
 
-export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[]): Promise<void> {
-  await emit(deleteChanges(doomed), ctx);
+/**
+ * Records deletes whose records were taken before the rows went, around `remove` (the statements that
+ * delete them). The listeners that read only the changes (the change log) run while the database
+ * removes the rows: building their rows (JSON for 2,100 change rows of 100 devices: ~7 ms) overlaps
+ * the server's work, and their statements queue behind the removal's on the transaction's connection.
+ * The others (the webhook queue, which matches the rules the delete leaves) run after it.
+ */
+export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[], remove: () => Promise<void>): Promise<void> {
+  const removing = remove();
+  // Lets the first statement leave before this turn's JavaScript takes the thread.
+  await new Promise((resolve) => setImmediate(resolve));
+  const changes = withHeld(deleteChanges(doomed), ctx);
+  const early = (async () => {
+    if (changes.length) for (const { listener } of listeners.filter((l) => l.changesOnly)) await listener(changes, ctx);
+  })();
+  // Both finish before anything fails upwards: no statement of this request is left running.
+  const [removed, logged] = await Promise.allSettled([removing, early]);
+  for (const outcome of [removed, logged]) if (outcome.status === 'rejected') throw outcome.reason;
+  if (changes.length) for (const { listener } of listeners.filter((l) => !l.changesOnly)) await listener(changes, ctx);
+  // whatever the removal's own writes held back
+  await emit([], ctx);
 }
 
 /** The related object a model names (an interface's device, a termination's object), from the snapshot after or before the change. */
@@ -300,4 +333,4 @@ onChanges(async (changes, ctx) => {
       postchange_data: c.postchange ? (pg ? c.postchange : JSON.stringify(c.postchange)) : null,
     }));
   await insertRows(ctx.db, log, rows);
-});
+}, { changesOnly: true });

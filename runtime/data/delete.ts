@@ -101,8 +101,8 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   }
   const closure = await cascadeClosure(db, entry, wanted);
   await refuseProtected(db, closure);
-  const doomed = [];
-  for (const [name, set] of closure) doomed.push(await beforeDelete(ctx, model(name), [...set]));
+  // At once: on PostgreSQL one model's reads run while another's rows are turned into records.
+  const doomed = await Promise.all([...closure].map(([name, set]) => beforeDelete(ctx, model(name), [...set])));
   for (const [name, set] of closure) {
     for (const hook of hooksOf(model(name))) if (hook.beforeDelete) await hook.beforeDelete([...set], { db, entry: model(name), closure, request: ctx });
   }
@@ -129,17 +129,18 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     if (model(name).definition.tags) cleanups.push(whereAny(db, db('extras_taggeditem').where('content_type', ct), 'object_id', [...set]).delete());
   }
   // rows that feed a rollup: their parents are recounted once they are gone
-  const fed = [];
+  const fed: ReturnType<typeof parentsOf>[] = [];
   for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await whereAny(db, db(model(name).definition.table), 'id', [...set])));
-  // one statement on PostgreSQL (one array parameter); SQLite's bound parameters are counted
-  const perStatement = isPostgres(db) ? wanted.length : CHUNK * 10;
-  for (let i = 0; i < wanted.length; i += perStatement) await whereAny(db, db(entry.definition.table), 'id', wanted.slice(i, i + perStatement)).delete();
-  // The generic cleanups after the rows they point at (they have no constraint to keep): a counter
-  // trigger on their table then finds its deleted parents gone instead of rewriting each one (and
-  // all its indexes) just before the cascade removes it, e.g. 1000 interfaces of 100 devices.
-  await runTogether(db, cleanups);
-  for (const parents of fed) await refreshRollups(db, parents);
-  await bumpCacheVersion(db, closure.keys(), true);
-  await recordDeletes(ctx, doomed);
+  await recordDeletes(ctx, doomed, async () => {
+    // one statement on PostgreSQL (one array parameter); SQLite's bound parameters are counted
+    const perStatement = isPostgres(db) ? wanted.length : CHUNK * 10;
+    for (let i = 0; i < wanted.length; i += perStatement) await whereAny(db, db(entry.definition.table), 'id', wanted.slice(i, i + perStatement)).delete();
+    // The generic cleanups after the rows they point at (they have no constraint to keep): a counter
+    // trigger on their table then finds its deleted parents gone instead of rewriting each one (and
+    // all its indexes) just before the cascade removes it, e.g. 1000 interfaces of 100 devices.
+    await runTogether(db, cleanups);
+    for (const parents of fed) await refreshRollups(db, parents);
+    await bumpCacheVersion(db, closure.keys(), true);
+  });
   return wanted;
 }

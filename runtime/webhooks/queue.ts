@@ -169,4 +169,4 @@ async function wantsDeleted(entry: ModelEntry, ctx: ChangeContext): Promise<bool
   return (await rules).some((r) => r.contentTypes.has(entry.definition.contentType));
 }
 
-onChanges(queueChanges, wantsDeleted);
+onChanges(queueChanges, { wantsDeleted });
