@@ -3,9 +3,10 @@
  * transaction as the change, with the request's X-Request-ID, snapshots before and after, nothing
  * for a rolled-back request or an update that changed nothing, and NetBox's filters.
  */
+import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const test = suite('change log');
 let app: TestApp;
@@ -112,6 +113,61 @@ test('a component records its parent as the related object', async () => {
   assert.is(change.related_object.id, device.id);
   const siteChange = (await changes(`changed_object_type=dcim.site&changed_object_id=${site.id}`)).results[0];
   assert.is(siteChange.related_object, null, 'models without a parent have none');
+});
+
+/**
+ * Calls of node-pg's Client.query made while that connection still had a query running or waiting:
+ * node-pg deprecates queueing them (a warning on the service's output; an error from pg 9).
+ */
+async function busyHandOvers<T>(fn: () => Promise<T>): Promise<{ busy: number; calls: number; result: T }> {
+  const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
+  const query = Client.prototype.query;
+  let busy = 0;
+  let calls = 0;
+  Client.prototype.query = function (this: { activeQuery?: unknown; queryQueue?: unknown[] }, ...args: unknown[]) {
+    calls++;
+    if (this.activeQuery || this.queryQueue?.length) busy++;
+    return query.apply(this, args);
+  };
+  try {
+    const result = await fn();
+    return { busy, calls, result };
+  } finally {
+    Client.prototype.query = query;
+  }
+}
+
+test('a delete with cascades logs each removed object once with its last state; its statements take turns on the connection', async () => {
+  const site = await app.post('/api/dcim/sites/', { name: 'cas-site', slug: 'cas-site' });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'cas-m', slug: 'cas-m' });
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'cas-t', slug: 'cas-t' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'cas-r', slug: 'cas-r' });
+  const tag = await app.post('/api/extras/tags/', { name: 'cas-tag', slug: 'cas-tag' });
+  const devices = await app.post('/api/dcim/devices/', [1, 2, 3].map((n) => ({ name: `cas-${n}`, site: site.id, device_type: type.id, role: role.id, tags: [tag.id] })));
+  const interfaces = await app.post('/api/dcim/interfaces/', devices.flatMap((d: { id: number }) => [0, 1].map((j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
+  const addresses = await app.post('/api/ipam/ip-addresses/', interfaces.map((f: { id: number }, i: number) => ({ address: `192.0.2.${i + 1}/24`, assigned_object_type: 'dcim.interface', assigned_object_id: f.id, description: `cas-${i}` })));
+  const { busy, calls, result: reply } = await busyHandOvers(() => app.api('DELETE', '/api/dcim/devices/', devices.map((d: { id: number }) => ({ id: d.id }))));
+  expectStatus(reply, 204);
+  if (engine === 'postgres') {
+    assert.ok(calls > 10, `the delete ran its statements through node-pg (${calls})`);
+    assert.is(busy, 0, 'no statement handed to a connection still running another');
+  }
+  const log = (await changes(`request_id=${reply.headers.get('x-request-id')}`)).results;
+  const logged = (type: string) => log.filter((c: any) => c.changed_object_type === type).map((c: any) => c.changed_object_id).sort((a: number, b: number) => a - b);
+  const ids = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
+  assert.equal(logged('dcim.device'), ids(devices));
+  assert.equal(logged('dcim.interface'), ids(interfaces));
+  assert.equal(logged('ipam.ipaddress'), ids(addresses));
+  assert.is(log.length, devices.length + interfaces.length + addresses.length);
+  assert.ok(log.every((c: any) => c.action.value === 'delete' && c.postchange_data === null));
+  const device = log.find((c: any) => c.changed_object_id === devices[0].id && c.changed_object_type === 'dcim.device');
+  assert.is(device.prechange_data.name, 'cas-1');
+  assert.equal(device.prechange_data.tags, ['cas-tag']);
+  const address = log.find((c: any) => c.changed_object_id === addresses[0].id && c.changed_object_type === 'ipam.ipaddress');
+  assert.is(address.prechange_data.description, 'cas-0');
+  assert.is(address.prechange_data.assigned_object_id, interfaces[0].id);
+  for (const d of devices) expectStatus(await app.api('GET', `/api/dcim/devices/${d.id}/`), 404);
+  expectStatus(await app.api('GET', `/api/ipam/ip-addresses/${addresses[0].id}/`), 404);
 });
 
 test.run();

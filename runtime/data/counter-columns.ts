@@ -31,7 +31,7 @@ export interface Counter {
   form?: 2;
 }
 
-const isPg = (knex: Knex) => knex.client.config.client === 'pg';
+const isPg = (knex: Knex) => knex.client.driverName === 'pg';
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Trigger (and PostgreSQL function) names: `<parent>_<column>_<event>`, within PostgreSQL's 63 characters. */

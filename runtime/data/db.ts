@@ -29,6 +29,29 @@ class ImmediateTransaction extends SqliteTransaction {
   }
 }
 
+const PgClientBase = require('knex/lib/dialects/postgres/index.js') as Ctor;
+
+/** Statements waiting for their turn on a PostgreSQL connection (see PgClient). */
+const turns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Statements issued together on one connection (a transaction's independent reads, a delete's change
+ * log written while its rows are removed) take turns here: node-postgres runs one query at a time per
+ * connection and deprecates queueing them itself. The JavaScript between them still overlaps the
+ * server's work on the one before.
+ */
+class PgClient extends PgClientBase {
+  _query(connection: object, obj: unknown) {
+    const run = () => super._query(connection, obj) as Promise<unknown>;
+    const before = turns.get(connection);
+    const mine = before ? before.then(run) : run();
+    const settled = mine.then(() => undefined, () => undefined);
+    turns.set(connection, settled);
+    void settled.then(() => { if (turns.get(connection) === settled) turns.delete(connection); });
+    return mine;
+  }
+}
+
 const SqliteQueryCompiler = require('knex/lib/dialects/sqlite3/query/sqlite-querycompiler.js') as Ctor;
 
 /**
@@ -71,7 +94,7 @@ const SQLITE_BUSY_TIMEOUT_MS = 30_000;
 export type Db = Knex;
 
 export function isPostgres(db: Knex): boolean {
-  return db.client.config.client === 'pg';
+  return db.client.driverName === 'pg';
 }
 
 interface SqliteConnection { pragma(s: string): unknown; prepare(sql: string): unknown }
@@ -96,7 +119,7 @@ function reusePreparedStatements(conn: SqliteConnection): void {
 export function openDatabase(config: Config): Knex {
   if (config.databaseUrl) {
     return knexFactory({
-      client: 'pg',
+      client: PgClient as unknown as typeof knexFactory.Client,
       connection: config.databaseUrl,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
       log: knexLog,

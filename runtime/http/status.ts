@@ -31,7 +31,7 @@ export function packageVersion(name: string): string | null {
 }
 
 export function status(services: Services, versions: { netbox: string; netledger: string }) {
-  const postgres = services.db.client.config.client === 'pg';
+  const postgres = services.db.client.driverName === 'pg';
   const apps: Record<string, string | null> = { netledger: versions.netledger };
   for (const name of ['knex', 'koa', postgres ? 'pg' : 'better-sqlite3']) apps[name] = packageVersion(name);
   const installed = Object.fromEntries(Object.entries(apps).sort(([a], [b]) => a.localeCompare(b)));

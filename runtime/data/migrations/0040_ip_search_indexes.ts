@@ -50,7 +50,7 @@ async function sqliteSearch(knex: Knex, table: string, columns: string[]): Promi
 }
 
 export async function up(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'pg') {
+  if (knex.client.driverName !== 'pg') {
     await knex.raw('create index ipam_ipaddress_address_text_idx on ipam_ipaddress (address)');
     await sqliteSearch(knex, 'ipam_ipaddress', COLUMNS);
     return;
@@ -64,7 +64,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (knex.client.config.client !== 'pg') {
+  if (knex.client.driverName !== 'pg') {
     for (const t of ['insert', 'delete', 'update']) await knex.raw(`drop trigger if exists ipam_ipaddress_search_${t}`);
     await knex.raw('drop table if exists ipam_ipaddress_search');
   }

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 const COLUMNS = ['dns_name', 'description'];
 
 async function rebuild(knex: Knex, partial: boolean): Promise<void> {
-  if (knex.client.config.client !== 'pg') return;
+  if (knex.client.driverName !== 'pg') return;
   for (const column of COLUMNS) {
     const name = `ipam_ipaddress_${column}_trgm_idx`;
     const found = await knex.raw('select indexdef from pg_indexes where schemaname = current_schema() and indexname = ?', [name]);
