@@ -11,6 +11,7 @@ import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
 import { inBatch, literalsOf } from './pg-batch.js';
 import { arrayBindings, arrayForm, MOST_LISTED, type ArrayForm } from './id-arrays.js';
+import { asArrays, objectRows, withObjectRows } from './pg-rows.js';
 
 const require = createRequire(import.meta.url);
 type Ctor = new (...args: any[]) => any;
@@ -41,8 +42,12 @@ const turns = new WeakMap<object, Promise<unknown>>();
  * server's work on the one before.
  */
 class PgClient extends PgClientBase {
-  _query(connection: object, obj: unknown) {
-    const run = () => super._query(connection, obj) as Promise<unknown>;
+  _query(connection: object, obj: { options?: object; response?: unknown }) {
+    // Rows as arrays, made objects by pg-rows.ts.
+    const run = () => {
+      obj.options = asArrays(obj.options ?? {});
+      return (super._query(connection, obj) as Promise<typeof obj>).then((done) => { done.response = withObjectRows(done.response); return done; });
+    };
     const before = turns.get(connection);
     const mine = before ? before.then(run) : run();
     const settled = mine.then(() => undefined, () => undefined);
@@ -333,7 +338,7 @@ async function runRead(db: Knex, sql: string, bindings: unknown[], batch = true)
   const client = db.client as PoolClient;
   const connection = await client.acquireConnection();
   try {
-    return (await connection.query({ text: sql, values: bindings })).rows;
+    return objectRows(await connection.query(asArrays({ text: sql, values: bindings })));
   } finally {
     await client.releaseConnection(connection);
   }

@@ -17,6 +17,7 @@
  * runs alone, bound, so every read gets its own answer or error, and the next batch prepares anew.
  */
 import type { Knex } from 'knex';
+import { asArrays, objectRows, withObjectRows } from './pg-rows.js';
 
 interface PoolClient {
   acquireConnection(): Promise<any>;
@@ -138,13 +139,13 @@ async function runBatch(db: Knex, list: Waiting[]): Promise<void> {
   try {
     let results: { rows: Record<string, any>[] }[] | null = null;
     try {
-      const answer = await connection.query(text);
+      const answer = withObjectRows(await connection.query(asArrays({ text })));
       results = Array.isArray(answer) ? answer : [answer];
     } catch {
       // Which statements the server prepared before the failure is unknown: it forgets them all.
       prepared.clear();
       await connection.query('DEALLOCATE ALL');
-      for (const w of list) await connection.query({ text: w.sql, values: w.bindings }).then((r: { rows: Record<string, any>[] }) => w.resolve(r.rows), w.reject);
+      for (const w of list) await connection.query(asArrays({ text: w.sql, values: w.bindings })).then((r: Parameters<typeof objectRows>[0]) => w.resolve(objectRows(r)), w.reject);
     }
     if (results) list.forEach((w, i) => w.resolve(results[at[i]].rows));
   } catch (error) {
