@@ -116,18 +116,29 @@ test('a component records its parent as the related object', async () => {
 });
 
 /**
- * Calls of node-pg's Client.query made while that connection still had a query running or waiting:
- * node-pg deprecates queueing them (a warning on the service's output; an error from pg 9).
+ * Calls of node-pg's Client.query made while the same connection still had a query running or
+ * waiting: node-pg deprecates queueing them (a warning on the service's output; an error from pg 9).
  */
 async function busyHandOvers<T>(fn: () => Promise<T>): Promise<{ busy: number; calls: number; result: T }> {
   const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
   const query = Client.prototype.query;
+  const running = new WeakMap<object, number>();
   let busy = 0;
   let calls = 0;
-  Client.prototype.query = function (this: { activeQuery?: unknown; queryQueue?: unknown[] }, ...args: unknown[]) {
+  Client.prototype.query = function (this: object, ...args: unknown[]) {
     calls++;
-    if (this.activeQuery || this.queryQueue?.length) busy++;
-    return query.apply(this, args);
+    if ((running.get(this) ?? 0) > 0) busy++;
+    running.set(this, (running.get(this) ?? 0) + 1);
+    const done = () => { running.set(this, (running.get(this) ?? 1) - 1); };
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (...answer: unknown[]) => { done(); return callback(...answer); };
+      return query.apply(this, args);
+    }
+    const result = query.apply(this, args) as { then?: (ok: () => void, failed: () => void) => unknown } | undefined;
+    if (typeof result?.then === 'function') result.then(done, done);
+    else done();
+    return result;
   };
   try {
     const result = await fn();
