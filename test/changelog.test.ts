@@ -3,10 +3,11 @@
  * transaction as the change, with the request's X-Request-ID, snapshots before and after, nothing
  * for a rolled-back request or an update that changed nothing, and NetBox's filters.
  */
-import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, watchPgQueries, type TestApp } from './helpers.js';
+import { inputFor } from './factory.js';
+import { model } from '../runtime/data/registry.js';
 
 const test = suite('change log');
 let app: TestApp;
@@ -115,49 +116,13 @@ test('a component records its parent as the related object', async () => {
   assert.is(siteChange.related_object, null, 'models without a parent have none');
 });
 
-/**
- * Calls of node-pg's Client.query made while the same connection still had a query running or
- * waiting: node-pg deprecates queueing them (a warning on the service's output; an error from pg 9).
- */
-async function busyHandOvers<T>(fn: () => Promise<T>): Promise<{ busy: number; calls: number; result: T }> {
-  const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
-  const query = Client.prototype.query;
-  const running = new WeakMap<object, number>();
-  let busy = 0;
-  let calls = 0;
-  Client.prototype.query = function (this: object, ...args: unknown[]) {
-    calls++;
-    if ((running.get(this) ?? 0) > 0) busy++;
-    running.set(this, (running.get(this) ?? 0) + 1);
-    const done = () => { running.set(this, (running.get(this) ?? 1) - 1); };
-    const callback = args[args.length - 1];
-    if (typeof callback === 'function') {
-      args[args.length - 1] = (...answer: unknown[]) => { done(); return callback(...answer); };
-      return query.apply(this, args);
-    }
-    const result = query.apply(this, args) as { then?: (ok: () => void, failed: () => void) => unknown } | undefined;
-    if (typeof result?.then === 'function') result.then(done, done);
-    else done();
-    return result;
-  };
-  try {
-    const result = await fn();
-    return { busy, calls, result };
-  } finally {
-    Client.prototype.query = query;
-  }
-}
-
 test('a delete with cascades logs each removed object once with its last state; its statements take turns on the connection', async () => {
-  const site = await app.post('/api/dcim/sites/', { name: 'cas-site', slug: 'cas-site' });
-  const maker = await app.post('/api/dcim/manufacturers/', { name: 'cas-m', slug: 'cas-m' });
-  const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'cas-t', slug: 'cas-t' });
-  const role = await app.post('/api/dcim/device-roles/', { name: 'cas-r', slug: 'cas-r' });
+  const base = await inputFor(app, model('Device'));
   const tag = await app.post('/api/extras/tags/', { name: 'cas-tag', slug: 'cas-tag' });
-  const devices = await app.post('/api/dcim/devices/', [1, 2, 3].map((n) => ({ name: `cas-${n}`, site: site.id, device_type: type.id, role: role.id, tags: [tag.id] })));
+  const devices = await app.post('/api/dcim/devices/', [1, 2, 3].map((n) => ({ ...base, name: `cas-${n}`, tags: [tag.id] })));
   const interfaces = await app.post('/api/dcim/interfaces/', devices.flatMap((d: { id: number }) => [0, 1].map((j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
   const addresses = await app.post('/api/ipam/ip-addresses/', interfaces.map((f: { id: number }, i: number) => ({ address: `192.0.2.${i + 1}/24`, assigned_object_type: 'dcim.interface', assigned_object_id: f.id, description: `cas-${i}` })));
-  const { busy, calls, result: reply } = await busyHandOvers(() => app.api('DELETE', '/api/dcim/devices/', devices.map((d: { id: number }) => ({ id: d.id }))));
+  const { busy, calls, result: reply } = await watchPgQueries(() => app.api('DELETE', '/api/dcim/devices/', devices.map((d: { id: number }) => ({ id: d.id }))));
   expectStatus(reply, 204);
   if (engine === 'postgres') {
     assert.ok(calls > 10, `the delete ran its statements through node-pg (${calls})`);

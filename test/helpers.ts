@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { loadConfig } from '../runtime/core/config.js';
 import { start, type Running } from '../runtime/server.js';
 import { models } from '../runtime/data/registry.js';
@@ -139,3 +140,37 @@ export function detailPath(entry: ModelEntry, id: number): string {
 }
 
 export { models };
+
+/**
+ * The calls of node-pg's Client.query (one per round trip to PostgreSQL) while `fn` runs, and how many
+ * of them were handed to a connection still running or queueing another query (node-pg deprecates
+ * that: a warning on the service's output, an error from pg 9). Nothing on SQLite.
+ */
+export async function watchPgQueries<T>(fn: () => Promise<T>): Promise<{ calls: number; busy: number; result: T }> {
+  const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
+  const query = Client.prototype.query;
+  const running = new WeakMap<object, number>();
+  let calls = 0;
+  let busy = 0;
+  Client.prototype.query = function (this: object, ...args: unknown[]) {
+    calls++;
+    if ((running.get(this) ?? 0) > 0) busy++;
+    running.set(this, (running.get(this) ?? 0) + 1);
+    const done = () => { running.set(this, (running.get(this) ?? 1) - 1); };
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (...answer: unknown[]) => { done(); return callback(...answer); };
+      return query.apply(this, args);
+    }
+    const result = query.apply(this, args) as { then?: (ok: () => void, failed: () => void) => unknown } | undefined;
+    if (typeof result?.then === 'function') result.then(done, done);
+    else done();
+    return result;
+  };
+  try {
+    const result = await fn();
+    return { calls, busy, result };
+  } finally {
+    Client.prototype.query = query;
+  }
+}

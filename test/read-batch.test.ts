@@ -3,11 +3,10 @@
  * read must still get its own rows, a failing read its own error, and the others their rows. On
  * SQLite the same calls run one by one; the test holds there too.
  */
-import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readByIds, readRows } from '../runtime/data/db.js';
-import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, watchPgQueries, type TestApp } from './helpers.js';
 
 let starting: Promise<TestApp> | undefined;
 let app: TestApp;
@@ -112,20 +111,6 @@ test('a page of many rows reads their relations with the same statements whateve
   else assert.is(more.size, some.size);
 });
 
-/** The round trips to PostgreSQL (calls of node-pg's Client.query) while `fn` runs. */
-async function roundTrips<T>(fn: () => Promise<T>): Promise<{ count: number; result: T }> {
-  const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
-  const query = Client.prototype.query;
-  let count = 0;
-  Client.prototype.query = function (this: unknown, ...args: unknown[]) { count++; return query.apply(this, args); };
-  try {
-    const result = await fn();
-    return { count, result };
-  } finally {
-    Client.prototype.query = query;
-  }
-}
-
 test('a device detail: the object, then its relations with their own (the type\'s manufacturer) in one round trip', async () => {
   const maker = await app.post('/api/dcim/manufacturers/', { name: 'rt-maker', slug: 'rt-maker' });
   const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'rt-type', slug: 'rt-type' });
@@ -137,14 +122,14 @@ test('a device detail: the object, then its relations with their own (the type\'
   // Warm: the texts are prepared, the caches filled.
   for (let i = 0; i < 3; i++) await app.get(path);
   const runs = [];
-  for (let i = 0; i < 3; i++) runs.push(await roundTrips(() => app.get(path)));
+  for (let i = 0; i < 3; i++) runs.push(await watchPgQueries(() => app.get(path)));
   for (const { result } of runs) {
     assert.is(result.device_type.manufacturer.name, 'rt-maker');
     assert.equal(result.tags.map((t: { slug: string }) => t.slug), ['rt-tag']);
   }
   // PostgreSQL: (cache version, device), then (tags, device type, manufacturer, site, role, ...).
   // The fewest of three runs: a write of another test's app may make the version move once.
-  if (engine === 'postgres') assert.is(Math.min(...runs.map((r) => r.count)), 2, `round trips: ${runs.map((r) => r.count)}`);
+  if (engine === 'postgres') assert.is(Math.min(...runs.map((r) => r.calls)), 2, `round trips: ${runs.map((r) => r.calls)}`);
 });
 
 test.run();

@@ -78,23 +78,17 @@ async function insertPostgres(db: Knex, table: string, columns: string[], rows: 
     }
     return out;
   }
-  const names = (list: string[]) => list.map(() => '??');
   const back = returning ? ` returning ${returning === '*' ? '*' : '??'}` : '';
-  const backBinding = returning && returning !== '*' ? [returning] : [];
-  // WITH ORDINALITY ... ORDER BY: rows are inserted (and their ids drawn) in the order given.
-  if (!objects.length) {
-    const list = names(columns).join(', ');
-    const sql = `insert into ?? (${list}) select ${list} from json_populate_recordset(null::??, ?::json) with ordinality as r order by r.ordinality${back}`;
-    return (await db.raw(sql, [table, ...columns, ...columns, table, json, ...backBinding])).rows;
-  }
-  // The object columns zipped by position (one unnest of several arrays), joined to the rows by it.
+  // The object columns zipped by position (one unnest of several arrays) and joined to the rows by it.
   const texts = objects.map((c) => rows.map((r) => (r[c] === null ? ABSENT : JSON.stringify(r[c]))).join(SEPARATOR));
-  const split = objects.map(() => `string_to_array(?, chr(30))`).join(', ');
-  const values = objects.map((_, i) => `nullif(x.c${i}, '${ABSENT}')`);
-  const sql = `insert into ?? (${[...names(plain), ...names(objects)].join(', ')}) select ${[...plain.map(() => 'r.??'), ...values].join(', ')} `
-    + `from json_populate_recordset(null::??, ?::json) with ordinality as r `
-    + `join unnest(${split}) with ordinality as x(${objects.map((_, i) => `c${i}`).join(', ')}, n) on x.n = r.ordinality order by r.ordinality${back}`;
-  return (await db.raw(sql, [table, ...plain, ...objects, ...plain, table, json, ...texts, ...backBinding])).rows;
+  const zip = objects.length
+    ? ` join unnest(${objects.map(() => `string_to_array(?, chr(${SEPARATOR.charCodeAt(0)}))`).join(', ')}) with ordinality as x(${objects.map((_, i) => `c${i}`).join(', ')}, n) on x.n = r.ordinality`
+    : '';
+  const select = [...plain.map(() => 'r.??'), ...objects.map((_, i) => `nullif(x.c${i}, '${ABSENT}')`)];
+  // WITH ORDINALITY ... ORDER BY: rows are inserted (and their ids drawn) in the order given.
+  const sql = `insert into ?? (${[...plain, ...objects].map(() => '??').join(', ')}) select ${select.join(', ')} from json_populate_recordset(null::??, ?::json) with ordinality as r${zip} order by r.ordinality${back}`;
+  const bindings = [table, ...plain, ...objects, ...plain, table, json, ...texts, ...(returning && returning !== '*' ? [returning] : [])];
+  return (await db.raw(sql, bindings)).rows;
 }
 
 async function insertChunks(db: Knex, table: string, rows: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
