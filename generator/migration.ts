@@ -127,7 +127,7 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }
     const ordering = orderingIndex(d);
     if (ordering) lines.push(ordering);
-    lines.push(...counterLines(d, byName));
+    lines.push(...counterLines(d, byName), TALLY);
     const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
       table: f.through!,
       lines: [
@@ -220,10 +220,18 @@ const renewCounterCall = (l: string) => `  await renewCounter(knex, ${l.slice(8)
 /** A counter's column and what it counts, without its triggers' form: a change of form alone renews the triggers, keeping the column. */
 const counterIdentity = (l: string) => { const { form: _form, ...counter } = JSON.parse(l.slice(8)) as Counter; return JSON.stringify(counter); };
 
+/** The `tally` line: the model table's row tally (runtime/data/row-tallies.ts), added once the table exists, dropped before it goes. */
+const TALLY = 'tally';
+const isTally = (l: string) => l === TALLY;
+const addTallyCall = (table: string) => `  await addTally(knex, '${table}');`;
+const dropTallyCall = (table: string) => `  await dropTally(knex, '${table}');`;
+
 function migrationText(doc: string, up: string[], down: string[]): string {
-  const used = ['addCounter', 'dropCounter', 'renewCounter', 'suspendCounters', 'resumeCounters'].filter((name) => [...up, ...down].some((l) => l.includes(`await ${name}(`)));
+  const uses = (name: string) => [...up, ...down].some((l) => l.includes(`await ${name}(`));
+  const used = ['addCounter', 'dropCounter', 'renewCounter', 'suspendCounters', 'resumeCounters'].filter(uses);
+  const tallies = ['addTally', 'dropTally'].filter(uses);
   return `import type { Knex } from 'knex';
-${used.length ? `import { ${used.join(', ')} } from '../../runtime/data/counter-columns.js';\n` : ''}
+${used.length ? `import { ${used.join(', ')} } from '../../runtime/data/counter-columns.js';\n` : ''}${tallies.length ? `import { ${tallies.join(', ')} } from '../../runtime/data/row-tallies.js';\n` : ''}
 /** ${doc} */
 export async function up(knex: Knex): Promise<void> {
 ${up.join('\n')}
@@ -257,8 +265,13 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   const files = new Map<string, string>();
   const countersNow = allSpecs.flatMap((s) => s.lines.filter(isCounter));
   const countersBefore = Object.values(allPrevious ?? {}).flatMap((lines) => lines.filter(isCounter));
-  const specs = allSpecs.map((s) => ({ table: s.table, lines: s.lines.filter((l) => !isCounter(l)) }));
-  const previous = allPrevious && Object.fromEntries(Object.entries(allPrevious).map(([t, lines]) => [t, lines.filter((l) => !isCounter(l))]));
+  const talliesNow = allSpecs.filter((s) => s.lines.some(isTally)).map((s) => s.table);
+  const talliesBefore = Object.entries(allPrevious ?? {}).filter(([, lines]) => lines.some(isTally)).map(([table]) => table);
+  const talliesAdded = talliesNow.filter((t) => !talliesBefore.includes(t));
+  const talliesRemoved = talliesBefore.filter((t) => !talliesNow.includes(t));
+  const plain = (l: string) => !isCounter(l) && !isTally(l);
+  const specs = allSpecs.map((s) => ({ table: s.table, lines: s.lines.filter(plain) }));
+  const previous = allPrevious && Object.fromEntries(Object.entries(allPrevious).map(([t, lines]) => [t, lines.filter(plain)]));
   const identitiesNow = new Set(countersNow.map(counterIdentity));
   const identitiesBefore = new Map(countersBefore.map((l) => [counterIdentity(l), l]));
   const countersAdded = countersNow.filter((l) => !identitiesBefore.has(counterIdentity(l)));
@@ -266,8 +279,8 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   /** kept counters whose triggers' form changed: [now, before] */
   const countersRenewed = countersNow.filter((l) => identitiesBefore.has(counterIdentity(l)) && !countersBefore.includes(l)).map((l) => [l, identitiesBefore.get(counterIdentity(l))!]);
   if (!previous) {
-    const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines)), ...countersNow.map(addCounterCall)];
-    const down = [...countersNow.map(dropCounterCall), ...[...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`)];
+    const up = [...specs.flatMap(createTable), ...specs.flatMap((spec) => addLate(spec.table, spec.lines)), ...countersNow.map(addCounterCall), ...talliesNow.map(addTallyCall)];
+    const down = [...talliesNow.map(dropTallyCall), ...countersNow.map(dropCounterCall), ...[...specs].reverse().map((s) => `  await knex.schema.dropTableIfExists('${s.table}');`)];
     files.set('0001_initial', migrationText('Creates every model table.', up, down));
     return { files, snapshot };
   }
@@ -336,6 +349,11 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
   up.push(...countersAdded.map(addCounterCall), ...countersRenewed.map(([now]) => renewCounterCall(now)));
   down.unshift(...countersAdded.map(dropCounterCall));
   down.push(...countersRemoved.map(addCounterCall), ...countersRenewed.map(([, before]) => renewCounterCall(before)));
+  // Tallies start once their table exists and stop before it goes.
+  up.unshift(...talliesRemoved.map(dropTallyCall));
+  up.push(...talliesAdded.map(addTallyCall));
+  down.unshift(...talliesAdded.map(dropTallyCall));
+  down.push(...talliesRemoved.map(addTallyCall));
   if (!up.length) return { files, snapshot };
   const next = existing.filter((n) => /^1\d{3}_/.test(n)).length + 1001;
   files.set(`${next}_schema`, migrationText('Brings the tables in line with a change of schema/.', up, down));

@@ -3,14 +3,17 @@
  * `COUNT_EXACT_LIMIT` rows (100,000 by default). Past it an exact COUNT(*) reads every matching row
  * on every page of the list (on the bench machine, about 15-40 ms per million on SQLite and 60-100
  * ms on PostgreSQL), so the count becomes an estimate, never below the limit:
- * - unfiltered, on both engines: the table's size from the planner statistics (PostgreSQL's
- *   `reltuples`; SQLite's `sqlite_stat1`, which statistics.ts keeps with PRAGMA optimize). Without
- *   statistics the table is counted.
+ * - unfiltered on PostgreSQL: exact at any size, from the table's row tally (row-tallies.ts), kept
+ *   by the database's triggers: no estimate, and no COUNT(*) (5-7 ms for 100,000 rows).
+ * - unfiltered on SQLite (and on a PostgreSQL table without a tally): the table's size from the
+ *   planner statistics (PostgreSQL's `reltuples`; SQLite's `sqlite_stat1`, which statistics.ts keeps
+ *   with PRAGMA optimize). Without statistics the table is counted.
  * - filtered, once a count capped at the limit has shown there are more: on PostgreSQL the plan's
  *   row estimate; on SQLite, which has none, the share of an even sample of rows that match.
  */
 import type { Knex } from 'knex';
 import { isPostgres, readAlone, readRows } from './db.js';
+import { talliedRows } from './row-tallies.js';
 
 export interface Count {
   count: number;
@@ -68,6 +71,8 @@ export async function countRows(db: Knex, table: string, query: Knex.QueryBuilde
   const { sql, bindings } = query.clone().select(db.raw('1')).toSQL();
   const unfiltered = bindings.length === 0 && !/\swhere\s/i.test(sql);
   if (unfiltered) {
+    const tallied = isPostgres(db) ? await talliedRows(db, table) : null;
+    if (tallied !== null) return { count: tallied, estimated: false };
     const estimate = await tableEstimate(db, table);
     if (estimate > exactLimit) return { count: estimate, estimated: true };
     return { count: await exact(db, query), estimated: false };

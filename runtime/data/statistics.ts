@@ -13,6 +13,7 @@
  */
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
+import { foldTallies } from './row-tallies.js';
 import { log } from '../core/log.js';
 
 const SQLITE_EVERY_MS = 60 * 60 * 1000;
@@ -43,6 +44,8 @@ async function analyzePostgres(db: Knex): Promise<void> {
     const tables = (await trx.raw(NEGLECTED)).rows as { name: string }[];
     for (const { name } of tables) await trx.raw(`analyze ${name}`);
     if (tables.length) log.debug({ tables: tables.map((t) => t.name) }, 'analysed tables autovacuum leaves alone');
+    // The same round folds the row tallies of tables written but seldom listed.
+    if ((await trx.raw("select to_regclass('row_tally') is not null as present")).rows[0].present) await foldTallies(trx);
   });
 }
 
