@@ -184,4 +184,30 @@ test('a running service renews the statistics every STATISTICS_INTERVAL, where a
   }
 });
 
+test('PostgreSQL: a running service vacuums the tables autovacuum leaves alone once their dead rows pass its threshold', async () => {
+  if (engine !== 'postgres') return;
+  const roles = '/api/tenancy/contact-roles/';
+  const running = await startApp({ STATISTICS_INTERVAL: '0.5' });
+  try {
+    const { db } = running.running;
+    await db.raw('ALTER TABLE tenancy_contactrole SET (autovacuum_enabled = false)');
+    const made = await running.api('POST', roles, Array.from({ length: 100 }, (_, i) => ({ name: `c${i}`, slug: `c${i}` })));
+    expectStatus(made, 201, '100 contact roles');
+    // 80 dead rows: past autovacuum's threshold of 50 plus a fifth of the table.
+    expectStatus(await running.api('DELETE', roles, made.body.slice(0, 80).map((r: { id: number }) => ({ id: r.id }))), 204);
+    const vacuums = async () => Number((await db.raw("select vacuum_count from pg_stat_user_tables where schemaname = current_schema() and relname = 'tenancy_contactrole'")).rows[0].vacuum_count);
+    // The service's backends report the deletes to the statistics within 10 s; a round after that vacuums.
+    let done = await vacuums();
+    for (let i = 0; i < 150 && !done; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = await vacuums();
+    }
+    assert.ok(done > 0, 'a round vacuumed the table');
+    const reply = await running.api('GET', `${roles}?limit=1`);
+    assert.is(reply.body.count, 20);
+  } finally {
+    await running.stop();
+  }
+});
+
 test.run();

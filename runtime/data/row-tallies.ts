@@ -72,15 +72,19 @@ const FOLD_AT = 64;
 const folding = new Set<string>();
 
 /**
- * Folds the deltas of `table` (or of every table with more than one) into one row each, in one
- * statement: the rows it deletes are exactly those it sums. A concurrent fold blocks on the rows the
- * first one deletes, then skips them, so it sums only what it deleted itself; readers see either
- * the deltas or their sum, never both; deltas of writers not yet committed are not seen, so stay.
+ * Folding deltas into one row per table, in one statement: the rows it deletes are exactly those it
+ * sums. A concurrent fold blocks on the rows the first one deletes, then skips them, so it sums only
+ * what it deleted itself; readers see either the deltas or their sum, never both; deltas of writers
+ * not yet committed are not seen, so they stay.
  */
-export async function foldTallies(knex: Knex, table?: string): Promise<void> {
-  const which = table ? 'table_name = ?' : 'table_name in (select table_name from row_tally group by table_name having count(*) > 1)';
-  await knex.raw(`with gone as (delete from row_tally where ${which} returning table_name, delta)
-    insert into row_tally (table_name, delta) select table_name, sum(delta) from gone group by table_name`, table ? [table] : []);
+const fold = (which: string) => `with gone as (delete from row_tally where ${which} returning table_name, delta)
+  insert into row_tally (table_name, delta) select table_name, sum(delta) from gone group by table_name`;
+
+/** Folds the deltas of every table that has more than one (the statistics round, statistics.ts). */
+export const FOLD_EVERY_TABLE = fold('table_name in (select table_name from row_tally group by table_name having count(*) > 1)');
+
+async function foldTable(db: Knex, table: string): Promise<void> {
+  await db.raw(fold('table_name = ?'), [table]);
 }
 
 /**
@@ -94,7 +98,7 @@ export async function talliedRows(db: Knex, table: string): Promise<number | nul
   if (!parts) return null;
   if (parts > FOLD_AT && !db.isTransaction && !folding.has(table)) {
     folding.add(table);
-    foldTallies(db, table)
+    foldTable(db, table)
       .catch((error) => log.debug({ err: error, table }, 'folding row tallies failed; the next read or round retries'))
       .finally(() => folding.delete(table));
   }
