@@ -146,17 +146,22 @@ export { models };
  * of them were handed to a connection still running or queueing another query (node-pg deprecates
  * that: a warning on the service's output, an error from pg 9). Nothing on SQLite.
  */
-export async function watchPgQueries<T>(fn: () => Promise<T>): Promise<{ calls: number; busy: number; result: T }> {
+export async function watchPgQueries<T>(fn: () => Promise<T>): Promise<{ calls: number; busy: number; events: string[]; result: T }> {
   const { Client } = createRequire(import.meta.url)('pg') as { Client: { prototype: { query(...args: unknown[]): unknown } } };
   const query = Client.prototype.query;
   const running = new WeakMap<object, number>();
   let calls = 0;
   let busy = 0;
+  /** `send <statement>` and `done <statement>` in the order they happened (statements as sent, whitespace collapsed) */
+  const events: string[] = [];
   Client.prototype.query = function (this: object, ...args: unknown[]) {
     calls++;
     if ((running.get(this) ?? 0) > 0) busy++;
     running.set(this, (running.get(this) ?? 0) + 1);
-    const done = () => { running.set(this, (running.get(this) ?? 1) - 1); };
+    const first = args[0] as string | { text?: string };
+    const text = (typeof first === 'string' ? first : first?.text ?? '').replace(/\s+/g, ' ');
+    events.push(`send ${text}`);
+    const done = () => { running.set(this, (running.get(this) ?? 1) - 1); events.push(`done ${text}`); };
     const callback = args[args.length - 1];
     if (typeof callback === 'function') {
       args[args.length - 1] = (...answer: unknown[]) => { done(); return callback(...answer); };
@@ -169,7 +174,7 @@ export async function watchPgQueries<T>(fn: () => Promise<T>): Promise<{ calls: 
   };
   try {
     const result = await fn();
-    return { calls, busy, result };
+    return { calls, busy, events, result };
   } finally {
     Client.prototype.query = query;
   }

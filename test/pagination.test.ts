@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, watchPgQueries, type Reply, type TestApp } from './helpers.js';
 import { createObject } from './factory.js';
 import { model } from '../runtime/data/registry.js';
 import { backfillNaturalKeys } from '../runtime/data/natural.js';
@@ -183,6 +183,43 @@ defaults('an unknown ordering field is ignored (200, default order)', async () =
   const mixed = await app.api('GET', `${SITES}?ordering=no_such_field,-name&limit=0`);
   expectStatus(mixed, 200);
   assert.equal(mixed.body.results.map((r: any) => r.name), [...names].reverse(), 'known names still apply');
+});
+
+defaults('a question that filled its page, then did not, then did, counts right each time', async () => {
+  // The same shape of question (?status=&limit=5) answered full (20 matches), short (none), full again:
+  // on PostgreSQL the count starts with the page once the shape filled it, and is dropped when short.
+  for (const [status, count] of [['active', 20], ['active', 20], ['decommissioning', 0], ['planned', 20], ['decommissioning', 0]] as const) {
+    const reply = await app.api('GET', `${SITES}?status=${status}&limit=5`);
+    expectStatus(reply, 200);
+    assert.is(reply.body.count, count, `${status}: count`);
+    assert.is(reply.body.results.length, Math.min(count, 5));
+    assert.is(!!reply.body.next, count > 5);
+  }
+  const later = await app.api('GET', `${SITES}?status=staging&limit=5&offset=15`);
+  expectStatus(later, 200);
+  assert.is(later.body.count, 20);
+  assert.is(later.body.next, null);
+  assert.is(later.body.results.length, 5);
+});
+
+defaults('PostgreSQL: a count the page will need is sent before the page is back; a short page sends none', async () => {
+  if (engine !== 'postgres') return;
+  const countSent = (events: string[]) => events.findIndex((e) => /^send select count\(\*\)/i.test(e));
+  const firstDone = (events: string[]) => events.findIndex((e) => e.startsWith('done '));
+  // A later page always needs its count: it goes out with the page.
+  const later = await watchPgQueries(() => app.api('GET', `${SITES}?status=active&limit=5&offset=5`));
+  assert.is(later.result.body.count, 20);
+  assert.ok(countSent(later.events) >= 0 && countSent(later.events) < firstDone(later.events), later.events.join('\n'));
+  // A first page whose question filled it last time: the same.
+  await app.api('GET', `${SITES}?status=planned&limit=5`);
+  const first = await watchPgQueries(() => app.api('GET', `${SITES}?status=planned&limit=5`));
+  assert.is(first.result.body.count, 20);
+  assert.ok(countSent(first.events) >= 0 && countSent(first.events) < firstDone(first.events), first.events.join('\n'));
+  // A question whose page came back short: no count at all (the page tells it).
+  await app.api('GET', `${SITES}?name=site-001&limit=5`);
+  const short = await watchPgQueries(() => app.api('GET', `${SITES}?name=site-002&limit=5`));
+  assert.is(short.result.body.count, 1);
+  assert.is(countSent(short.events), -1, short.events.join('\n'));
 });
 
 defaults.run();

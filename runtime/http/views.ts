@@ -19,6 +19,7 @@ import { countRows } from '../data/count.js';
 import { parentOf, parentParts } from '../data/parent-order.js';
 import { pageColumns } from '../data/page-columns.js';
 import { paginate } from './pagination.js';
+import { filledBefore, listShape, rememberFill } from './full-pages.js';
 import { inTransaction, isPostgres, readByIds, readRows } from '../data/db.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
@@ -250,14 +251,27 @@ export function views(entry: ModelEntry, services: Services) {
         return sendExport(ctx, entry, template, all);
       }
       const page = paginate(params, config);
+      const columns = await pageColumns(db, entry);
+      // On PostgreSQL a count that will be needed starts with the page: a later page always needs
+      // it, a first page when the same question filled it last time (full-pages.ts). Otherwise it
+      // waits for the page: most first pages are short, and a count nobody reads is a statement and
+      // a connection wasted.
+      const shape = isPostgres(db) && page.offset === 0 && page.limit !== null ? listShape(d.table, page.limit, params) : null;
+      const early = isPostgres(db) && page.limit !== null && (page.offset > 0 || filledBefore(shape!))
+        ? countRows(db, d.table, base, config.countExactLimit) : null;
       // Past knex's runner (readRows): for a page of 100 rows the runner costs more than the read.
-      const rows: Row[] = await readRows(db, pageQuery(db, entry, base, params, page, await pageColumns(db, entry)));
+      const rows: Row[] = await readRows(db, pageQuery(db, entry, base, params, page, columns)).catch((error) => {
+        early?.catch(() => undefined);
+        throw error;
+      });
+      const short = page.limit === null || rows.length < page.limit;
+      if (shape) rememberFill(shape, !short);
       // A short first page already tells the total; otherwise count with the same filters, while the
-      // page renders (on PostgreSQL on a connection of its own, count.ts). Not started with the page:
-      // most pages are short, and a count nobody reads is a statement and a connection wasted.
-      const counted = page.offset === 0 && (page.limit === null || rows.length < page.limit)
+      // page renders (on PostgreSQL on a connection of its own, count.ts).
+      if (page.offset === 0 && short) early?.catch(() => undefined);
+      const counted = page.offset === 0 && short
         ? { count: rows.length, estimated: false }
-        : countRows(db, d.table, base, config.countExactLimit);
+        : early ?? countRows(db, d.table, base, config.countExactLimit);
       const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) })]);
       // An estimate may fall short of the rows there are: a full page always has a next one then.
       const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
