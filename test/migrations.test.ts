@@ -12,7 +12,7 @@ import { buildMigrations, tableSpecs } from '../generator/migration.js';
 import { modelList } from '../runtime/data/registry.js';
 import type { ModelDefinition } from '../runtime/core/types.js';
 import { choiceSets } from '../generated/choices.js';
-import { expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
 
 const test = suite('migrations follow the schema');
 let app: TestApp;
@@ -69,6 +69,8 @@ test('the migration upgrades a database that holds data, and rolls back', async 
   assert.ok(await db.schema.hasColumn('dcim_site', 'asset_code'));
   assert.not.ok(await db.schema.hasColumn('dcim_site', 'shipping_address'));
   assert.ok(await db.schema.hasTable('extras_label'));
+  const tally = async () => (engine === 'postgres' ? (await db.raw("select count(*)::int as parts, coalesce(sum(delta), 0)::int as n from row_tally where table_name = 'extras_label'")).rows[0] : null);
+  if (engine === 'postgres') assert.equal(await tally(), { parts: 1, n: 0 }, 'the new table is tallied from its start');
   const row = await db('dcim_site').where('id', site.body.id).first();
   assert.is(row.name, 'kept', 'existing rows survive');
   assert.is(row.facility, 'F1', 'an altered column keeps its data');
@@ -80,6 +82,7 @@ test('the migration upgrades a database that holds data, and rolls back', async 
   assert.not.ok(await db.schema.hasColumn('dcim_site', 'asset_code'));
   assert.ok(await db.schema.hasColumn('dcim_site', 'shipping_address'));
   assert.not.ok(await db.schema.hasTable('extras_label'));
+  if (engine === 'postgres') assert.equal(await tally(), { parts: 0, n: 0 }, 'its tally goes before it');
   rmSync(dir, { recursive: true, force: true });
 });
 

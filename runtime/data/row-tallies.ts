@@ -64,6 +64,12 @@ export async function dropTally(knex: Knex, table: string): Promise<void> {
   if (!isPg(knex)) return;
   for (const suffix of ['ins', 'del', 'trunc']) await knex.raw(`drop trigger if exists ${table}_tally_${suffix} on ${table}`);
   await knex.raw(`delete from row_tally where table_name = ?`, [table]);
+  // Every tallied table keeps at least one row (addTally's count, a fold's sum, TRUNCATE's zero):
+  // none left, none tallied, and the store goes with the last.
+  const { rows } = await knex.raw('select exists (select 1 from row_tally) as tallied');
+  if (rows[0].tallied) return;
+  await knex.raw('drop table row_tally');
+  await knex.raw('drop function row_tally_insert(), row_tally_delete(), row_tally_truncate()');
 }
 
 /** Deltas of one table past which a read folds them (in the background; the keeper folds every table each minute). */

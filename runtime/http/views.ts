@@ -259,16 +259,14 @@ export function views(entry: ModelEntry, services: Services) {
       const shape = isPostgres(db) && page.offset === 0 && page.limit !== null ? listShape(d.table, page.limit, params) : null;
       const early = isPostgres(db) && page.limit !== null && (page.offset > 0 || filledBefore(shape!))
         ? countRows(db, d.table, base, config.countExactLimit) : null;
+      // Unread when the page fails or comes back short: its failure must not go unhandled then.
+      early?.catch(() => undefined);
       // Past knex's runner (readRows): for a page of 100 rows the runner costs more than the read.
-      const rows: Row[] = await readRows(db, pageQuery(db, entry, base, params, page, columns)).catch((error) => {
-        early?.catch(() => undefined);
-        throw error;
-      });
+      const rows: Row[] = await readRows(db, pageQuery(db, entry, base, params, page, columns));
       const short = page.limit === null || rows.length < page.limit;
       if (shape) rememberFill(shape, !short);
       // A short first page already tells the total; otherwise count with the same filters, while the
       // page renders (on PostgreSQL on a connection of its own, count.ts).
-      if (page.offset === 0 && short) early?.catch(() => undefined);
       const counted = page.offset === 0 && short
         ? { count: rows.length, estimated: false }
         : early ?? countRows(db, d.table, base, config.countExactLimit);
