@@ -53,6 +53,12 @@ try {
   for (let i = 0; i < interfaces.length; i += 1000) {
     await call('POST', '/api/ipam/ip-addresses/', interfaces.slice(i, i + 1000).map((f, k) => ({ address: addressOf(i + k), assigned_object_type: 'dcim.interface', assigned_object_id: f.id })));
   }
+  // The statistics (and, on PostgreSQL, the visibility map) a service has after a bulk load once its
+  // statistics round or autovacuum has run: without them the planner guesses, and the profile shows
+  // the guesses (parent=10.0.0.0/8 took 14.6 ms a request instead of 4-5).
+  for (const table of ['dcim_device', 'extras_taggeditem', 'dcim_interface', 'ipam_ipaddress']) {
+    await running.db.raw(engine === 'postgres' ? `VACUUM ANALYZE ${table}` : `ANALYZE ${table}`);
+  }
   const resolved = targets.map((t) => t.replace('{device}', String(devices[0].id)));
   for (const path of resolved) await call('GET', path);
   const session = new Session();
