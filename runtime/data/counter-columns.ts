@@ -66,7 +66,7 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
     end`);
     return;
   }
-  const parent = await qualified(knex, c);
+  const parent = await inSchema(knex, c.parent);
   await statementFunctions(knex, c, parent);
   for (const [name, event, transition] of [[n.ins, 'insert', 'new_rows'], [n.del, 'delete', 'old_rows']]) {
     await knex.raw(`create trigger ${name} after ${event} on ${c.table} referencing ${event === 'insert' ? 'new' : 'old'} table as ${transition} for each statement execute function ${name}()`);
@@ -85,10 +85,10 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
   await knex.raw(`create trigger ${n.upd} after update of ${of} on ${c.table} for each row when (${relevant}) execute function ${n.upd}()`);
 }
 
-/** The parent table with its schema: the functions run under whatever search path a session has. */
-async function qualified(knex: Knex, c: Counter): Promise<string> {
+/** A table with its schema, for trigger functions: they run under whatever search path a session has. */
+export async function inSchema(knex: Knex, table: string): Promise<string> {
   const { rows } = await knex.raw('select current_schema() as s');
-  return `"${rows[0].s}".${c.parent}`;
+  return `"${rows[0].s}".${table}`;
 }
 
 /**
@@ -114,7 +114,7 @@ async function statementFunctions(knex: Knex, c: Counter, parent: string): Promi
  * statement functions are replaced in place, without recounting. SQLite's row triggers have one form.
  */
 export async function renewCounter(knex: Knex, c: Counter): Promise<void> {
-  if (isPg(knex)) await statementFunctions(knex, c, await qualified(knex, c));
+  if (isPg(knex)) await statementFunctions(knex, c, await inSchema(knex, c.parent));
 }
 
 /** Drops the triggers, then the column (natively: knex's SQLite dropColumn rebuilds the table, losing its triggers). */

@@ -335,10 +335,15 @@ async function runRead(db: Knex, sql: string, bindings: unknown[], batch = true)
     if (literals !== null) return inBatch(db, sql, bindings, literals);
   }
   if (!isPostgres(db)) return runOnSqlite(db, sql, bindings, true);
+  return onConnection(db, async (connection) => objectRows(await connection.query(asArrays({ text: sql, values: bindings }))));
+}
+
+/** `fn` with a pool connection of its own (the driver's, past knex's runner), given back after. */
+export async function onConnection<T>(db: Knex, fn: (connection: any) => Promise<T>): Promise<T> {
   const client = db.client as PoolClient;
   const connection = await client.acquireConnection();
   try {
-    return objectRows(await connection.query(asArrays({ text: sql, values: bindings })));
+    return await fn(connection);
   } finally {
     await client.releaseConnection(connection);
   }

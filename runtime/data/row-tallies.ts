@@ -16,24 +16,21 @@
  */
 import type { Knex } from 'knex';
 import { readRows } from './db.js';
+import { inSchema } from './counter-columns.js';
 import { log } from '../core/log.js';
 
 const isPg = (knex: Knex) => knex.client.driverName === 'pg';
 
-/** The triggers' functions write to the schema's table whatever search path the writing session has. */
-async function store(knex: Knex): Promise<string> {
-  const { rows } = await knex.raw('select current_schema() as s');
-  return `"${rows[0].s}".row_tally`;
-}
-
 /**
  * The table and the three trigger functions, shared by every tallied table of the schema (the
- * functions read the table's name from TG_TABLE_NAME). Idempotent: each addTally makes sure of them.
+ * functions read the table's name from TG_TABLE_NAME), made by the first addTally of a schema.
  */
 async function ensureStore(knex: Knex): Promise<void> {
-  const table = await store(knex);
-  await knex.raw(`create table if not exists ${table} (table_name text not null, delta bigint not null)`);
-  await knex.raw('create index if not exists row_tally_table_idx on row_tally (table_name)');
+  if ((await knex.raw("select to_regclass('row_tally') is not null as present")).rows[0].present) return;
+  // The triggers' functions write to the schema's table whatever search path the writing session has.
+  const table = await inSchema(knex, 'row_tally');
+  await knex.raw(`create table ${table} (table_name text not null, delta bigint not null)`);
+  await knex.raw('create index row_tally_table_idx on row_tally (table_name)');
   for (const [name, transition, sign] of [['row_tally_insert', 'new_rows', ''], ['row_tally_delete', 'old_rows', '-']]) {
     await knex.raw(`create or replace function ${name}() returns trigger language plpgsql as $$ begin
       insert into ${table} (table_name, delta) select TG_TABLE_NAME, ${sign}count(*) from ${transition} having count(*) > 0;

@@ -14,7 +14,7 @@
  *   process at a time, the others skip that round.
  */
 import type { Knex } from 'knex';
-import { isPostgres } from './db.js';
+import { isPostgres, onConnection } from './db.js';
 import { FOLD_EVERY_TABLE } from './row-tallies.js';
 import { log } from '../core/log.js';
 
@@ -48,7 +48,6 @@ const NEGLECTED = `
       or exists (select 1 from unnest(c.reloptions) o where o ~* '^autovacuum_enabled=(false|off|no|0|f)$'))
   order by s.relname`;
 
-interface PoolClient { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): unknown }
 interface PgConnection { query(sql: string, values?: unknown[]): Promise<{ rows: Record<string, any>[] }> }
 
 /**
@@ -59,9 +58,7 @@ interface PgConnection { query(sql: string, values?: unknown[]): Promise<{ rows:
  * scans to skip the heap.
  */
 async function keepPostgres(db: Knex): Promise<void> {
-  const client = db.client as PoolClient;
-  const connection = await client.acquireConnection();
-  try {
+  await onConnection(db, async (connection: PgConnection) => {
     const lock = await connection.query('select pg_try_advisory_lock($1, hashtext(current_schema())) as mine', [UPKEEP_LOCK]);
     if (!lock.rows[0].mine) return;
     try {
@@ -74,9 +71,7 @@ async function keepPostgres(db: Knex): Promise<void> {
     } finally {
       await connection.query('select pg_advisory_unlock($1, hashtext(current_schema()))', [UPKEEP_LOCK]);
     }
-  } finally {
-    client.releaseConnection(connection);
-  }
+  });
 }
 
 async function upkeep(db: Knex): Promise<void> {

@@ -10,7 +10,7 @@
 const MOST = 2_000;
 const fullLastTime = new Map<string, boolean>();
 
-export function listShape(table: string, limit: number | null, params: URLSearchParams): string {
+export function listShape(table: string, limit: number, params: URLSearchParams): string {
   return `${table}|${limit}|${[...new Set(params.keys())].sort().join(',')}`;
 }
 

@@ -256,8 +256,9 @@ export function views(entry: ModelEntry, services: Services) {
       // it, a first page when the same question filled it last time (full-pages.ts). Otherwise it
       // waits for the page: most first pages are short, and a count nobody reads is a statement and
       // a connection wasted.
-      const shape = isPostgres(db) && page.offset === 0 && page.limit !== null ? listShape(d.table, page.limit, params) : null;
-      const early = isPostgres(db) && page.limit !== null && (page.offset > 0 || filledBefore(shape!))
+      const paged = isPostgres(db) && page.limit !== null;
+      const shape = paged && page.offset === 0 ? listShape(d.table, page.limit!, params) : null;
+      const early = paged && (page.offset > 0 || (shape !== null && filledBefore(shape)))
         ? countRows(db, d.table, base, config.countExactLimit) : null;
       // Unread when the page fails or comes back short: its failure must not go unhandled then.
       early?.catch(() => undefined);
