@@ -22,6 +22,8 @@ const SQLITE_EVERY_MS = 60 * 60 * 1000;
 const POSTGRES_EVERY_MS = 60 * 1000;
 /** Advisory lock of the PostgreSQL round, with the schema's hash: services on other schemas do not wait for it. */
 const UPKEEP_LOCK = 0x4e4c_5354;
+/** PostgreSQL's undefined_table. */
+const UNDEFINED_TABLE = '42P01';
 
 async function optimizeSqlite(db: Knex): Promise<void> {
   await db.raw('pragma analysis_limit = 1000');
@@ -66,8 +68,9 @@ async function keepPostgres(db: Knex): Promise<void> {
       const due = tables.filter((t) => t.analyse || t.vacuum);
       for (const t of due) await connection.query(t.vacuum ? `vacuum${t.analyse ? ' (analyze)' : ''} ${t.name}` : `analyze ${t.name}`);
       if (due.length) log.debug({ analysed: due.filter((t) => t.analyse).map((t) => t.name), vacuumed: due.filter((t) => t.vacuum).map((t) => t.name) }, 'kept tables autovacuum leaves alone');
-      // The same round folds the row tallies of tables written but seldom listed.
-      if ((await connection.query("select to_regclass('row_tally') is not null as present")).rows[0].present) await connection.query(FOLD_EVERY_TABLE);
+      // The same round folds the row tallies of tables written but seldom listed; none to fold when
+      // the store is gone (every tally dropped, or the schema dropped under a running service).
+      await connection.query(FOLD_EVERY_TABLE).catch((error: { code?: string }) => { if (error.code !== UNDEFINED_TABLE) throw error; });
     } finally {
       await connection.query('select pg_advisory_unlock($1, hashtext(current_schema()))', [UPKEEP_LOCK]);
     }
