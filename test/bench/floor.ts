@@ -1,20 +1,23 @@
 /**
- * The physical floor of the 1000-device page: a bare node:http handler, the database driver without
+ * The physical floors, in a process of their own. GET: the 1000-device page, a bare node:http handler, the database driver without
  * a query builder, one joined SQL query (device + site, rack, role, type, manufacturer, tenant,
  * platform), one tags query and JSON.stringify, written as one Buffer as the service writes it
  * (node:http is slow with a string body: header + text, then UTF-8). It answers roughly the shape
  * the API answers, so the bench compares like with like: whatever the API costs beyond this is the
- * service's own overhead.
+ * service's own overhead. Other methods: the bench's bulk writes as bare SQL (write-floor.ts).
  * This is a bench fixture, so it names tables; the runtime never does.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { WriteFloor, postgresWrites, sqliteWrites } from './write-floor.js';
 
 // The drivers ship no type declarations; the floor uses a few calls of each.
 const require = createRequire(import.meta.url);
-type Statement = { all(): unknown[] };
-const Database = require('better-sqlite3') as new (file: string, options: { readonly: boolean }) => { prepare(sql: string): Statement; close(): void };
-const pg = require('pg') as { Pool: new (options: Record<string, unknown>) => { query(sql: string): Promise<{ rows: Record<string, any>[] }>; end(): Promise<void> } };
+type Statement = { all(...params: unknown[]): any[]; run(...params: unknown[]): unknown };
+type SqliteDb = { prepare(sql: string): Statement; exec(sql: string): void; pragma(s: string): unknown; close(): void };
+const Database = require('better-sqlite3') as new (file: string, options?: { readonly: boolean }) => SqliteDb;
+type PgClient = { query(sql: string, values?: unknown[]): Promise<{ rows: Record<string, any>[] }>; release(): void };
+const pg = require('pg') as { Pool: new (options: Record<string, unknown>) => { query(sql: string, values?: unknown[]): Promise<{ rows: Record<string, any>[] }>; connect(): Promise<PgClient>; end(): Promise<void> } };
 
 export interface Floor {
   url: string;
@@ -87,6 +90,21 @@ function render(rows: Row[], tags: Row[], base: string): unknown {
   return { count: results.length, next: null, previous: null, results };
 }
 
+/** A write: its JSON body to the write floor, its answer back as the API would send it (201, 200 or 204). */
+async function write(floor: WriteFloor, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    const answer = await floor.handle(req.method!, new URL(req.url!, 'http://floor').pathname, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    if (answer === null) { res.writeHead(204).end(); return; }
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json' }).end(Buffer.from(JSON.stringify(answer)));
+  } catch (error) {
+    res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String((error as Error).stack));
+  }
+}
+
+const FIRST_USER = 'select id, username from users_user order by id limit 1';
+
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
 }
@@ -96,18 +114,26 @@ export async function sqliteFloor(file: string): Promise<Floor> {
   const db = new Database(file, { readonly: true });
   const page = db.prepare(DEVICE_PAGE);
   const tags = db.prepare(TAGS);
+  // The writes on a connection of their own, set up as the service's are (cascades need foreign_keys).
+  const writer = new Database(file);
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 5000');
+  const writes = new WriteFloor(sqliteWrites(writer), async () => writer.prepare(FIRST_USER).all()[0]);
   const server = createServer((req, res) => {
+    if (req.method !== 'GET') { void write(writes, req, res); return; }
     const body = Buffer.from(JSON.stringify(render(page.all() as Row[], tags.all() as Row[], `http://${req.headers.host}`)));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listen(server);
-  return { url, close: async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); db.close(); } };
+  return { url, close: async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); db.close(); writer.close(); } };
 }
 
 /** PostgreSQL: a pg pool on the bench's schema. */
 export async function postgresFloor(connectionString: string, schema: string): Promise<Floor> {
   const pool = new pg.Pool({ connectionString, max: 4, options: `-c search_path=${schema}` });
+  const writes = new WriteFloor(postgresWrites(pool), async () => (await pool.query(FIRST_USER)).rows[0]);
   const server = createServer(async (req, res) => {
+    if (req.method !== 'GET') { await write(writes, req, res); return; }
     const [page, tags] = await Promise.all([pool.query(DEVICE_PAGE), pool.query(TAGS)]);
     const body = Buffer.from(JSON.stringify(render(page.rows, tags.rows, `http://${req.headers.host}`)));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
