@@ -4,12 +4,14 @@
  * platform), one tags query and JSON.stringify, written as one Buffer as the service writes it
  * (node:http is slow with a string body: header + text, then UTF-8). It answers roughly the shape
  * the API answers, so the bench compares like with like: whatever the API costs beyond this is the
- * service's own overhead. Other methods: the bench's bulk writes as bare SQL (write-floor.ts).
+ * service's own overhead. Also `?parent=` pages of IP addresses (parent-floor.ts) and, other methods,
+ * the bench's bulk writes as bare SQL (write-floor.ts).
  * This is a bench fixture, so it names tables; the runtime never does.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { WriteFloor, postgresWrites, sqliteWrites } from './write-floor.js';
+import { bySqlitePosition, parentQuery, postgresParent, renderParentPage, sqliteParent } from './parent-floor.js';
 
 // The drivers ship no type declarations; the floor uses a few calls of each.
 const require = createRequire(import.meta.url);
@@ -119,9 +121,14 @@ export async function sqliteFloor(file: string): Promise<Floor> {
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 5000');
   const writes = new WriteFloor(sqliteWrites(writer), async () => writer.prepare(FIRST_USER).all()[0]);
+  const parent = { page: db.prepare(sqliteParent.PAGE), count: db.prepare(sqliteParent.COUNT), tags: db.prepare(sqliteParent.TAGS) };
   const server = createServer((req, res) => {
     if (req.method !== 'GET') { void write(writes, req, res); return; }
-    const body = Buffer.from(JSON.stringify(render(page.all() as Row[], tags.all() as Row[], `http://${req.headers.host}`)));
+    const params = parentQuery(new URL(req.url!, 'http://floor'));
+    const base = `http://${req.headers.host}`;
+    const body = Buffer.from(JSON.stringify(params
+      ? renderParentPage(parent.page.all(bySqlitePosition(params)), Number(parent.count.all(bySqlitePosition(params.slice(0, 3)))[0].n), parent.tags.all(bySqlitePosition(params)), base)
+      : render(page.all() as Row[], tags.all() as Row[], base)));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listen(server);
@@ -134,8 +141,17 @@ export async function postgresFloor(connectionString: string, schema: string): P
   const writes = new WriteFloor(postgresWrites(pool), async () => (await pool.query(FIRST_USER)).rows[0]);
   const server = createServer(async (req, res) => {
     if (req.method !== 'GET') { await write(writes, req, res); return; }
-    const [page, tags] = await Promise.all([pool.query(DEVICE_PAGE), pool.query(TAGS)]);
-    const body = Buffer.from(JSON.stringify(render(page.rows, tags.rows, `http://${req.headers.host}`)));
+    const params = parentQuery(new URL(req.url!, 'http://floor'));
+    const base = `http://${req.headers.host}`;
+    let answer: unknown;
+    if (params) {
+      const [page, count, tags] = await Promise.all([pool.query(postgresParent.PAGE, params), pool.query(postgresParent.COUNT, params.slice(0, 3)), pool.query(postgresParent.TAGS, params)]);
+      answer = renderParentPage(page.rows, Number(count.rows[0].n), tags.rows, base);
+    } else {
+      const [page, tags] = await Promise.all([pool.query(DEVICE_PAGE), pool.query(TAGS)]);
+      answer = render(page.rows, tags.rows, base);
+    }
+    const body = Buffer.from(JSON.stringify(answer));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listen(server);

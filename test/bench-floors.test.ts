@@ -1,8 +1,10 @@
 /**
- * The bench's write floor (test/bench/write-floor.ts) does the job the API's bulk writes do, so the
- * ratio `npm run bench` prints compares like with like: driven over HTTP against a running service's
- * database, its creates, changes and deletes are what the API then reads back, its device delete
- * takes the interfaces and their addresses along, and every object it touches is in the change log.
+ * The bench's floors do the job the API does, so the ratios `npm run bench` prints compare like with
+ * like. Driven over HTTP against a running service's database: the `parent=` floor
+ * (test/bench/parent-floor.ts) answers the API's rows in the API's order with its count; the write
+ * floor's (test/bench/write-floor.ts) creates, changes and deletes are what the API then reads back,
+ * its device delete takes the interfaces and their addresses along, and every object it touches is in
+ * the change log.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,12 +12,12 @@ import { join } from 'node:path';
 import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
 import { postgresFloor, sqliteFloor, type Floor } from './bench/floor.js';
 
-const test = suite('bench: the write floor does what the API does');
+const test = suite('bench: the floors do what the API does');
 let app: TestApp;
 let floor: Floor;
 
-const call = async (method: string, path: string, body: unknown) => {
-  const res = await fetch(floor.url + path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(floor.url + path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 };
@@ -30,6 +32,19 @@ test.before(async () => {
 test.after(async () => {
   await floor.close();
   await app.stop();
+});
+
+test('the parent= floor answers the API\'s page: the same rows in the same order, the same count', async () => {
+  const addresses = ['10.7.3.9/24', '10.7.0.1/16', '10.7.200.1/16', '10.7.3.1/24', '10.8.0.1/16', '10.7.3.10/28', '10.7.0.0/16'];
+  await app.post('/api/ipam/ip-addresses/', addresses.map((address) => ({ address })));
+  const path = '/api/ipam/ip-addresses/?parent=10.7.0.0/16&limit=4';
+  const api = await app.get(path);
+  const bare = await call('GET', path);
+  assert.is(bare.status, 200);
+  assert.is(api.count, 6);
+  assert.is(bare.body.count, api.count);
+  assert.equal(bare.body.results.map((r: { address: string }) => r.address), api.results.map((r: { address: string }) => r.address));
+  assert.equal(Object.keys(bare.body.results[0]), Object.keys(api.results[0]));
 });
 
 test('creates, changes and deletes addresses, each change logged with its snapshot', async () => {
