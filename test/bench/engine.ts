@@ -307,9 +307,10 @@ try {
   floor = await floorProcess.ask<{ url: string }>({ engine, file: join(dataDir, 'netledger.sqlite3'), url: databaseUrl, schema });
 
   // For the ratio the floor and the API alternate, so both see the same machine load. Each then
-  // runs in the other's wake (the other process's collection of its 2 MB answer still running on
-  // the second core): the API's page took 76-80 ms alternated and 40-43 back to back (SQLite, the
-  // same run). So the page's own time is measured back to back, as every other row is.
+  // starts cold: the API's page took 56-80 ms alternated and 31-43 back to back (SQLite, the same
+  // runs), and a 100 ms pause after each floor request made it slower still (71-82 ms), so it is not
+  // the other process's work overlapping but the caches gone cold between requests. The page's own
+  // time is measured back to back, as every other row is and as a service under load runs.
   const page = '/api/dcim/devices/?limit=1000';
   const app: number[] = [];
   const bare: number[] = [];
