@@ -246,8 +246,8 @@ async function bulkSeed(device: (i: number) => Record<string, unknown>, rackIds:
 }
 
 /**
- * The write floor's devices: DEVICE_ROUNDS × 100 more, each as the dataset's (tags, interfaces, an
- * address on every interface), through the API. Their ids, in order.
+ * The write floor's devices: DEVICE_ROUNDS × 100 more, each as the dataset's (tags, interfaces, the
+ * addresses on them), through the API. Their ids, in order.
  */
 async function seedFloorDevices(): Promise<number[]> {
   const [site] = (await call('GET', '/api/dcim/sites/?slug=bench')).results;
@@ -262,7 +262,11 @@ async function seedFloorDevices(): Promise<number[]> {
     rack: racks[i % racks.length].id, tags: [tags[i % tags.length].id, tags[(i + 1) % tags.length].id],
   })));
   const interfaces = await bulkCreate('/api/dcim/interfaces/', devices.flatMap((d) => Array.from({ length: INTERFACES_PER_DEVICE }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
-  await bulkCreate('/api/ipam/ip-addresses/', interfaces.map((f, k) => ({ address: addressOf(ADDRESSES + k), assigned_object_type: 'dcim.interface', assigned_object_id: f.id })));
+  // As many addresses on each interface as the dataset has (1 on the small one, 10 at scale).
+  const perInterface = ADDRESSES / (DEVICES * INTERFACES_PER_DEVICE);
+  await bulkCreate('/api/ipam/ip-addresses/', interfaces.flatMap((f, k) => Array.from({ length: perInterface }, (_, j) => ({
+    address: addressOf(ADDRESSES + k * perInterface + j), assigned_object_type: 'dcim.interface', assigned_object_id: f.id,
+  }))));
   return devices.map((d) => d.id);
 }
 

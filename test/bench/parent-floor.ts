@@ -1,7 +1,8 @@
 /**
  * The physical floor of `GET /api/ipam/ip-addresses/?parent=<network>&limit=<n>`: one query for the
  * page in the address ordering index's order (the address with its interface and that interface's
- * device, VRF and tenant joined), one exact count of the matches, one tags query, JSON.stringify.
+ * device, VRF and tenant joined), one count of the matches (exact up to 100,001), one tags query,
+ * JSON.stringify.
  * On PostgreSQL the three run at once on a pool, as the service runs its page and count. The page's
  * shape is the API's (nested interface with its device, choices as value and label); the floor
  * leaves out what the bench's data does not have (NAT, custom fields), so it does less, never more.
@@ -26,7 +27,12 @@ const PAGE = `
   where a.family = $1 and (a.address_first > $2 or (a.address_first = $2 and a.address_length >= $4)) and a.address_first <= $3
     and a.address_host >= $2 and a.address_host <= $3
   order by a.family, a.address_first, a.address_length, a.address_host, a.id limit $5`;
-const COUNT = 'select count(*) as n from ipam_ipaddress where family = $1 and address_host >= $2 and address_host <= $3';
+/**
+ * Counted as the service counts at least: exactly up to COUNT_EXACT_LIMIT's default + 1 rows (past
+ * that the service estimates; at the bench's scale 1,000,000 addresses match and an uncapped count
+ * took the floor 171 ms).
+ */
+const COUNT = 'select count(*) as n from (select 1 from ipam_ipaddress where family = $1 and address_host >= $2 and address_host <= $3 limit 100001) c';
 const TAGS = `select ti.object_id, tg.id, tg.name, tg.slug, tg.color from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id
   where ti.content_type = 'ipam.ipaddress' and ti.object_id in (select id from (${PAGE}) p) order by tg.name`;
 
