@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { openPrepared, prepareDatabase } from './data/prepare.js';
 import { loadSearchIndexes } from './data/search-index.js';
-import { keepStatistics } from './data/statistics.js';
+import { keepStatistics, type StatisticsKeeper } from './data/statistics.js';
 import { createApp } from './http/app.js';
 import { uiRoutes } from './ui/index.js';
 import { onClientError, serverOptions } from './http/guard.js';
@@ -45,6 +45,8 @@ export interface Running {
   admin: { username: string; password: string; token: string } | null;
   /** the webhook worker running in this process (RUN_WORKER=1), else null */
   worker: WebhookWorker | null;
+  /** the planner-statistics rounds (stopped by close; stop them first to drop the database under it) */
+  statistics: StatisticsKeeper;
   close(): Promise<void>;
 }
 
@@ -77,14 +79,14 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
 export async function start(config: Config = loadConfig(), options: { prepared?: boolean } = {}): Promise<Running> {
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
   await loadSearchIndexes(db);
-  const stopStatistics = await keepStatistics(db, config.statisticsInterval);
+  const statistics = await keepStatistics(db, config.statisticsInterval);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
   let listening: Server | null = null;
   /** Everything start opened, closed again (by close, or when the start fails half-way). */
   const release = async () => {
-    stopStatistics();
+    await statistics.stop();
     const open = listening;
     if (open) await new Promise<void>((resolve) => { open.close(() => resolve()); open.closeAllConnections(); });
     await worker?.stop();
@@ -119,6 +121,7 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     server,
     admin,
     worker,
+    statistics,
     close: release,
   };
 }

@@ -104,8 +104,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       return reply.body;
     },
     async stop() {
-      // The worker polls the schema: stop it before the schema goes.
+      // The worker polls the schema and the statistics round reads it: stop both before the schema goes.
       await running.worker?.stop();
+      await running.statistics.stop();
       if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });

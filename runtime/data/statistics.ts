@@ -85,16 +85,31 @@ async function upkeep(db: Knex): Promise<void> {
   }
 }
 
+/** The statistics rounds of a service: `stop` ends them, once a round in flight is done. */
+export interface StatisticsKeeper {
+  stop(): Promise<void>;
+}
+
 /**
- * Starts keeping the statistics; resolves, once the first round is done, to the function that stops
- * it. The first round is awaited so that a service started after a bulk load plans with its
- * statistics from the first request. `everySeconds`: the rounds' interval (STATISTICS_INTERVAL),
- * null for the engine's own.
+ * Starts keeping the statistics; resolves once the first round is done. The first round is awaited
+ * so that a service started after a bulk load plans with its statistics from the first request.
+ * Stopping waits for a round in flight, so that nothing runs on a pool being closed or a schema
+ * being dropped. `everySeconds`: the rounds' interval (STATISTICS_INTERVAL), null for the engine's own.
  */
-export async function keepStatistics(db: Knex, everySeconds: number | null = null): Promise<() => void> {
+export async function keepStatistics(db: Knex, everySeconds: number | null = null): Promise<StatisticsKeeper> {
   await upkeep(db);
   const every = everySeconds !== null ? everySeconds * 1000 : isPostgres(db) ? POSTGRES_EVERY_MS : SQLITE_EVERY_MS;
-  const timer = setInterval(() => void upkeep(db), every);
+  const inFlight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const round = upkeep(db);
+    inFlight.add(round);
+    void round.finally(() => inFlight.delete(round));
+  }, every);
   timer.unref();
-  return () => clearInterval(timer);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+    },
+  };
 }

@@ -34,6 +34,7 @@ process.on('message', async (message: Message) => {
     process.send!({ cpu: (user + system) / 1000 });
   } else if (message.cmd === 'stop') {
     await running?.worker?.stop();
+    await running?.statistics.stop();
     if (message.dropSchema) await running?.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [message.dropSchema]);
     await running?.close();
     process.send!({ stopped: true });
