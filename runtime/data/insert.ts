@@ -65,45 +65,65 @@ function objectColumns(rows: Record<string, unknown>[], columns: string[]): stri
   });
 }
 
-/** One statement for all rows as JSON; rows it cannot carry go through knex, in chunks of bound parameters. */
-async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, perStatement: number): Promise<Record<string, unknown>[]> {
+/**
+ * The text and values of one PostgreSQL INSERT of all rows in the JSON transfer form (the plain
+ * columns as one JSON document, each object column as one text parameter), or null when a row
+ * holds a value the form cannot carry. `placeholder(n)` spells the n-th parameter (1-based): knex's
+ * `?` by default, the driver's `$n` for a caller past knex (the bench's write floor).
+ */
+export function postgresInsertText(table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, placeholder: (n: number) => string = () => '?'): { sql: string; values: unknown[] } | null {
   const objects = objectColumns(rows, columns);
   const plain = columns.filter((c) => !objects.includes(c));
   const json = asJson(rows, plain);
-  if (json === null) {
-    const out: Record<string, unknown>[] = [];
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const q = db(table).insert(rows.slice(i, i + perStatement));
-      if (returning) out.push(...await q.returning(returning)); else await q;
-    }
-    return out;
-  }
-  const back = returning ? ` returning ${returning === '*' ? '*' : '??'}` : '';
+  if (json === null) return null;
   // The object columns zipped by position (one unnest of several arrays) and joined to the rows by it.
   const texts = objects.map((c) => rows.map((r) => (r[c] === null ? ABSENT : JSON.stringify(r[c]))).join(SEPARATOR));
   const zip = objects.length
-    ? ` join unnest(${objects.map(() => `string_to_array(?, chr(${SEPARATOR.charCodeAt(0)}))`).join(', ')}) with ordinality as x(${objects.map((_, i) => `c${i}`).join(', ')}, n) on x.n = r.ordinality`
+    ? ` join unnest(${objects.map((_, i) => `string_to_array(${placeholder(i + 2)}, chr(${SEPARATOR.charCodeAt(0)}))`).join(', ')}) with ordinality as x(${objects.map((_, i) => `c${i}`).join(', ')}, n) on x.n = r.ordinality`
     : '';
-  const select = [...plain.map(() => 'r.??'), ...objects.map((_, i) => `nullif(x.c${i}, '${ABSENT}')`)];
+  const select = [...plain.map((c) => `r.${quoted(c)}`), ...objects.map((_, i) => `nullif(x.c${i}, '${ABSENT}')`)];
+  const back = returning === '*' ? ' returning *' : returning ? ` returning ${quoted(returning)}` : '';
   // WITH ORDINALITY ... ORDER BY: rows are inserted (and their ids drawn) in the order given.
-  const sql = `insert into ?? (${[...plain, ...objects].map(() => '??').join(', ')}) select ${select.join(', ')} from json_populate_recordset(null::??, ?::json) with ordinality as r${zip} order by r.ordinality${back}`;
-  const bindings = [table, ...plain, ...objects, ...plain, table, json, ...texts, ...(returning && returning !== '*' ? [returning] : [])];
-  return (await db.raw(sql, bindings)).rows;
+  const sql = `insert into ${quoted(table)} (${[...plain, ...objects].map(quoted).join(', ')}) select ${select.join(', ')} from json_populate_recordset(null::${quoted(table)}, ${placeholder(1)}::json) with ordinality as r${zip} order by r.ordinality${back}`;
+  return { sql, values: [json, ...texts] };
+}
+
+/** One statement for all rows as JSON; rows it cannot carry go through knex, in chunks of bound parameters. */
+async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, perStatement: number): Promise<Record<string, unknown>[]> {
+  const statement = postgresInsertText(table, columns, rows, returning);
+  if (statement) return (await db.raw(statement.sql, statement.values as Knex.RawBinding[])).rows;
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const q = db(table).insert(rows.slice(i, i + perStatement));
+    if (returning) out.push(...await q.returning(returning)); else await q;
+  }
+  return out;
+}
+
+/**
+ * The texts and values of SQLite INSERTs of the rows: multi-row VALUES lists, as few as its parameter
+ * limit allows (one for anything short of tens of thousands of values).
+ */
+export function sqliteInsertTexts(table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null): { sql: string; values: unknown[] }[] {
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const back = returning === '*' ? ' returning *' : returning ? ` returning ${quoted(returning)}` : '';
+  const out: { sql: string; values: unknown[] }[] = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    const values: unknown[] = [];
+    for (const r of chunk) for (const c of columns) values.push(r[c] === undefined ? null : r[c]);
+    out.push({ sql: `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${chunk.map(() => tuple).join(', ')}${back}`, values });
+  }
+  return out;
 }
 
 async function insertChunks(db: Knex, table: string, rows: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
   if (!rows.length) return [];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
-  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning, perStatement);
+  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning, Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length))));
   const out: Record<string, unknown>[] = [];
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const back = returning === '*' ? ' returning *' : returning ? ` returning ${quoted(returning)}` : '';
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
-    const sql = `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${chunk.map(() => tuple).join(', ')}${back}`;
-    const values: unknown[] = [];
-    for (const r of chunk) for (const c of columns) values.push(r[c] === undefined ? null : r[c]);
+  for (const { sql, values } of sqliteInsertTexts(table, columns, rows, returning)) {
     const result = await runSqlite(db, sql, values, returning !== null);
     if (returning) out.push(...result);
   }

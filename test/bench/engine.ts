@@ -120,25 +120,35 @@ async function medianOf(runs: number, fn: () => Promise<unknown>, key?: string):
 
 /**
  * `path` from the service and from the floor process, alternately (so both see the same machine),
- * after a warm-up of each: the medians under `<key>_alternated` and `<key>_floor`; then the
- * service's own time back to back, as every other row, under `key` (its mean CPU per call under
- * `<key>_cpu`).
+ * after a warm-up of each: the medians under `<key>_alternated` and `<key>_floor`, their mean CPU
+ * per call under `<key>_alternated_cpu` and `<key>_floor_cpu`; then the service's own time back to
+ * back (`backToBack` runs), as every other row, under `key` (its mean CPU per call under `<key>_cpu`).
+ * Alternated, each starts cold: the API's device page took 56-80 ms alternated and 31-43 back to
+ * back (SQLite, the same runs), and a 100 ms pause after each floor request made it slower still
+ * (71-82 ms), so it is not the other process's work overlapping but the caches gone cold between
+ * requests. Hence the row's own figure back to back, as a service under load runs.
  */
-async function againstFloor(key: string, runs: number, path: string): Promise<void> {
+async function againstFloor(key: string, runs: number, path: string, backToBack = runs): Promise<void> {
+  const floorCpu = async () => (await floorProcess.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu;
   await call('GET', path); await call('GET', path, undefined, floor!.url);
   const app: number[] = [];
   const bare: number[] = [];
-  let used = 0;
+  let appUsed = 0;
+  let floorUsed = 0;
   for (let i = 0; i < runs; i++) {
-    const c0 = await cpu();
+    let c0 = await cpu();
     app.push((await timed(() => call('GET', path)))[1]);
-    used += (await cpu()) - c0;
+    appUsed += (await cpu()) - c0;
+    c0 = await floorCpu();
     bare.push((await timed(() => call('GET', path, undefined, floor!.url)))[1]);
+    floorUsed += (await floorCpu()) - c0;
   }
-  results[`${key}_alternated_cpu`] = used / runs;
+  results[`${key}_alternated_cpu`] = appUsed / runs;
+  results[`${key}_floor_cpu`] = floorUsed / runs;
   record(`${key}_alternated`, median(app));
   record(`${key}_floor`, median(bare));
-  record(key, await medianOf(runs, () => call('GET', path), key));
+  log(`${key}: ${(median(app) / median(bare)).toFixed(2)}x the floor's wall time, ${(appUsed / floorUsed).toFixed(2)}x its CPU`);
+  record(key, await medianOf(backToBack, () => call('GET', path), key));
 }
 
 /** One call: its result, wall time and the service's CPU time. */
@@ -310,34 +320,7 @@ try {
   await restartService();
   floor = await floorProcess.ask<{ url: string }>({ engine, file: join(dataDir, 'netledger.sqlite3'), url: databaseUrl, schema });
 
-  // For the ratio the floor and the API alternate, so both see the same machine load. Each then
-  // starts cold: the API's page took 56-80 ms alternated and 31-43 back to back (SQLite, the same
-  // runs), and a 100 ms pause after each floor request made it slower still (71-82 ms), so it is not
-  // the other process's work overlapping but the caches gone cold between requests. The page's own
-  // time is measured back to back, as every other row is and as a service under load runs.
-  const page = '/api/dcim/devices/?limit=1000';
-  const app: number[] = [];
-  const bare: number[] = [];
-  let appCpu = 0;
-  let floorCpu = 0;
-  const floorCpuNow = async () => (await floorProcess.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu;
-  await call('GET', page); await call('GET', page, undefined, floor.url);
-  for (let i = 0; i < 9; i++) {
-    let c0 = await cpu();
-    app.push((await timed(() => call('GET', page)))[1]);
-    appCpu += (await cpu()) - c0;
-    c0 = await floorCpuNow();
-    bare.push((await timed(() => call('GET', page, undefined, floor!.url)))[1]);
-    floorCpu += (await floorCpuNow()) - c0;
-  }
-  record('devices_1000_alternated', median(app));
-  record('floor_1000', median(bare));
-  results.devices_1000_alternated_cpu = appCpu / 9;
-  results.floor_1000_cpu = floorCpu / 9;
-  results.floor_ratio = median(app) / median(bare);
-  results.floor_ratio_cpu = appCpu / floorCpu;
-  log(`floor ratio ${(median(app) / median(bare)).toFixed(2)}x wall, ${(appCpu / floorCpu).toFixed(2)}x CPU`);
-  record('devices_1000', await medianOf(9, () => call('GET', page), 'devices_1000'));
+  await againstFloor('devices_1000', 9, '/api/dcim/devices/?limit=1000');
   record('interfaces_1000', await medianOf(7, () => call('GET', '/api/dcim/interfaces/?limit=1000'), 'interfaces_1000'));
   record('ips_1000', await medianOf(7, () => call('GET', '/api/ipam/ip-addresses/?limit=1000'), 'ips_1000'));
   record('devices_1000_brief', await medianOf(7, () => call('GET', '/api/dcim/devices/?limit=1000&brief=1'), 'devices_1000_brief'));

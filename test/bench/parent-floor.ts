@@ -11,6 +11,7 @@
  * This is a bench fixture, so it names tables; the runtime never does.
  */
 import { parseNetwork } from '../../runtime/core/ipnet.js';
+import { choiceSet } from '../../runtime/data/registry.js';
 
 type Row = Record<string, any>;
 
@@ -43,8 +44,11 @@ export function parentQuery(url: URL): unknown[] | null {
   return [network.family, network.first, network.last, network.length, Number(url.searchParams.get('limit') ?? 50)];
 }
 
-const FAMILY = { 4: 'IPv4', 6: 'IPv6' } as Record<number, string>;
-const capital = (v: string) => v.charAt(0).toUpperCase() + v.slice(1);
+/** A choice set's labels by value, as the schema gives them. */
+const labels = (name: string) => new Map<unknown, string>(choiceSet(name).choices.map((c) => [c.value, c.label]));
+const FAMILY = labels('ip-family');
+const STATUS = labels('ip-address-status');
+const ROLE = labels('ip-address-role');
 
 export function renderParentPage(rows: Row[], count: number, tags: Row[], base: string): unknown {
   const byAddress = new Map<number, Row[]>();
@@ -57,12 +61,12 @@ export function renderParentPage(rows: Row[], count: number, tags: Row[], base: 
     id: Number(r.id),
     url: `${base}/api/ipam/ip-addresses/${r.id}/`,
     display: r.address,
-    family: { value: Number(r.family), label: FAMILY[r.family] },
+    family: { value: Number(r.family), label: FAMILY.get(Number(r.family)) },
     address: r.address,
     vrf: r.v_id === null ? null : { id: Number(r.v_id), url: `${base}/api/ipam/vrfs/${r.v_id}/`, display: r.v_name, name: r.v_name },
     tenant: r.te_id === null ? null : { id: Number(r.te_id), url: `${base}/api/tenancy/tenants/${r.te_id}/`, display: r.te_name, name: r.te_name, slug: r.te_slug },
-    status: { value: r.status, label: capital(r.status) },
-    role: r.role ? { value: r.role, label: capital(r.role) } : null,
+    status: { value: r.status, label: STATUS.get(r.status) },
+    role: r.role ? { value: r.role, label: ROLE.get(r.role) } : null,
     assigned_object_type: r.assigned_object_type,
     assigned_object_id: r.assigned_object_id === null ? null : Number(r.assigned_object_id),
     assigned_object: r.i_id === null ? null : {

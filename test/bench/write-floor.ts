@@ -8,13 +8,14 @@
  *
  * The floor does less than the API, never more: its snapshots and answers are the raw rows (the
  * API's representations are larger), so the ratios it gives are, if anything, too high.
- * Rows travel the way the service sends them, the fastest ways measured: on PostgreSQL one JSON
- * document for json_populate_recordset, snapshot texts split from one parameter (stop 21); on SQLite
- * multi-row VALUES lists, and an update joined to the items as JSON.
+ * Rows are inserted with the service's own statement texts (runtime/data/insert.ts: on PostgreSQL
+ * one JSON document for json_populate_recordset, snapshot texts split from one parameter; on SQLite
+ * multi-row VALUES lists); updates join the items as JSON.
  * This is a bench fixture, so it names tables; the runtime never does.
  */
 import { randomUUID } from 'node:crypto';
 import { parseNetwork } from '../../runtime/core/ipnet.js';
+import { postgresInsertText, sqliteInsertTexts } from '../../runtime/data/insert.js';
 
 type Row = Record<string, any>;
 
@@ -37,7 +38,6 @@ export interface FloorTx {
 /** The change log's columns for one changed object. */
 interface Change { action: 'create' | 'update' | 'delete'; type: string; id: number; repr: string; pre: Row | null; post: Row | null; related?: [string, number] }
 
-const SEPARATOR = '\u001e';
 /** The bytes columns of an address: internal, not in an answer or a snapshot. */
 const BYTES = new Set(['address_host', 'address_first', 'address_last']);
 const plain = (row: Row): Row => Object.fromEntries(Object.entries(row).filter(([k]) => !BYTES.has(k)));
@@ -132,23 +132,15 @@ type PgClient = { query(sql: string, values?: unknown[]): Promise<{ rows: Row[] 
 
 /** PostgreSQL: a pool's connection per write. */
 export function postgresWrites(pool: { connect(): Promise<PgClient> }): FloorDb {
-  /** A value as json_populate_recordset reads it: bytes as bytea's hex form. */
-  const json = (v: unknown) => (Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : v);
   const tx = (client: PgClient): FloorTx => ({
     select: async (table, column, values, where) =>
       (await client.query(`select * from ${table} where ${column} = any($1)${where ? ` and ${where}` : ''}`, [values])).rows,
     insert: async (table, rows, returning) => {
       if (!rows.length) return [];
-      const columns = Object.keys(rows[0]);
-      // Columns of objects (the snapshots) as text split from one parameter, as the service sends them.
-      const objects = columns.filter((c) => rows.some((r) => r[c] !== null && typeof r[c] === 'object' && !Buffer.isBuffer(r[c])));
-      const scalars = columns.filter((c) => !objects.includes(c));
-      const document = JSON.stringify(rows.map((r) => Object.fromEntries(scalars.map((c) => [c, json(r[c])]))));
-      const texts = objects.map((c) => rows.map((r) => (r[c] === null ? '-' : JSON.stringify(r[c]))).join(SEPARATOR));
-      const zip = objects.length ? ` join unnest(${objects.map((_, i) => `string_to_array($${i + 2}, chr(30))`).join(', ')}) with ordinality as x(${objects.map((_, i) => `c${i}`).join(', ')}, n) on x.n = r.ordinality` : '';
-      const sql = `insert into ${table} (${[...scalars, ...objects].join(', ')}) select ${[...scalars.map((c) => `r.${c}`), ...objects.map((_, i) => `nullif(x.c${i}, '-')`)].join(', ')}
-        from json_populate_recordset(null::${table}, $1::json) with ordinality as r${zip} order by r.ordinality${returning ? ' returning *' : ''}`;
-      return (await client.query(sql, [document, ...texts])).rows;
+      // The service's own statement text: the rows as one JSON document, snapshots split from one text each.
+      const statement = postgresInsertText(table, Object.keys(rows[0]), rows, returning ? '*' : null, (n) => `$${n}`);
+      if (!statement) throw new Error(`the write floor cannot send these ${table} rows as JSON`);
+      return (await client.query(statement.sql, statement.values)).rows;
     },
     update: async (table, items, columns) => {
       const sql = `update ${table} t set ${columns.map((c) => `${c} = r.${c}`).join(', ')} from json_populate_recordset(null::${table}, $1::json) as r where t.id = r.id returning t.*`;
@@ -192,17 +184,12 @@ export function sqliteWrites(db: Sqlite): FloorDb {
     select: async (table, column, values, where) =>
       statement(`select * from ${table} where ${column} in (select value from json_each(?))${where ? ` and ${where}` : ''}`).all(JSON.stringify(values)),
     insert: async (table, rows, returning) => {
-      const columns = Object.keys(rows[0] ?? {});
       const out: Row[] = [];
-      // Multi-row VALUES lists (SQLite parses them several times faster than one statement per row), under its parameter limit.
-      const perStatement = Math.max(1, Math.floor(30_000 / Math.max(1, columns.length)));
-      for (let i = 0; i < rows.length; i += perStatement) {
-        const chunk = rows.slice(i, i + perStatement);
-        const tuple = `(${columns.map(() => '?').join(', ')})`;
-        const insert = statement(`insert into ${table} (${columns.join(', ')}) values ${chunk.map(() => tuple).join(', ')}${returning ? ' returning *' : ''}`);
-        const params = chunk.flatMap((r) => columns.map((c) => value(r[c])));
-        if (returning) out.push(...insert.all(...params));
-        else insert.run(...params);
+      // The service's own statement texts, the snapshots as their JSON text.
+      const texts = sqliteInsertTexts(table, Object.keys(rows[0] ?? {}), rows.map((r) => Object.fromEntries(Object.entries(r).map(([c, v]) => [c, value(v)]))), returning ? '*' : null);
+      for (const { sql, values } of texts) {
+        if (returning) out.push(...statement(sql).all(...values));
+        else statement(sql).run(...values);
       }
       return out;
     },
