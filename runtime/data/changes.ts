@@ -143,10 +143,10 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
 }
 
 /** The API representations of objects, keyed by id (one render for a whole batch). */
-export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], brief = false): Promise<Map<number, Record<string, unknown>>> {
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], options: { brief?: boolean; fresh?: boolean } = {}): Promise<Map<number, Record<string, unknown>>> {
   if (!ids.length) return new Map();
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
-  const rendered = await renderRows(entry, rows, { db, baseUrl, brief });
+  const rendered = await renderRows(entry, rows, { db, baseUrl, ...options });
   return new Map(rendered.map((r) => [Number(r.id), r]));
 }
 
@@ -162,7 +162,7 @@ export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: n
   if (!entry.definition.changelog || !ids.length) return null;
   const rows = await loadRows(ctx.db, entry, ids);
   const brief = !(await fullWanted(entry, ctx));
-  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, brief) };
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, { brief }) };
 }
 
 function withoutLastUpdated(snap: Record<string, unknown> | null): string {
@@ -233,6 +233,8 @@ export interface Known {
   unlinked?: boolean;
   /** snapshots holding the objects' tags and links as they still are (an update that named none) */
   linksFrom?: Map<number, Record<string, unknown>>;
+  /** created (unlinked, loaded) and nothing written since points at them: no relations to read (RenderOptions.fresh) */
+  fresh?: boolean;
 }
 
 /** The changes of creates or updates already written (`prechange`: the snapshots taken before an update). */
@@ -242,7 +244,7 @@ export async function writeChanges(ctx: ChangeContext, entry: ModelEntry, action
   const rows = known.loaded ?? await loadRows(ctx.db, entry, unique);
   const post = await snapshots(ctx.db, entry, unique, rows, known.unlinked || !!known.linksFrom);
   if (known.linksFrom) copyLinks(entry, post, known.linksFrom);
-  const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows);
+  const data = await representations(ctx.db, entry, unique, ctx.baseUrl, rows, { fresh: known.fresh && known.unlinked && !!known.loaded });
   return unique.filter((id) => data.has(id)).map((id) => ({
     entry, action, id,
     prechange: prechange?.get(id) ?? null,

@@ -22,6 +22,12 @@ export interface RenderOptions {
   exclude?: string[];
   /** values shown once, e.g. a token key in the response that creates it: id → field → value */
   reveal?: Map<number, Record<string, unknown>>;
+  /**
+   * The rows were created by this request, without tags or links, and nothing has been written
+   * since that points at them: their tags, links, counts and reverse relations are known to be
+   * empty, and are not read.
+   */
+  fresh?: boolean;
 }
 
 /** Rows of every model touched while rendering one response, loaded level by level. */
@@ -279,9 +285,11 @@ export class Renderer implements RenderState {
     this.cache.narrow = true;
     this.cache.add(d.name, rows);
     const ids = rows.map((r) => Number(r.id));
+    // Rows other rows may point at (tags, links, counts, reverse relations): none for rows just created.
+    const related = ids.length > 0 && !this.options.fresh;
     const tasks: (() => Promise<void>)[] = [];
     for (const [target, column] of plan.fks) for (const row of rows) this.cache.need(target, row[column]);
-    if (ids.length) for (const f of plan.m2m) tasks.push(() => this.loadLinks(f.name, f.through!, f.to!, ids));
+    if (related) for (const f of plan.m2m) tasks.push(() => this.loadLinks(f.name, f.through!, f.to!, ids));
     const need = (target: string, id: unknown) => this.cache.need(target, id);
     for (const row of rows) followRow(this.entry, row, need);
     if (plan.generic.length) for (const row of rows) needGeneric(this.cache, row, plan.generic);
@@ -291,15 +299,15 @@ export class Renderer implements RenderState {
         customFieldTargets(defs, rows, (target, id) => this.cache.need(target, id));
       }));
     }
-    if (plan.tags && ids.length) tasks.push(() => this.loadTags(ids));
+    if (plan.tags && related) tasks.push(() => this.loadTags(ids));
     const counted = plan.counted;
-    if (counted.length && ids.length) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
-    if (ids.length) for (const f of plan.reverseOne) tasks.push(() => this.loadReverseOne(f.name, f, ids));
+    if (counted.length && related) tasks.push(() => countAll(db, this.entry, counted, ids).then((maps) => { for (const [name, m] of maps) this.extras.set(name, m); }));
+    if (related) for (const f of plan.reverseOne) tasks.push(() => this.loadReverseOne(f.name, f, ids));
     const refer = (target: string, id: unknown, extra?: Record<string, unknown>) => { this.cache.need(target, id); return new Reference(target, id, extra); };
     if (rows.length) {
       for (const { name, source, hook } of plan.computed) {
         if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer }).then((m) => { this.extras.set(name, m); }));
-        else {
+        else if (related) {
           tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
             for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);
             this.extras.set(name, links);

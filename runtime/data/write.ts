@@ -113,7 +113,10 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   // New rows have the tags and links the elements gave them, and no others (hooks write other rows,
   // or columns: none tags or links a row it has just seen created).
   const unlinked = items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
-  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked });
+  // Nothing written since the insert points at the new rows unless a hook, a tree or the component
+  // templates wrote: their representations need no reverse relations read.
+  const fresh = settled && !entry.definition.templates;
+  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked, fresh });
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 
