@@ -68,8 +68,12 @@ export interface ModelHooks {
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
   prepareMany?: (items: WriteItem[], ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void>;
-  /** after the rows of a create or update are written, inside the transaction (items: the request's elements, ids set) */
-  afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<void>;
+  /**
+   * after the rows of a create or update are written, inside the transaction (items: the request's
+   * elements, ids set); resolves to false when it wrote nothing, so the rows as written stand and
+   * are not read again
+   */
+  afterWrite?: (rows: Row[], ctx: HookContext & { items: WriteItem[] }) => Promise<boolean | void>;
   /**
    * before objects of this model are deleted (after their change records are taken), inside the
    * transaction; `closure` is everything the delete removes, by model, cascades included

@@ -75,11 +75,14 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
 }
 
 /** `fresh`: the rows as they now stand, when the caller has them (no read then). */
-async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<void> {
+/** Runs the model's afterWrite hooks; whether any may have written (none said it wrote nothing). */
+async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<boolean> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
-  if (!hooks.length) return;
+  if (!hooks.length) return false;
   const rows = fresh ?? await whereAny(ctx.db, ctx.db(entry.definition.table), 'id', items.map((i) => i.id!));
-  for (const hook of hooks) await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx });
+  let wrote = false;
+  for (const hook of hooks) if ((await hook.afterWrite!(rows, { db: ctx.db, entry, items, request: ctx })) !== false) wrote = true;
+  return wrote;
 }
 
 export interface WriteResult {
@@ -107,15 +110,17 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await instantiateTemplates(ctx, entry, items, bulk);
   await bumpCacheVersion(db, [entry.definition.name]);
   const ids = items.map((i) => i.id!);
-  await afterWrite(entry, items, ctx, tree ? undefined : inserted);
+  const hooksWrote = await afterWrite(entry, items, ctx, tree ? undefined : inserted);
   await refreshRollups(db, parentsOf(entry, items.map((i) => i.values)));
-  const settled = !tree && !hooksOf(entry).some((h) => h.afterWrite);
+  // The inserted rows stand unless a tree, a hook or the components made from templates (through
+  // the counters their triggers keep) wrote them since.
+  const settled = !tree && !hooksWrote && !entry.definition.templates;
   // New rows have the tags and links the elements gave them, and no others (hooks write other rows,
   // or columns: none tags or links a row it has just seen created).
   const unlinked = items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
-  // Nothing written since the insert points at the new rows unless a hook, a tree or the component
-  // templates wrote: their representations need no reverse relations read.
-  const fresh = settled && !entry.definition.templates;
+  // Then nothing written since the insert points at the new rows either: their representations need
+  // no reverse relations read.
+  const fresh = settled;
   const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked, fresh });
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
@@ -149,12 +154,14 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   await writeAssignments(db, entry, items, false);
   await bumpCacheVersion(db, [entry.definition.name]);
   const changed = items.map((i) => i.id!);
-  await afterWrite(entry, items, ctx);
+  // The hooks get the rows as the UPDATEs returned them, where a tree did not write them since.
+  const current = updated && !entry.definition.tree ? [...new Map(items.map((i) => [i.id!, updated.get(i.id!) ?? i.existing!])).values()] : undefined;
+  const hooksWrote = await afterWrite(entry, items, ctx, current);
   // parents before and after: a row may have moved from one to another
   await refreshRollups(db, parentsOf(entry, items.flatMap((i) => [i.existing!, { ...i.existing, ...i.values }])));
   // The rows as the UPDATEs returned them (PostgreSQL), while nothing else wrote them since; and the
   // tags and links as they were, where no element named any.
-  const settled = updated && !entry.definition.tree && !hooksOf(entry).some((h) => h.afterWrite);
+  const settled = updated && !entry.definition.tree && !hooksWrote;
   const loaded = settled ? items.map((i) => updated.get(i.id!) ?? i.existing!) : undefined;
   const sameLinks = settled && prechange && items.every((i) => !i.tags && !Object.keys(i.m2m).length) ? prechange : undefined;
   const data = await recordWrites(ctx, entry, 'update', changed, prechange, { loaded, linksFrom: sameLinks });

@@ -139,13 +139,13 @@ export const cabled: ModelHooks = {
   async afterWrite(rows, ctx) {
     const entry = entryOf(ctx);
     const through = entry.definition.cabling!.through;
-    if (!through) return;
+    if (!through) return false;
     const type = entry.definition.contentType;
     // only a new pass-through, or one whose mapping fields changed, can send a path another way
     const mapping = [through.to, through.position, through.positions, through.group, through.side, ...(through.terminus ?? [])]
       .filter((n): n is string => !!n).map((n) => entry.definition.fields[n].columns[0]);
     const moved = ctx.items.filter((i) => !i.existing || mapping.some((c) => c in i.values && String(i.values[c]) !== String(i.existing![c])));
-    if (!moved.length) return;
+    if (!moved.length) return false;
     const ids = new Set(moved.map((i) => i.id));
     const nodes = rows.filter((r) => ids.has(Number(r.id))).map((r) => nodeKey(type, r.id));
     const target = through.kind === 'to_position' ? entry.definition.fields[through.to!] : undefined;
@@ -161,6 +161,7 @@ export const cabled: ModelHooks = {
       for (const s of siblings) nodes.push(nodeKey(type, s.id));
     }
     await retrace(ctx.db, nodes);
+    return true;
   },
   /** Deleting terminated objects (or their device) removes their cable ends; the paths through them re-form without them. */
   async beforeDelete(_ids, ctx) {
