@@ -281,6 +281,20 @@ writes('a bulk POST takes its rows back from the INSERT instead of reading them 
   if (engine === 'postgres') assert.ok(m.count <= 12, `${m.count} statements:\n  ${m.sql.join('\n  ')}`);
 });
 
+writes('a bulk POST of untagged objects whose hooks write nothing after: no read of the new rows, their tags, links or reverse relations; custom field definitions read once', async () => {
+  const device = await createObject(app, model('Device'));
+  const m = await measure('POST', '/api/dcim/interfaces/', range(20).map((k) => ({ device: device.id, name: `fresh${k}`, type: '1000base-t' })));
+  expectStatus(m.reply, 201);
+  assert.equal(m.reply.body.map((r: { tags: unknown[]; tagged_vlans: unknown[] }) => [r.tags, r.tagged_vlans]), range(20).map(() => [[], []]));
+  const insertAt = m.sql.findIndex((s) => /^\s*insert into [`"]dcim_interface[`"]/i.test(s));
+  assert.ok(insertAt >= 0);
+  const after = m.sql.slice(insertAt + 1);
+  assert.equal(after.filter((s) => /from [`"]dcim_interface[`"] where [`"]id[`"]/i.test(s)), [], 'no read of the rows just inserted');
+  assert.equal(after.filter((s) => /extras_taggeditem|dcim_interface_tagged_vlans|vpn_l2vpntermination/i.test(s) && !/^\s*insert/i.test(s)), [], 'no read of tags, links or reverse relations');
+  const definitions = m.sql.filter((s) => /from [`"]extras_customfield[`"]/i.test(s));
+  assert.is(definitions.length, 1, `custom field definitions read ${definitions.length} times in one write:\n  ${m.sql.join('\n  ')}`);
+});
+
 writes('a bulk PATCH setting each element to its own values is one UPDATE on PostgreSQL; the rows come back from the UPDATEs on both engines', async () => {
   const made = await app.post('/api/ipam/ip-addresses/', range(40).map((k) => ({ address: `198.18.0.${k + 1}/24` })));
   const m = await measure('PATCH', '/api/ipam/ip-addresses/', made.map((r: any, k: number) => ({ id: r.id, description: `own ${k}` })));

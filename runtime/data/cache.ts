@@ -8,7 +8,8 @@
  * first read and is answered only once it is confirmed: runtime/http/identify.ts.)
  *
  * A cache is only filled outside transactions (a rolled-back write must never be remembered), and is
- * only trusted shortly after a sync; otherwise (a background job, a transaction) the value is loaded.
+ * only trusted shortly after a sync; otherwise (a background job) the value is loaded. A transaction
+ * loads its own, and remembers it until a watched model is written (`inTransactions`).
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
@@ -41,10 +42,20 @@ export function watchModels(names: string[]): void {
   }
 }
 
+/**
+ * Inside a transaction a cache is not filled, but what it loaded there is remembered for that
+ * transaction (a write reads its model's custom fields to validate and again to render) until any
+ * transaction of this process writes a watched model: `writes` counts those, and a remembered value
+ * is used only while the count is the one it was loaded under (nested transactions included).
+ */
+const inTransactions = new WeakMap<Knex, Map<object, Map<unknown, { writes: number; value: unknown }>>>();
+let writes = 0;
+
 /** Within a write's transaction: moves the version when one of the written (or deleted) models is watched. */
 export async function bumpCacheVersion(trx: Knex, modelNames: Iterable<string>, deleted = false): Promise<void> {
   for (const name of modelNames) {
     if (!watched.has(name) && !(deleted && watchedDeletes.has(name))) continue;
+    writes++;
     await trx(TABLE).where('id', 1).increment('version', 1);
     return;
   }
@@ -79,8 +90,20 @@ export function processCache<K, V>(): { get(db: Knex, key: K, load: () => Promis
   caches.add(byDb as unknown as WeakMap<Knex, Map<unknown, unknown>>);
   return {
     async get(db, key, load) {
+      if (db.isTransaction) {
+        let mine = inTransactions.get(db);
+        if (!mine) inTransactions.set(db, (mine = new Map()));
+        let remembered = mine.get(byDb) as Map<K, { writes: number; value: V }> | undefined;
+        if (!remembered) mine.set(byDb, (remembered = new Map()));
+        const kept = remembered.get(key);
+        if (kept && kept.writes === writes) return kept.value;
+        const before = writes;
+        const value = await load();
+        if (writes === before) remembered.set(key, { writes: before, value });
+        return value;
+      }
       const synced = versions.get(db);
-      const usable = !db.isTransaction && !!synced && Date.now() - synced.at < FRESH_MS;
+      const usable = !!synced && Date.now() - synced.at < FRESH_MS;
       let entries = byDb.get(db);
       if (usable && entries?.has(key)) return entries.get(key)!;
       const value = await load();
