@@ -176,6 +176,13 @@ lists('a detail reads its nested rows by the columns their forms show, not whole
   assert.is(whole.length, 0, whole.join('\n'));
 });
 
+lists('a page of interfaces without cables reads no cable paths (only a cabled object can start one)', async () => {
+  const m = await measureGet('/api/dcim/interfaces/?limit=1000');
+  assert.ok(m.reply.body.results.length >= 90 && m.reply.body.results.every((i: any) => i.cable === null && i.connected_endpoints === null && i.link_peers.length === 0));
+  const read = m.sql.filter((s) => /dcim_cablepath/i.test(s));
+  assert.is(read.length, 0, read.join('\n'));
+});
+
 lists('filters on related objects do not cost a query per row either', async () => {
   for (const path of ['/api/ipam/ip-addresses/?device=leaf-00&device=leaf-01&device=leaf-02', '/api/dcim/sites/?region=world&tag=gold', '/api/ipam/prefixes/?within=10.0.0.0/16&vrf=budget']) {
     const small = await measureGet(`${path}&limit=1&offset=1`);

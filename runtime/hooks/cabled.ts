@@ -60,10 +60,12 @@ function linkPeers(rows: Row[], ctx: HookContext): Promise<Map<number, string[]>
   return lookup;
 }
 
+/** The stored path of each object: only one with a cable can be a path's origin (none read when none has one). */
 function paths(rows: Row[], ctx: HookContext): ReturnType<typeof pathsOf> {
   let lookup = pathLookups.get(rows);
   if (!lookup) {
-    lookup = pathsOf(ctx.db, entryOf(ctx).definition.contentType, rows.map((r) => Number(r.id)));
+    const cabled = rows.filter((r) => r.cable_id !== null && r.cable_id !== undefined);
+    lookup = pathsOf(ctx.db, entryOf(ctx).definition.contentType, cabled.map((r) => Number(r.id)));
     pathLookups.set(rows, lookup);
   }
   return lookup;
