@@ -74,8 +74,10 @@ async function runHooks(entry: ModelEntry, items: Prepared[], ctx: WriteContext)
   }
 }
 
-/** `fresh`: the rows as they now stand, when the caller has them (no read then). */
-/** Runs the model's afterWrite hooks; whether any may have written (none said it wrote nothing). */
+/**
+ * Runs the model's afterWrite hooks; resolves to whether any may have written (one that did not
+ * says so). `fresh`: the rows as they now stand, when the caller has them (no read then).
+ */
 async function afterWrite(entry: ModelEntry, items: Prepared[], ctx: WriteContext, fresh?: Row[]): Promise<boolean> {
   const hooks = hooksOf(entry).filter((h) => h.afterWrite);
   if (!hooks.length) return false;
