@@ -12,6 +12,8 @@ import { isPostgres, runOnSqlite } from './db.js';
 
 /** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535 (PostgreSQL's JSON form has one). */
 const MAX_PARAMETERS = 30_000;
+/** Rows of `columns` per statement under the bound-parameter limit. */
+const rowsPerStatement = (columns: string[]) => Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
 
 /** A value as json_populate_recordset reads it for the column; undefined where only knex's DEFAULT would do. */
 export function jsonValue(v: unknown): unknown {
@@ -89,10 +91,11 @@ export function postgresInsertText(table: string, columns: string[], rows: Recor
 }
 
 /** One statement for all rows as JSON; rows it cannot carry go through knex, in chunks of bound parameters. */
-async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null, perStatement: number): Promise<Record<string, unknown>[]> {
+async function insertPostgres(db: Knex, table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
   const statement = postgresInsertText(table, columns, rows, returning);
   if (statement) return (await db.raw(statement.sql, statement.values as Knex.RawBinding[])).rows;
   const out: Record<string, unknown>[] = [];
+  const perStatement = rowsPerStatement(columns);
   for (let i = 0; i < rows.length; i += perStatement) {
     const q = db(table).insert(rows.slice(i, i + perStatement));
     if (returning) out.push(...await q.returning(returning)); else await q;
@@ -105,7 +108,7 @@ async function insertPostgres(db: Knex, table: string, columns: string[], rows: 
  * limit allows (one for anything short of tens of thousands of values).
  */
 export function sqliteInsertTexts(table: string, columns: string[], rows: Record<string, unknown>[], returning: string | null): { sql: string; values: unknown[] }[] {
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length)));
+  const perStatement = rowsPerStatement(columns);
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const back = returning === '*' ? ' returning *' : returning ? ` returning ${quoted(returning)}` : '';
   const out: { sql: string; values: unknown[] }[] = [];
@@ -121,7 +124,7 @@ export function sqliteInsertTexts(table: string, columns: string[], rows: Record
 async function insertChunks(db: Knex, table: string, rows: Record<string, unknown>[], returning: string | null): Promise<Record<string, unknown>[]> {
   if (!rows.length) return [];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning, Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, columns.length))));
+  if (isPostgres(db)) return insertPostgres(db, table, columns, rows, returning);
   const out: Record<string, unknown>[] = [];
   for (const { sql, values } of sqliteInsertTexts(table, columns, rows, returning)) {
     const result = await runSqlite(db, sql, values, returning !== null);

@@ -120,10 +120,9 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   // New rows have the tags and links the elements gave them, and no others (hooks write other rows,
   // or columns: none tags or links a row it has just seen created).
   const unlinked = items.every((i) => !i.tags?.length && Object.values(i.m2m).every((l) => !l.length));
-  // Then nothing written since the insert points at the new rows either: their representations need
-  // no reverse relations read.
-  const fresh = settled;
-  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked, fresh });
+  // Settled, nothing written since the insert points at the new rows either (fresh): their
+  // representations need no reverse relations read.
+  const data = await recordWrites(ctx, entry, 'create', ids, null, { loaded: settled ? inserted : undefined, unlinked, fresh: settled });
   return { ids, reveal: new Map(items.map((i) => [i.id!, i.reveal])), data };
 }
 

@@ -34,6 +34,9 @@ function nestedAll(ctx: ComputedContext, nodes: string[]): unknown[] {
   return nodes.map(ref).filter((r) => r !== null).map((r) => ctx.refer(r!.model, r!.id));
 }
 
+/** Only an object with a cable has link peers or starts a path. */
+const hasCable = (row: Row) => row.cable_id !== null && row.cable_id !== undefined;
+
 // One lookup serves the several fields computed from it on the same page.
 const peerLookups = new WeakMap<Row[], Promise<Map<number, string[]>>>();
 const pathLookups = new WeakMap<Row[], ReturnType<typeof pathsOf>>();
@@ -45,7 +48,7 @@ function linkPeers(rows: Row[], ctx: HookContext): Promise<Map<number, string[]>
     const type = entryOf(ctx).definition.contentType;
     lookup = (async () => {
       const peers = new Map<number, string[]>();
-      const ids = rows.filter((r) => r.cable_id !== null && r.cable_id !== undefined).map((r) => Number(r.id));
+      const ids = rows.filter(hasCable).map((r) => Number(r.id));
       for (let i = 0; i < ids.length; i += 500) {
         const found = await ctx.db(`${TERMINATIONS()} as mine`)
           .join(`${TERMINATIONS()} as far`, (j) => j.on('far.cable_id', 'mine.cable_id').andOn('far.cable_end', '<>', 'mine.cable_end'))
@@ -64,8 +67,7 @@ function linkPeers(rows: Row[], ctx: HookContext): Promise<Map<number, string[]>
 function paths(rows: Row[], ctx: HookContext): ReturnType<typeof pathsOf> {
   let lookup = pathLookups.get(rows);
   if (!lookup) {
-    const cabled = rows.filter((r) => r.cable_id !== null && r.cable_id !== undefined);
-    lookup = pathsOf(ctx.db, entryOf(ctx).definition.contentType, cabled.map((r) => Number(r.id)));
+    lookup = pathsOf(ctx.db, entryOf(ctx).definition.contentType, rows.filter(hasCable).map((r) => Number(r.id)));
     pathLookups.set(rows, lookup);
   }
   return lookup;

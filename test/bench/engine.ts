@@ -122,13 +122,13 @@ async function medianOf(runs: number, fn: () => Promise<unknown>, key?: string):
  * `path` from the service and from the floor process, alternately (so both see the same machine),
  * after a warm-up of each: the medians under `<key>_alternated` and `<key>_floor`, their mean CPU
  * per call under `<key>_alternated_cpu` and `<key>_floor_cpu`; then the service's own time back to
- * back (`backToBack` runs), as every other row, under `key` (its mean CPU per call under `<key>_cpu`).
+ * back (as many runs), as every other row, under `key` (its mean CPU per call under `<key>_cpu`).
  * Alternated, each starts cold: the API's device page took 56-80 ms alternated and 31-43 back to
  * back (SQLite, the same runs), and a 100 ms pause after each floor request made it slower still
  * (71-82 ms), so it is not the other process's work overlapping but the caches gone cold between
  * requests. Hence the row's own figure back to back, as a service under load runs.
  */
-async function againstFloor(key: string, runs: number, path: string, backToBack = runs): Promise<void> {
+async function againstFloor(key: string, runs: number, path: string): Promise<void> {
   const floorCpu = async () => (await floorProcess.ask<{ cpu: number }>({ cmd: 'cpu' })).cpu;
   await call('GET', path); await call('GET', path, undefined, floor!.url);
   const app: number[] = [];
@@ -148,7 +148,7 @@ async function againstFloor(key: string, runs: number, path: string, backToBack 
   record(`${key}_alternated`, median(app));
   record(`${key}_floor`, median(bare));
   log(`${key}: ${(median(app) / median(bare)).toFixed(2)}x the floor's wall time, ${(appUsed / floorUsed).toFixed(2)}x its CPU`);
-  record(key, await medianOf(backToBack, () => call('GET', path), key));
+  record(key, await medianOf(runs, () => call('GET', path), key));
 }
 
 /** One call: its result, wall time and the service's CPU time. */
