@@ -13,9 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import { ADMIN_TOKEN, engine } from './helpers.js';
+import { ADMIN_TOKEN, engine, testSchemaName } from './helpers.js';
 import { upload, type Answer } from './upload.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,7 +27,7 @@ const test = suite(`oversized bodies (${engine})`);
 let server: ChildProcess;
 let url: URL;
 const dataDir = mkdtempSync(join(tmpdir(), 'netledger-body-'));
-const schema = `t_body_${randomBytes(5).toString('hex')}`;
+const schema = testSchemaName('t_body');
 const databaseUrl = engine === 'postgres' ? (process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : null;
 
 function rss(): number {

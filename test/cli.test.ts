@@ -11,9 +11,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../runtime/core/config.js';
-import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { engine, expectStatus, startApp, testSchemaName, type TestApp } from './helpers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeBin = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
@@ -170,7 +169,7 @@ test.run();
 
 const fresh = suite('cli on a fresh database');
 let dataDir: string;
-const schema = `t_cli_${randomBytes(5).toString('hex')}`;
+const schema = testSchemaName('t_cli');
 fresh.before(() => { dataDir = mkdtempSync(join(tmpdir(), 'netledger-cli-')); });
 fresh.after(() => rmSync(dataDir, { recursive: true, force: true }));
 

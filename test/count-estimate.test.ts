@@ -156,7 +156,7 @@ test('a service restarted after a bulk load has its statistics, where autovacuum
   const again = await startApp({
     COUNT_EXACT_LIMIT: '5', DATA_DIR: config.dataDir,
     ...(config.databaseSchema ? { DATABASE_SCHEMA: config.databaseSchema } : {}),
-  });
+  }, { takesOverDatabase: true });
   try {
     assert.is(await fromStatistics(again.api, makers, 80), true, 'the restarted service analysed the table');
   } finally {

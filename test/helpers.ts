@@ -38,10 +38,18 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/**
+ * A PostgreSQL schema name for a test: `<prefix>_<run tag><random hex>`. test/run.mjs gives each run
+ * a tag (TEST_RUN_TAG) and fails the run when a schema with its tag is still there at the end.
+ */
+export function testSchemaName(prefix: string): string {
+  return `${prefix}_${process.env.TEST_RUN_TAG ?? ''}${randomBytes(5).toString('hex')}`;
+}
+
 /** A new, empty database for a test service: a DATA_DIR and, on PostgreSQL, a schema of its own; `env` starts a service on it. */
 export function testDatabase(): { env: Record<string, string>; dataDir: string; schema: string } {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-test-'));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName('t');
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     PORT: '0',
@@ -54,9 +62,15 @@ export function testDatabase(): { env: Record<string, string>; dataDir: string; 
   return { env, dataDir, schema };
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const { env: base, dataDir, schema } = testDatabase();
+/**
+ * Starts the service on a new database, or on another service's when `env` names its DATA_DIR or
+ * DATABASE_SCHEMA. `stop()` removes the database the service used when it is its own, or when
+ * `takesOverDatabase` says this service now answers for it (its first owner was closed, not stopped).
+ */
+export async function startApp(env: Record<string, string> = {}, options: { takesOverDatabase?: boolean } = {}): Promise<TestApp> {
+  const { env: base, dataDir } = testDatabase();
   const running = await start(loadConfig({ ...base, ...env }));
+  const removesDatabase = options.takesOverDatabase ?? !(env.DATA_DIR || env.DATABASE_SCHEMA);
   const url = running.url;
   const testApp: TestApp = {
     url,
@@ -107,9 +121,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       // The worker polls the schema and the statistics round reads it: stop both before the schema goes.
       await running.worker?.stop();
       await running.statistics.stop();
-      if (engine === 'postgres') await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+      const { databaseSchema, dataDir: usedDir } = running.config;
+      if (removesDatabase && databaseSchema) await running.db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [databaseSchema]);
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (removesDatabase) rmSync(usedDir, { recursive: true, force: true });
     },
   };
   return testApp;

@@ -14,9 +14,8 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_TOKEN, engine } from './helpers.js';
+import { ADMIN_TOKEN, engine, testSchemaName } from './helpers.js';
 import { THROTTLE_LIMIT } from '../runtime/auth/throttle.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -53,7 +52,7 @@ interface Service { child: ChildProcess; url: string; output: string[]; exited: 
 /** `npm start` in a process group of its own (npm, the primary, the workers). */
 async function startService(extra: NodeJS.ProcessEnv = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-prod-'));
-  const schema = `prod_${randomBytes(5).toString('hex')}`;
+  const schema = testSchemaName('prod');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_|DATA_DIR|PORT|HOST|WEBHOOK_|RUN_WORKER|ADMIN_|LOG_|WEB_CONCURRENCY|npm_)/.test(k)));
   const env: NodeJS.ProcessEnv = {
     ...inherited, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ADMIN_PASSWORD: PASSWORD, WEB_CONCURRENCY: '2', RUN_WORKER: '1', LOG_REQUESTS: '1',

@@ -14,6 +14,8 @@
  *   A uvu run that ends without its summary (a crash), or with a non-zero exit code and nothing failed, counts 1 failed.
  * - The last line printed is `N passed, N failed`. Exit code 1 if anything failed or no test ran at all.
  *
+ * - On PostgreSQL, a schema of the run (named with its TEST_RUN_TAG) still there at the end counts 1 failed.
+ *
  * Other env: TEST_TIMEOUT (seconds per engine, default 1800), TEST_EXIT_GRACE (seconds uvu may take to exit
  * after its summary before it is stopped, default 15).
  */
@@ -87,6 +89,24 @@ async function probePostgres(url) {
     return null;
   } catch (err) {
     return err.message || String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Schemas named with this run's tag (test/helpers.ts testSchemaName) still in the database: each test
+ * removes the schema it made, so any left is a test that did not; they are dropped here.
+ */
+async function leftSchemas(url, tag) {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query("select nspname from pg_namespace where strpos(nspname, '_' || $1) > 0 order by 1", [tag]);
+    for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+    return rows.map((r) => r.nspname);
   } finally {
     await client.end().catch(() => {});
   }
@@ -192,8 +212,10 @@ async function main() {
   const nodeBin = existsSync(localNode) ? localNode : process.execPath;
 
   const results = [];
+  // Letters hex never holds around the random part: no schema of another run (or none of ours) matches by chance.
+  const runTag = `r${Math.random().toString(16).slice(2, 8)}x`;
   for (const engine of engines) {
-    const env = { ...process.env, TEST_DATABASE: engine };
+    const env = { ...process.env, TEST_DATABASE: engine, TEST_RUN_TAG: runTag };
     delete env.TEST_DATABASE_URL;
     if (engine === 'postgres') {
       const url = process.env.TEST_DATABASE_URL || DEFAULT_PG_URL;
@@ -227,6 +249,13 @@ async function main() {
     }
     if (code === 0 && failed > 0) {
       console.log(`[${engine}] uvu exited 0 but ${failed} test(s) did not pass: uvu reports no error when a before/after hook throws`);
+    }
+    if (engine === 'postgres') {
+      const left = await leftSchemas(env.TEST_DATABASE_URL, runTag).catch((err) => [`(could not list them: ${err.message})`]);
+      if (left.length) {
+        console.log(`[${engine}] schemas the tests left in the database (dropped now): ${left.join(', ')}: counted as 1 failed`);
+        failed += 1;
+      }
     }
     results.push({ engine, passed: summary.passed, failed, skipped: summary.skipped, ran: summary.total });
   }

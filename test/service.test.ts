@@ -9,15 +9,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { ADMIN_TOKEN, engine } from './helpers.js';
+import { ADMIN_TOKEN, engine, testSchemaName } from './helpers.js';
 
 const test = suite('npm start (logs)');
 const PASSWORD = 'correct-horse-battery-staple-42';
 
 async function withService(extra: NodeJS.ProcessEnv, fn: (port: string, output: () => string) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-service-'));
-  const schema = `svc_${randomBytes(4).toString('hex')}`;
+  const schema = testSchemaName('svc');
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const env: NodeJS.ProcessEnv = {
     ...process.env, DATA_DIR: dataDir, PORT: port, LOG_REQUESTS: '1', RUN_WORKER: '0', WEB_CONCURRENCY: '1', ADMIN_TOKEN, ADMIN_PASSWORD: PASSWORD, LOG_FORMAT: '',

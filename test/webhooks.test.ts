@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_TOKEN, engine, expectStatus, startApp, type TestApp } from './helpers.js';
+import { ADMIN_TOKEN, engine, expectStatus, startApp, testSchemaName, type TestApp } from './helpers.js';
 import { model } from '../runtime/data/registry.js';
 import { createObjects, updateObjects } from '../runtime/data/write.js';
 import { loadConfig, ConfigError } from '../runtime/core/config.js';
@@ -689,7 +689,7 @@ function startChild(env: Record<string, string>): Promise<Child> {
 
 test('SIGKILL mid-stream: every committed change is delivered at least once, no rolled-back one ever', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-crash-'));
-  const schema = `crash_${randomBytes(5).toString('hex')}`;
+  const schema = testSchemaName('crash');
   const env: Record<string, string> = {
     DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, LOG_REQUESTS: '0', RUN_WORKER: '1',
     WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', WEBHOOK_TIMEOUT: '2', WEBHOOK_CONCURRENCY: '4',
