@@ -128,6 +128,7 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     const ordering = orderingIndex(d);
     if (ordering) lines.push(ordering);
     lines.push(...counterLines(d, byName), TALLY);
+    dropCoveredIndexes(d.table, lines);
     const joins = Object.values(d.fields).filter((f) => f.type === 'm2m').map((f) => ({
       table: f.through!,
       lines: [
@@ -140,6 +141,28 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }));
     return [{ table: d.table, lines }, ...joins];
   });
+}
+
+/**
+ * A relation's own index is left out when a unique index of the table starts with its column (a
+ * component's device beside its unique device and name): that index answers the same lookups (the
+ * foreign key's checks and cascades, filters, counts), and every insert, update and delete would
+ * otherwise keep one more index. Partial unique indexes (blank names exempt) answer only some rows,
+ * and one whose first part is an expression (COALESCE) answers no lookup of the column: both leave
+ * the relation its own index.
+ */
+function dropCoveredIndexes(table: string, lines: string[]): void {
+  const leading = new Set<string>();
+  for (const line of lines) {
+    const unique = /^t\.unique\(\['(\w+)'/.exec(line);
+    const raw = /^raw:CREATE UNIQUE INDEX \w+ ON \w+ \((\w+)[,)]/.exec(line);
+    if (unique) leading.add(unique[1]);
+    else if (raw && !/ WHERE /.test(line)) leading.add(raw[1]);
+  }
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const own = /^t\.index\(\['(\w+)'\], '(\w+)'\);$/.exec(lines[i]);
+    if (own && own[2] === `${table}_${own[1]}_idx` && leading.has(own[1])) lines.splice(i, 1);
+  }
 }
 
 /**
@@ -322,7 +345,9 @@ export function buildMigrations(allSpecs: TableSpec[], allPrevious: Snapshot | n
       ...removed.map((l) => (changed.has(columnOf(l)) ? alter(l) : l)),
     ];
     const alterTable = (lines: string[]) => (lines.length ? [`  await knex.schema.alterTable('${spec.table}', (t) => {\n${indent(lines)}\n  });`] : []);
-    if (forward.some((l) => !isRaw(l)) || backward.some((l) => !isRaw(l))) altered.add(spec.table);
+    // Index lines alone (created or dropped) leave the table's columns as they are: SQLite rebuilds nothing.
+    const rebuilds = (l: string) => !isRaw(l) && !/^t\.(index|unique|dropIndex|dropUnique)\(/.test(l);
+    if (forward.some(rebuilds) || backward.some(rebuilds)) altered.add(spec.table);
     up.push(...removed.filter(isRaw).map(dropStatement), ...alterTable(forward.filter((l) => !isRaw(l))), ...added.filter(isRaw).map(statement));
     down.unshift(...added.filter(isRaw).map(dropStatement), ...alterTable(backward.filter((l) => !isRaw(l))), ...removed.filter(isRaw).map(statement));
   }

@@ -54,6 +54,24 @@ test('no change, no migration; a change gives one migration after the initial on
   assert.is(later.files.size, 0, 'the snapshot remembers what was applied');
 });
 
+test('a relation has no index of its own where a full unique index starts with its column', async () => {
+  const specs = new Map(tableSpecs(current(), integerSets).map((s) => [s.table, s.lines]));
+  const interfaces = specs.get('dcim_interface')!;
+  assert.ok(interfaces.some((l) => l.includes("t.unique(['device_id', 'name']")), 'interfaces are unique by device and name');
+  assert.not.ok(interfaces.some((l) => l.includes("'dcim_interface_device_id_idx'")), 'so device_id has no index of its own');
+  assert.ok(interfaces.some((l) => l.includes("'dcim_interface_lag_id_idx'")), 'a relation no unique index starts with keeps its own');
+  // A unique index led by COALESCE(group_id, 0) answers no lookup of group_id.
+  assert.ok(specs.get('tenancy_tenant')!.some((l) => l.includes("'tenancy_tenant_group_id_idx'")));
+  // On the running database: the index is gone, and a device's interfaces are found through the unique one.
+  const db = app.running.db;
+  const names = engine === 'postgres'
+    ? (await db.raw("select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'dcim_interface'")).rows
+    : await db.raw("select name from sqlite_master where type = 'index' and tbl_name = 'dcim_interface'");
+  const indexes = names.map((r: { name: string }) => r.name);
+  assert.ok(indexes.includes('dcim_interface_device_name_key'), indexes.join(', '));
+  assert.not.ok(indexes.includes('dcim_interface_device_id_idx'), indexes.join(', '));
+});
+
 test('the migration upgrades a database that holds data, and rolls back', async () => {
   const site = await app.api('POST', '/api/dcim/sites/', { name: 'kept', slug: 'kept', facility: 'F1', shipping_address: 'Dock 4' });
   expectStatus(site, 201);
