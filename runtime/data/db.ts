@@ -261,7 +261,7 @@ function rowsOf(result: unknown): Record<string, any>[] {
   return Array.isArray(result) ? result : (result as { rows: Record<string, any>[] }).rows;
 }
 
-interface Template { sql: string; native: string; bindings: unknown[]; slots: number[]; array: ArrayForm | null }
+interface Template { sql: string; native: string; bindings: unknown[]; slots: number[]; array: (ArrayForm & { knex: string }) | null }
 /** Compiled reads by key, dialect and id count (bounded: a full map starts again). */
 const templates = new Map<string, Template>();
 /** Stand-ins for the ids while a template is compiled: no real id is negative. */
@@ -281,13 +281,17 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
     const native = compiled.toNative();
     const bindings = native.bindings as unknown[];
     const slots = bindings.map((b) => (typeof b === 'number' && b <= SENTINEL && b > SENTINEL - ids.length ? SENTINEL - b : -1));
-    const array = isPostgres(db) && ids.length > MOST_LISTED ? arrayForm(native.sql, slots, ids.length) : null;
+    const form = isPostgres(db) && ids.length > MOST_LISTED ? arrayForm(native.sql, slots, ids.length) : null;
+    // knex's own placeholders for a transaction's raw: the form numbers its parameters in order of appearance.
+    const array = form && { ...form, knex: form.sql.replace(/\$\d+\b/g, '?') };
     t = { sql: compiled.sql, native: native.sql, bindings, slots, array };
     if (templates.size >= 5000) templates.clear();
     templates.set(full, t);
   }
   const bindings = t.slots.map((slot, i) => (slot >= 0 ? ids[slot] : t.bindings[i]));
-  if (db.isTransaction) return rowsOf(await db.raw(t.sql, bindings as Knex.RawBinding[]));
+  // In a transaction (a bulk write reading its 1000 rows) too, a long list is one array parameter:
+  // PostgreSQL takes ~3 ms longer over `in ($1, …, $1000)` than over `= any($1)` (parameters parsed one by one).
+  if (db.isTransaction) return rowsOf(await (t.array ? db.raw(t.array.knex, arrayBindings(t.array, bindings, ids) as Knex.RawBinding[]) : db.raw(t.sql, bindings as Knex.RawBinding[])));
   if (t.array) return runRead(db, t.array.sql, arrayBindings(t.array, bindings, ids));
   return runRead(db, t.native, bindings);
 }

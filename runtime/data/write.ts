@@ -136,7 +136,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
     throw errors.validation(bulk ? objects.map((_, i) => (i === missingId ? message : {})) : message);
   }
   // An id no row can have is not found without asking (PostgreSQL refuses to compare it).
-  const q = db(entry.definition.table).whereIn('id', ids.map(Number).filter(isStorableId));
+  const q = whereAny(db, db(entry.definition.table), 'id', ids.map(Number).filter(isStorableId));
   scope?.(q);
   const rows = new Map<number, Row>((await q).map((r: Row) => [Number(r.id), r]));
   const notFound = ids.findIndex((id) => !rows.has(Number(id)));

@@ -11,6 +11,7 @@ import { checkFilterNames } from '../data/filter-names.js';
 import { parseBoolean } from '../core/query-values.js';
 import { choiceSet, hooksOf, storedField, type Action, type Row } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
+import { whereAny } from '../data/any.js';
 import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
 import type { Auth } from '../auth/authenticate.js';
 import type { Config } from '../core/config.js';
@@ -79,7 +80,7 @@ async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: num
   const user = (ctx.state as State).auth.user;
   if (!user || user.isSuperuser || selfService(entry) || !ids.length) return;
   const count = async (act: Action) => {
-    const q = db(entry.definition.table).whereIn('id', ids.filter(isStorableId));
+    const q = whereAny(db, db(entry.definition.table), 'id', ids.filter(isStorableId));
     scoped(db, entry, ctx, act)(q);
     return Number((await q.count('* as n').first())?.n ?? 0);
   };
@@ -193,7 +194,7 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   let results: Record<string, unknown>[];
   if (data && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
   else {
-    const rows: Row[] = await db(entry.definition.table).whereIn('id', ids);
+    const rows: Row[] = await whereAny(db, db(entry.definition.table), 'id', ids);
     const order = new Map(ids.map((id, i) => [id, i]));
     rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
     results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), reveal });
