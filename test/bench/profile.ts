@@ -14,6 +14,7 @@ import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { addressOf } from './addresses.js';
+import { seedDeviceSet } from './device-set.js';
 
 const args = process.argv.slice(2);
 const engine = args.includes('--engine') && args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
@@ -38,18 +39,9 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 
 try {
-  const site = await call('POST', '/api/dcim/sites/', { name: 'P', slug: 'p' });
-  const maker = await call('POST', '/api/dcim/manufacturers/', { name: 'M', slug: 'm' });
-  const type = await call('POST', '/api/dcim/device-types/', { manufacturer: maker.id, model: 'T', slug: 't' });
-  const role = await call('POST', '/api/dcim/device-roles/', { name: 'R', slug: 'r' });
-  const tenant = await call('POST', '/api/tenancy/tenants/', { name: 'Te', slug: 'te' });
-  const platform = await call('POST', '/api/dcim/platforms/', { name: 'Pl', slug: 'pl' });
-  const rack = await call('POST', '/api/dcim/racks/', { name: 'Ra', site: site.id });
-  const tags = await call('POST', '/api/extras/tags/', [{ name: 'a', slug: 'a' }, { name: 'b', slug: 'b' }]);
-  const devices = await call('POST', '/api/dcim/devices/', Array.from({ length: 1000 }, (_, i) => ({ name: `d${i}`, site: site.id, device_type: type.id, role: role.id, tenant: tenant.id, platform: platform.id, rack: rack.id, tags: tags.map((t: { id: number }) => t.id) })));
   // The bench's interfaces and addresses too (10 per device, one address per interface), so address
   // pages such as /api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100 profile on the bench's data.
-  const interfaces: { id: number }[] = await call('POST', '/api/dcim/interfaces/', devices.flatMap((d: { id: number }) => Array.from({ length: 10 }, (_, j) => ({ device: d.id, name: `eth${j}`, type: '1000base-t' }))));
+  const { devices, interfaces } = await seedDeviceSet(call);
   for (let i = 0; i < interfaces.length; i += 1000) {
     await call('POST', '/api/ipam/ip-addresses/', interfaces.slice(i, i + 1000).map((f, k) => ({ address: addressOf(i + k), assigned_object_type: 'dcim.interface', assigned_object_id: f.id })));
   }
