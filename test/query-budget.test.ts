@@ -284,6 +284,26 @@ writes('a bulk DELETE of devices with their interfaces and addresses costs the s
   if (engine === 'postgres') assert.ok(ten.count <= 32, `${ten.count} statements:\n  ${ten.sql.join('\n  ')}`);
 });
 
+writes('SQLite: a delete looks up no id list in a table of generic relations that holds no row; one that holds rows is cleaned', async () => {
+  const [device] = await deviceSet('empty-probe', 1);
+  assert.is((await app.get(`/api/dcim/interfaces/?device_id=${device}&limit=10`)).results.length, 3, 'interfaces to look up');
+  const vpn = await app.post('/api/vpn/l2vpns/', { name: 'probe-vpn', slug: 'probe-vpn', type: 'vxlan' });
+  const termination = (await app.api('GET', '/api/vpn/l2vpn-terminations/?limit=1')).body;
+  assert.is(termination.count, 0, 'no L2VPN termination anywhere yet');
+  const listed = (m: Measured, table: string) => m.sql.filter((s) => new RegExp(`from [\`"]${table}[\`"] where .*( in \\(|= any\\()`, 'i').test(s));
+  const other = await deviceSet('full-probe', 1);
+  const gone = await measure('DELETE', `/api/dcim/devices/${device}/`);
+  expectStatus(gone.reply, 204);
+  if (engine === 'sqlite') assert.equal(listed(gone, 'vpn_l2vpntermination'), [], 'the empty table is not searched for the interfaces');
+  // With a row in it, the lookup runs and the termination goes with its interface.
+  const otherIface = (await app.get(`/api/dcim/interfaces/?device_id=${other[0]}&limit=1`)).results[0];
+  await app.post('/api/vpn/l2vpn-terminations/', { l2vpn: vpn.id, assigned_object_type: 'dcim.interface', assigned_object_id: otherIface.id });
+  const full = await measure('DELETE', `/api/dcim/devices/${other[0]}/`);
+  expectStatus(full.reply, 204);
+  assert.ok(listed(full, 'vpn_l2vpntermination').length >= 1, full.sql.join('\n  '));
+  assert.is((await app.api('GET', '/api/vpn/l2vpn-terminations/?limit=1')).body.count, 0, 'the termination went with its interface');
+});
+
 writes('a bulk POST takes its rows back from the INSERT instead of reading them again', async () => {
   const m = await measure('POST', '/api/ipam/ip-addresses/', range(50).map((k) => ({ address: `192.0.2.${k + 1}/24`, description: 'back' })));
   expectStatus(m.reply, 201);

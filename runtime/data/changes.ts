@@ -8,6 +8,7 @@ import { model, storedField, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
 import { insertRows } from './insert.js';
 import { whereAny } from './any.js';
+import { emptyOnSqlite } from './together.js';
 import { isPostgres } from './db.js';
 import type { User } from '../auth/authenticate.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
@@ -118,7 +119,8 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const m2m = new Map<string, Map<number, number[]>>();
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const map = new Map<number, number[]>();
-    if (!unlinked) for (const l of await whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids)) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    const links = whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids);
+    if (!unlinked && !(await emptyOnSqlite(db, links))) for (const l of await links) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
     m2m.set(f.name, map);
   }
   for (const row of rows) {

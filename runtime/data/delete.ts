@@ -121,7 +121,8 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
         else {
           // a cleared relation is an update of an object that stays: logged like one
           const going = closure.get(other.definition.name);
-          const ids = (await pointing().select('id')).map((r: Row) => Number(r.id)).filter((id: number) => !going?.has(id));
+          const [found] = await idsOfEach(db, [pointing().select('id')]);
+          const ids = found.filter((id) => !going?.has(id));
           await updateRows({ db, request: ctx }, other, ids.map((id: number) => ({ id, values: cleared })));
         }
       }

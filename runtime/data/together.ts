@@ -2,16 +2,37 @@
  * Several statements of one step in one round trip on PostgreSQL, where each round trip costs more
  * than a short statement does: the cascade and protection lookups of a delete as one UNION ALL, its
  * generic-relation cleanups as one statement of data-modifying CTEs. On SQLite (in process, no round
- * trip) each runs alone.
+ * trip) each runs alone, and not at all when its table is empty.
  */
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
+
+/** The table a query reads or writes, when it names one plainly (`table` or `table as alias`). */
+function tableOf(q: Knex.QueryBuilder): string | null {
+  const table = (q as unknown as { _single: { table?: unknown } })._single.table;
+  return typeof table === 'string' ? table.split(/\s+as\s+/i)[0] : null;
+}
+
+/**
+ * SQLite: is the query's table empty (false on PostgreSQL, where the lookups travel together)? A lookup of 1000 ids in an empty table still binds and sorts
+ * the 1000 ids (~0.15-0.3 ms); asking whether the table has a row takes microseconds. A delete probes
+ * a dozen tables of generic relations (journal entries, terminations, assignments) that are often
+ * empty.
+ */
+export async function emptyOnSqlite(db: Knex, q: Knex.QueryBuilder): Promise<boolean> {
+  if (isPostgres(db)) return false;
+  const table = tableOf(q);
+  return table !== null && !(await db(table).select(db.raw('1 as one')).limit(1)).length;
+}
 
 /** The ids each query (a `select id …`) finds, in query order. */
 export async function idsOfEach(db: Knex, queries: Knex.QueryBuilder[]): Promise<number[][]> {
   const out = queries.map(() => [] as number[]);
   if (!isPostgres(db) || queries.length < 2) {
-    for (const [i, q] of queries.entries()) out[i] = (await q).map((r: { id: unknown }) => Number(r.id));
+    for (const [i, q] of queries.entries()) {
+      if (await emptyOnSqlite(db, q)) continue;
+      out[i] = (await q).map((r: { id: unknown }) => Number(r.id));
+    }
     return out;
   }
   const parts = queries.map((q) => q.toSQL());
@@ -28,10 +49,10 @@ export async function idsOfEach(db: Knex, queries: Knex.QueryBuilder[]): Promise
  */
 export async function runTogether(db: Knex, statements: Knex.QueryBuilder[]): Promise<void> {
   if (!isPostgres(db) || statements.length < 2) {
-    for (const q of statements) await q;
+    for (const q of statements) if (!(await emptyOnSqlite(db, q))) await q;
     return;
   }
-  const compiled = statements.map((q) => ({ ...q.toSQL(), table: (q as unknown as { _single: { table: string } })._single.table }));
+  const compiled = statements.map((q) => ({ ...q.toSQL(), table: tableOf(q) }));
   const updated = new Set(compiled.filter((c) => c.method === 'update').map((c) => c.table));
   const alone = compiled.filter((c) => c.method === 'update' || updated.has(c.table));
   const together = compiled.filter((c) => !alone.includes(c));
