@@ -73,24 +73,31 @@ function redact(url) {
   }
 }
 
-/** Resolves to null when PostgreSQL answers `select 1`, else to the reason it did not. */
-async function probePostgres(url) {
-  let pg;
-  try {
-    pg = (await import('pg')).default;
-  } catch (err) {
-    return `the pg package could not be loaded (${err.message}); run npm ci`;
-  }
+/** `fn` with a client connected to `url` (pg from node_modules), ended after. */
+async function withPostgres(url, fn) {
+  const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   client.on('error', () => {});
   try {
     await client.connect();
-    await client.query('select 1');
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Resolves to null when PostgreSQL answers `select 1`, else to the reason it did not. */
+async function probePostgres(url) {
+  try {
+    await import('pg');
+  } catch (err) {
+    return `the pg package could not be loaded (${err.message}); run npm ci`;
+  }
+  try {
+    await withPostgres(url, (client) => client.query('select 1'));
     return null;
   } catch (err) {
     return err.message || String(err);
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 
@@ -98,18 +105,12 @@ async function probePostgres(url) {
  * Schemas named with this run's tag (test/helpers.ts testSchemaName) still in the database: each test
  * removes the schema it made, so any left is a test that did not; they are dropped here.
  */
-async function leftSchemas(url, tag) {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
+function leftSchemas(url, tag) {
+  return withPostgres(url, async (client) => {
     const { rows } = await client.query("select nspname from pg_namespace where strpos(nspname, '_' || $1) > 0 order by 1", [tag]);
     for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
     return rows.map((r) => r.nspname);
-  } finally {
-    await client.end().catch(() => {});
-  }
+  });
 }
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');

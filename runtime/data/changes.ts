@@ -119,8 +119,8 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const m2m = new Map<string, Map<number, number[]>>();
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const map = new Map<number, number[]>();
-    const links = whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids);
-    if (!unlinked && !(await emptyOnSqlite(db, links))) for (const l of await links) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
+    const links = unlinked ? null : whereAny(db, db(f.through!).select('from_id', 'to_id'), 'from_id', ids);
+    if (links && !(await emptyOnSqlite(db, links))) for (const l of await links) map.set(Number(l.from_id), [...(map.get(Number(l.from_id)) ?? []), Number(l.to_id)]);
     m2m.set(f.name, map);
   }
   for (const row of rows) {
