@@ -25,7 +25,7 @@ const PAGE = `
     left join tenancy_tenant te on te.id = a.tenant_id
     left join dcim_interface i on a.assigned_object_type = 'dcim.interface' and i.id = a.assigned_object_id
     left join dcim_device d on d.id = i.device_id
-  where a.family = $1 and (a.address_first > $2 or (a.address_first = $2 and a.address_length >= $4)) and a.address_first <= $3
+  where a.family = $1 and (a.address_first, a.address_length) >= ($2, $4) and a.address_first <= $3
     and a.address_host >= $2 and a.address_host <= $3
   order by a.family, a.address_first, a.address_length, a.address_host, a.id limit $5`;
 /**
