@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import { model, modelList } from '../runtime/data/registry.js';
 import { expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 import { createObject } from './factory.js';
+import { get as httpGet } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 const starting = startApp();
 let app: TestApp;
@@ -360,6 +362,41 @@ test('unknown body keys are ignored', async () => {
   const patch = await app.api('PATCH', `${SITES}${reply.body.id}/`, { description: 'd', whatever: { a: 1 } });
   expectStatus(patch, 200);
   assert.is(patch.body.description, 'd');
+});
+
+/** A GET by node:http, which (unlike fetch) leaves the body as sent: compressed bytes stay compressed. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+test('the web interface\'s static files: brotli, gzip and plain bodies are the same file, cached a year; If-None-Match is 304', async () => {
+  const login = await (await fetch(`${app.url}/login/`)).text();
+  const paths = [...login.matchAll(/(?:href|src)="(\/static\/[0-9a-f]{12}\/[\w.-]+)"/g)].map((m) => m[1]);
+  const css = paths.find((p) => p.endsWith('/tabler.css'));
+  assert.ok(css, `the login page links Tabler's stylesheet by a versioned URL: ${paths.join(', ')}`);
+  const plain = await rawGet(app.url + css, { 'Accept-Encoding': 'identity' });
+  assert.is(plain.status, 200);
+  assert.is(plain.headers['content-encoding'], undefined);
+  assert.match(String(plain.headers['content-type']), /^text\/css/);
+  assert.match(String(plain.headers['cache-control']), /max-age=31536000/);
+  assert.ok(plain.body.length > 100_000, `the whole stylesheet (${plain.body.length} bytes)`);
+  const br = await rawGet(app.url + css, { 'Accept-Encoding': 'gzip, br' });
+  assert.is(br.headers['content-encoding'], 'br');
+  assert.ok(br.body.length < plain.body.length / 5, `compressed: ${br.body.length} of ${plain.body.length} bytes`);
+  assert.ok(brotliDecompressSync(br.body).equals(plain.body), 'the brotli body decodes to the file');
+  const gzip = await rawGet(app.url + css, { 'Accept-Encoding': 'gzip' });
+  assert.is(gzip.headers['content-encoding'], 'gzip');
+  assert.ok(gunzipSync(gzip.body).equals(plain.body), 'the gzip body decodes to the file');
+  const again = await rawGet(app.url + css, { 'Accept-Encoding': 'br', 'If-None-Match': String(plain.headers.etag) });
+  assert.is(again.status, 304);
+  assert.is(again.body.length, 0);
+  assert.is((await rawGet(`${app.url}/static/000000000000/tabler.css`, {})).status, 404);
 });
 
 test.run();
