@@ -17,7 +17,7 @@
  * runs alone, bound, so every read gets its own answer or error, and the next batch prepares anew.
  */
 import type { Knex } from 'knex';
-import { asArrays, objectRows, withObjectRows } from './pg-rows.js';
+import { asArrays, objectRows, simpleQueryRows } from './pg-rows.js';
 
 interface PoolClient {
   acquireConnection(): Promise<any>;
@@ -137,17 +137,16 @@ async function runBatch(db: Knex, list: Waiting[]): Promise<void> {
   if (!prepared) preparedOn.set(connection, (prepared = new Map()));
   const { text, at, made } = batchText(prepared, list);
   try {
-    let results: { rows: Record<string, any>[] }[] | null = null;
+    let results: Record<string, any>[][] | null = null;
     try {
-      const answer = withObjectRows(await connection.query(asArrays({ text })));
-      results = Array.isArray(answer) ? answer : [answer];
+      results = await simpleQueryRows(connection, text);
     } catch {
       // Which statements the server prepared before the failure is unknown: it forgets them all.
       prepared.clear();
       await connection.query('DEALLOCATE ALL');
       for (const w of list) await connection.query(asArrays({ text: w.sql, values: w.bindings })).then((r: Parameters<typeof objectRows>[0]) => w.resolve(objectRows(r)), w.reject);
     }
-    if (results) list.forEach((w, i) => w.resolve(results[at[i]].rows));
+    if (results) list.forEach((w, i) => w.resolve(results[at[i]]));
   } catch (error) {
     for (const [sql] of made) prepared.delete(sql);
     for (const w of list) w.reject(error);

@@ -52,3 +52,98 @@ export function withObjectRows<T>(answer: T): T {
 export function asArrays<T extends object>(config: T): T & { rowMode: 'array' } {
   return { ...config, rowMode: 'array' };
 }
+
+interface FieldDescription { name: string; dataTypeID: number }
+type Parser = (text: string) => unknown;
+/** What a node-pg client answers for a column type: the parser it would use for it. */
+export interface TypeParsers { getTypeParser(oid: number, format: 'text'): Parser }
+
+/** A statement's columns: each one's parser, and the row constructor. */
+interface Shape { parsers: Parser[]; make: Make }
+/** Shapes by column names and types (bounded like the constructors). */
+const shapes = new Map<string, Shape>();
+
+function shapeOf(fields: readonly FieldDescription[], types: TypeParsers): Shape {
+  let key = '';
+  for (const f of fields) key += `${f.name}\u0000${f.dataTypeID}\u0000`;
+  let shape = shapes.get(key);
+  if (!shape) {
+    shape = { parsers: fields.map((f) => types.getTypeParser(f.dataTypeID, 'text')), make: makerOf(fields) };
+    if (shapes.size >= MOST_MAKERS) shapes.clear();
+    shapes.set(key, shape);
+  }
+  return shape;
+}
+
+/**
+ * A multi-statement simple query (the read batch's) as node-pg runs a custom query (its "submittable"
+ * interface, as pg-cursor uses): each statement's rows straight to objects, one list per statement.
+ * node-pg's own query builds, per statement, a result whose column setup copies a dictionary of every
+ * column (8% of a device detail's CPU on PostgreSQL), then arrays that pg-rows turned into objects: a
+ * detail's batch cost the client 0.26-0.31 ms of CPU that way and 0.11 ms this way.
+ * The protocol is node-pg's: a row parser that throws fails the query at ReadyForQuery (the rest of
+ * the answer is still read), an ErrorResponse fails it at once, a lost connection fails it.
+ */
+class SimpleQueryRows {
+  callback: ((error: Error | null, results?: Record<string, any>[][]) => void) | null = null;
+  private readonly results: Record<string, any>[][] = [];
+  private rows: Record<string, any>[] | null = null;
+  private shape: Shape | null = null;
+  private failure: Error | null = null;
+  private settled = false;
+
+  constructor(private readonly text: string, private readonly types: TypeParsers) {}
+
+  submit(connection: { query(text: string): void }): null {
+    connection.query(this.text);
+    return null;
+  }
+
+  handleRowDescription(message: { fields: FieldDescription[] }): void {
+    this.shape = shapeOf(message.fields, this.types);
+    this.rows = [];
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    if (this.failure) return;
+    try {
+      const { parsers, make } = this.shape!;
+      const raw = message.fields;
+      const values = new Array<unknown>(raw.length);
+      for (let i = 0; i < raw.length; i++) values[i] = raw[i] === null ? null : parsers[i](raw[i]!);
+      this.rows!.push(make(values));
+    } catch (error) {
+      this.failure = error as Error;
+    }
+  }
+
+  handleCommandComplete(): void {
+    this.results.push(this.rows ?? []);
+    this.rows = null;
+  }
+
+  handleEmptyQuery(): void {}
+
+  handleError(error: Error): void {
+    this.finish(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.finish(this.failure, this.results);
+  }
+
+  private finish(error: Error | null, results?: Record<string, any>[][]): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.callback?.(error, results);
+  }
+}
+
+/** Runs a multi-statement simple query on a node-pg client: each statement's rows, as objects. */
+export function simpleQueryRows(client: TypeParsers & { query(query: SimpleQueryRows): unknown }, text: string): Promise<Record<string, any>[][]> {
+  return new Promise((resolve, reject) => {
+    const query = new SimpleQueryRows(text, client);
+    query.callback = (error, results) => (error ? reject(error) : resolve(results!));
+    client.query(query);
+  });
+}
