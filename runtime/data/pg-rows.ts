@@ -2,9 +2,11 @@
  * PostgreSQL rows as objects, built faster than node-pg builds them. node-pg's object mode copies an
  * empty template and then adds each column to the copy: for a page of 1,000 devices (41 columns) that
  * cost ~1.5 ms more than the array mode, and left objects that V8 keeps as dictionaries, slower to read
- * for the rest of the request. Here every read asks for arrays (`rowMode: 'array'`, the same type
+ * for the rest of the request. Here a bound read asks for arrays (`rowMode: 'array'`, the same type
  * parsers) and turns them into objects with a constructor compiled once per column list: an object
  * literal, so every row of a statement shares one hidden class. Same keys, same values, same order.
+ * The read batch's multi-statement query (simpleQueryRows, below) uses the same constructors on
+ * each row as it arrives.
  */
 
 type Fields = readonly { name: string }[];
