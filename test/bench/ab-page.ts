@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seedDeviceSet } from './device-set.js';
+import { apiCall } from './api-call.js';
 
 const [rootA, rootB, path = '/api/dcim/devices/?limit=1000', roundsArg = '100'] = process.argv.slice(2);
 if (!rootA || !rootB) throw new Error('usage: tsx test/bench/ab-page.ts <checkout A> <checkout B> [path] [rounds]');
@@ -24,12 +25,7 @@ async function boot(root: string): Promise<Side> {
   const { start } = await from('runtime/server.ts');
   const dataDir = mkdtempSync(join(tmpdir(), 'netledger-ab-'));
   const running = await start(loadConfig({ ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0', RUN_WORKER: '0', DATABASE_URL: '' }));
-  const call = async (method: string, url: string, body?: unknown): Promise<any> => {
-    const res = await fetch(running.url + url, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${root}: ${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const call = apiCall(running.url, TOKEN);
   await seedDeviceSet(call);
   await running.db.raw('ANALYZE');
   return {

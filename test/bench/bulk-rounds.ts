@@ -16,6 +16,7 @@ import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { addressOf } from './addresses.js';
+import { apiCall } from './api-call.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -39,12 +40,7 @@ const running = await start(loadConfig({
   ...(engine === 'postgres' ? { DATABASE_URL: url, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
 }));
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 /** CPU ms of the PostgreSQL backends serving this process (0 on SQLite). */
 async function serverCpu(): Promise<number> {

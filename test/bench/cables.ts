@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { countQueries } from '../../runtime/data/db.js';
+import { apiCall } from './api-call.js';
 
 const TOKEN = 'c'.repeat(40);
 const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-cables-'));
@@ -22,16 +23,7 @@ const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const term = (type: string, id: number) => ({ object_type: type, object_id: id });
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, {
-    method,
-    headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 /** Runs one request, returning its body, its statement count and its time. */
 async function measured(method: string, path: string, body?: unknown): Promise<{ body: any; statements: number; ms: number }> {

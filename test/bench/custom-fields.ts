@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { isPostgres } from '../../runtime/data/db.js';
+import { apiCall } from './api-call.js';
 
 const TOKEN = 'c'.repeat(40);
 const COUNT = Number(process.env.CF_BENCH_COUNT ?? 100_000);
@@ -18,12 +19,7 @@ const schema = `cfbench_${randomBytes(4).toString('hex')}`;
 const postgres = !!process.env.DATABASE_URL;
 const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: schema } : {}) }));
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 async function median(path: string): Promise<[number, number]> {
   const runs: number[] = [];

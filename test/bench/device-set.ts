@@ -2,7 +2,7 @@
  * The device set the profile and the A/B seed through the API: 1000 devices with a site, type and
  * maker, role, tenant, platform, rack and two tags each, and 10 interfaces on every device.
  */
-export type Call = (method: string, path: string, body?: unknown) => Promise<any>;
+import type { Call } from './api-call.js';
 
 export async function seedDeviceSet(call: Call): Promise<{ devices: { id: number }[]; interfaces: { id: number }[] }> {
   const site = await call('POST', '/api/dcim/sites/', { name: 'P', slug: 'p' });

@@ -15,6 +15,7 @@ import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { addressOf } from './addresses.js';
 import { seedDeviceSet } from './device-set.js';
+import { apiCall } from './api-call.js';
 
 const args = process.argv.slice(2);
 const engine = args.includes('--engine') && args[args.indexOf('--engine') + 1] === 'postgres' ? 'postgres' : 'sqlite';
@@ -29,12 +30,7 @@ const running = await start(loadConfig({
   ...(engine === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
 }));
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 

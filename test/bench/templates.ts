@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { countQueries } from '../../runtime/data/db.js';
+import { apiCall } from './api-call.js';
 
 const TOKEN = 'c'.repeat(40);
 const DEVICES = 100;
@@ -19,16 +20,7 @@ const schema = `bench_${randomBytes(4).toString('hex')}`;
 const postgres = !!process.env.DATABASE_URL;
 const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: schema } : {}) }));
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, {
-    method,
-    headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 async function measured(label: string, fn: () => Promise<unknown>): Promise<void> {
   const counter = countQueries(running.db);

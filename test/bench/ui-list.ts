@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
+import { apiCall } from './api-call.js';
 
 const TOKEN = 'c'.repeat(40);
 const PASSWORD = 'bench-password-ui';
@@ -21,12 +22,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-ui-'));
 const postgres = !!process.env.DATABASE_URL;
 const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, ADMIN_PASSWORD: PASSWORD, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}) }));
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(running.url + path, { method, headers: { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = apiCall(running.url, TOKEN);
 
 try {
   const tenant = await call('POST', '/api/tenancy/tenants/', { name: 'Bench tenant', slug: 'bench-tenant' });
