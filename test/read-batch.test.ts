@@ -5,7 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readByIds, readRows } from '../runtime/data/db.js';
+import { onConnection, readByIds, readRows } from '../runtime/data/db.js';
+import { simpleQueryRows } from '../runtime/data/pg-rows.js';
 import { engine, expectStatus, startApp, watchPgQueries, type TestApp } from './helpers.js';
 
 let starting: Promise<TestApp> | undefined;
@@ -50,6 +51,24 @@ test('reads prepared by earlier batches: a failing one still leaves the others t
     assert.equal(two.status === 'fulfilled' && two.value.map((r) => r.slug), ['rp-b'], `round ${round}`);
   }
 });
+
+// The batch's own query (pg-rows.ts simpleQueryRows) exists on PostgreSQL only.
+if (engine === 'postgres') {
+  test('a batch with a value its type parser refuses fails whole, and its connection reads on', async () => {
+    await onConnection(app.running.db, async (connection) => {
+      const INT4 = 23;
+      const refusing = {
+        query: (q: unknown) => connection.query(q),
+        getTypeParser: (oid: number, format: 'text') => (oid === INT4 ? () => { throw new Error('refused int4'); } : connection.getTypeParser(oid, format)),
+      };
+      let failure: unknown = null;
+      await simpleQueryRows(refusing, "select 1::int4 as n, 'a' as s from generate_series(1, 3); select 'after' as s").catch((error) => { failure = error; });
+      assert.match(String(failure), /refused int4/);
+      // The rest of the answer was read: the next query on this connection gets its own rows.
+      assert.equal(await simpleQueryRows(connection, "select 2::int4 as n; select 'y' as s"), [[{ n: 2 }], [{ s: 'y' }]]);
+    });
+  });
+}
 
 test('a table changed under a prepared read (another process migrating) still reads, with the new column', async () => {
   const tenant = await app.post('/api/tenancy/tenants/', { name: 'rp-alter', slug: 'rp-alter' });
