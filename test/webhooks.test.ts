@@ -23,7 +23,7 @@ import { matches, conditionError } from '../runtime/webhooks/conditions.js';
 import { jinjaToLiquid } from '../runtime/webhooks/template.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ENV = { WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT: '2' };
+const ENV = { WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT: '10' };
 
 // ---------------------------------------------------------------------------------------------
 // A receiver that records every request and answers as each path is told to.
@@ -301,7 +301,7 @@ test('each event kind is delivered with the documented context; the request does
     const byEvent = Object.fromEntries(rows.map((d: any) => [d.event.value, d]));
     assert.equal(Object.keys(byEvent).sort(), ['created', 'deleted', 'updated']);
     const d = byEvent.created;
-    assert.equal([d.object_type, d.object_id, d.request_id, d.attempt_count, d.webhook.id], ['tenancy.tenant', made.body.id, made.requestId, 1, hook.id]);
+    assert.equal([d.object_type, d.object_id, d.request_id, d.attempt_count, d.webhook.id], ['tenancy.tenant', made.body.id, made.requestId, 1, hook.id], JSON.stringify(d.attempts));
     assert.equal(Object.keys(d.attempts[0]).sort(), ['duration_ms', 'error', 'response_excerpt', 'status_code', 'time']);
     assert.equal([d.attempts[0].status_code, d.attempts[0].error, d.attempts[0].response_excerpt], [200, null, 'ok']);
     assert.ok(d.attempts[0].duration_ms >= 1400, 'the slow answer was timed');
@@ -542,11 +542,10 @@ test('a receiver that does not answer, or refuses the connection, fails the atte
   const hang = await makeWebhook({ payload_url: rx.url('/hang') });
   const refused = await makeWebhook({ payload_url: `http://127.0.0.1:${closedPort}/` });
   try {
-    const started = Date.now();
     await tenant(unique('slow'));
-    const timedOut = await waitFor('the timeout', async () => (await deliveries(`webhook_id=${hang.id}&state=retrying&state=failed`))[0], 6000);
-    assert.match(timedOut.attempts[0].error, /timed out after 2 s/);
-    assert.ok(timedOut.attempts[0].duration_ms >= 1900 && Date.now() - started < 5000);
+    const timedOut = await waitFor('the timeout', async () => (await deliveries(`webhook_id=${hang.id}&state=retrying&state=failed`))[0], 40_000);
+    assert.match(timedOut.attempts[0].error, /timed out after 10 s/);
+    assert.ok(timedOut.attempts[0].duration_ms >= 9900 && timedOut.attempts[0].duration_ms < 39_000, 'the attempt ended at the timeout');
     const noConnection = (await waitFor('the refusal', async () => (await deliveries(`webhook_id=${refused.id}&state=retrying&state=failed`))[0]));
     assert.match(noConnection.attempts[0].error, /ECONNREFUSED/);
   } finally {
@@ -676,7 +675,7 @@ function startChild(env: Record<string, string>): Promise<Child> {
   const child = spawn(node, ['--import', 'tsx', 'runtime/cli.ts', 'start'], { cwd: root, env: { ...inherited, WEB_CONCURRENCY: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the service did not start:\n${output.join('')}`)); }, 30_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the service did not start:\n${output.join('')}`)); }, 120_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       output.push(chunk.toString());
       const m = /listening on (http:\/\/\S+?)\/api\//.exec(output.join(''));
