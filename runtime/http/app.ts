@@ -28,7 +28,7 @@ import { jsonAsBuffer } from './json-response.js';
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
 
 /**
  * `/api/dcim/devices/` for `/api/dcim/devices/1/`: the model routes live in one router per such
