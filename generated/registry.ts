@@ -192,6 +192,10 @@ import { virtualDeviceContextDefinition, VirtualDeviceContextModel } from "./dci
 import { virtualDeviceContextSerializer } from "./dcim/virtual-device-contexts/serializer.js";
 import { virtualDeviceContextFilterSet } from "./dcim/virtual-device-contexts/filterset.js";
 import { virtualDeviceContextRoutes } from "./dcim/virtual-device-contexts/routes.js";
+import { bookmarkDefinition, BookmarkModel } from "./extras/bookmarks/model.js";
+import { bookmarkSerializer } from "./extras/bookmarks/serializer.js";
+import { bookmarkFilterSet } from "./extras/bookmarks/filterset.js";
+import { bookmarkRoutes } from "./extras/bookmarks/routes.js";
 import { configContextDefinition, ConfigContextModel } from "./extras/config-contexts/model.js";
 import { configContextSerializer } from "./extras/config-contexts/serializer.js";
 import { configContextFilterSet } from "./extras/config-contexts/filterset.js";
@@ -425,7 +429,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -476,6 +480,7 @@ export const models: Record<ModelName, ModelEntry> = {
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
   VirtualChassis: { definition: virtualChassisDefinition, serializer: virtualChassisSerializer, filters: virtualChassisFilterSet, routes: virtualChassisRoutes },
   VirtualDeviceContext: { definition: virtualDeviceContextDefinition, serializer: virtualDeviceContextSerializer, filters: virtualDeviceContextFilterSet, routes: virtualDeviceContextRoutes },
+  Bookmark: { definition: bookmarkDefinition, serializer: bookmarkSerializer, filters: bookmarkFilterSet, routes: bookmarkRoutes },
   ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
   CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
@@ -584,6 +589,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Site: SiteModel,
   VirtualChassis: VirtualChassisModel,
   VirtualDeviceContext: VirtualDeviceContextModel,
+  Bookmark: BookmarkModel,
   ConfigContext: ConfigContextModel,
   ContentType: ContentTypeModel,
   CustomFieldChoiceSet: CustomFieldChoiceSetModel,

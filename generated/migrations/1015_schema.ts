@@ -3,46 +3,25 @@
 /* eslint-disable */
 
 import type { Knex } from 'knex';
-import { addCounter, dropCounter } from '../../runtime/data/counter-columns.js';
 import { addTally, dropTally } from '../../runtime/data/row-tallies.js';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('dcim_virtualdevicecontext', (t) => {
+  await knex.schema.createTable('extras_bookmark', (t) => {
     t.increments('id').primary();
-    t.string('name', 64).notNullable();
-    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('RESTRICT');
-    t.bigInteger('identifier').nullable();
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'dcim_virtualdevicecontext_tenant_id_idx');
-    t.integer('primary_ip4_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
-    t.index(['primary_ip4_id'], 'dcim_virtualdevicecontext_primary_ip4_id_idx');
-    t.integer('primary_ip6_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
-    t.index(['primary_ip6_id'], 'dcim_virtualdevicecontext_primary_ip6_id_idx');
-    t.string('status', 100).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
+    t.string('object_type', 100).nullable();
+    t.bigInteger('object_id').nullable();
+    t.index(['object_type', 'object_id'], 'extras_bookmark_object_idx');
+    t.integer('user_id').unsigned().nullable().references('id').inTable('users_user').onDelete('CASCADE');
+    t.index(['user_id'], 'extras_bookmark_user_id_idx');
     t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['device_id', 'name'], { indexName: 'dcim_virtualdevicecontext_device_name_key' });
-    t.unique(['device_id', 'identifier'], { indexName: 'dcim_virtualdevicecontext_device_identifier_key' });
+    t.unique(['object_type', 'object_id', 'user_id'], { indexName: 'extras_bookmark_object_user_key' });
   });
-  await knex.raw("CREATE INDEX dcim_virtualdevicecontext_ordering_idx ON dcim_virtualdevicecontext ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('dcim_interface_vdcs', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('dcim_interface').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_virtualdevicecontext').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'dcim_interface_vdcs_key' });
-    t.index(['to_id'], 'dcim_interface_vdcs_to_idx');
-  });
-  await addCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
-  await addTally(knex, 'dcim_virtualdevicecontext');
+  await knex.raw("CREATE INDEX extras_bookmark_ordering_idx ON extras_bookmark (created, id)");
+  await addTally(knex, 'extras_bookmark');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropTally(knex, 'dcim_virtualdevicecontext');
-  await dropCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
-  await knex.schema.dropTableIfExists('dcim_interface_vdcs');
-  await knex.schema.dropTableIfExists('dcim_virtualdevicecontext');
+  await dropTally(knex, 'extras_bookmark');
+  await knex.schema.dropTableIfExists('extras_bookmark');
 }

@@ -3,280 +3,46 @@
 /* eslint-disable */
 
 import type { Knex } from 'knex';
-import { addCounter, dropCounter, suspendCounters, resumeCounters } from '../../runtime/data/counter-columns.js';
+import { addCounter, dropCounter } from '../../runtime/data/counter-columns.js';
 import { addTally, dropTally } from '../../runtime/data/row-tallies.js';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await suspendCounters(knex, [
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_interface","column":"count_fhrp_groups","table":"ipam_fhrpgroupassignment","fk":"interface_id","type":["interface_type","dcim.interface"],"form":2},
-    {"parent":"dcim_interface","column":"count_ipaddresses","table":"ipam_ipaddress","fk":"assigned_object_id","type":["assigned_object_type","dcim.interface"],"form":2},
-  ]);
-  await knex.schema.createTable('vpn_ikeproposal', (t) => {
+  await knex.schema.createTable('dcim_virtualdevicecontext', (t) => {
     t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.string('authentication_method', 100).nullable();
-    t.string('encryption_algorithm', 100).nullable();
-    t.string('authentication_algorithm', 100).nullable();
-    t.integer('group').nullable();
-    t.bigInteger('sa_lifetime').nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_ikeproposal_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_ikeproposal_ordering_idx ON vpn_ikeproposal ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_ikepolicy', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.integer('version').nullable();
-    t.string('mode', 100).nullable();
-    t.text('preshared_key').nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_ikepolicy_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_ikepolicy_ordering_idx ON vpn_ikepolicy ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_ikepolicy_proposals', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_ikepolicy').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('vpn_ikeproposal').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_ikepolicy_proposals_key' });
-    t.index(['to_id'], 'vpn_ikepolicy_proposals_to_idx');
-  });
-  await knex.schema.createTable('wireless_wirelesslink', (t) => {
-    t.increments('id').primary();
-    t.string('ssid', 32).nullable();
-    t.string('status', 100).nullable();
+    t.string('name', 64).notNullable();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('RESTRICT');
+    t.bigInteger('identifier').nullable();
     t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'wireless_wirelesslink_tenant_id_idx');
-    t.string('auth_type', 100).nullable();
-    t.string('auth_cipher', 100).nullable();
-    t.string('auth_psk', 64).nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.schema.createTable('wireless_wirelesslangroup', (t) => {
-    t.increments('id').primary();
-    t.string('_path', 512).notNullable().defaultTo('');
-    t.integer('_depth').notNullable().defaultTo(0);
-    t.string('_sort', 2048).notNullable().defaultTo('');
-    t.index(['_path'], 'wireless_wirelesslangroup_path_idx');
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.integer('parent_id').unsigned().nullable().references('id').inTable('wireless_wirelesslangroup').onDelete('CASCADE');
-    t.index(['parent_id'], 'wireless_wirelesslangroup_parent_id_idx');
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'wireless_wirelesslangroup_name_key' });
-    t.unique(['slug'], { indexName: 'wireless_wirelesslangroup_slug_key' });
-  });
-  await knex.raw("CREATE UNIQUE INDEX wireless_wirelesslangroup_parent_name_key ON wireless_wirelesslangroup (COALESCE(parent_id, 0), name)");
-  await knex.raw("CREATE INDEX wireless_wirelesslangroup_ordering_idx ON wireless_wirelesslangroup (_sort, id)");
-  await knex.schema.createTable('wireless_wirelesslan', (t) => {
-    t.increments('id').primary();
-    t.string('ssid', 32).notNullable();
-    t.string('description', 200).nullable();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('wireless_wirelesslangroup').onDelete('SET NULL');
-    t.index(['group_id'], 'wireless_wirelesslan_group_id_idx');
+    t.index(['tenant_id'], 'dcim_virtualdevicecontext_tenant_id_idx');
+    t.integer('primary_ip4_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip4_id'], 'dcim_virtualdevicecontext_primary_ip4_id_idx');
+    t.integer('primary_ip6_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip6_id'], 'dcim_virtualdevicecontext_primary_ip6_id_idx');
     t.string('status', 100).nullable();
-    t.integer('vlan_id').unsigned().nullable().references('id').inTable('ipam_vlan').onDelete('RESTRICT');
-    t.index(['vlan_id'], 'wireless_wirelesslan_vlan_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'wireless_wirelesslan_tenant_id_idx');
-    t.string('auth_type', 100).nullable();
-    t.string('auth_cipher', 100).nullable();
-    t.string('auth_psk', 64).nullable();
+    t.string('description', 200).nullable();
     t.text('comments').nullable();
     t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_virtualdevicecontext_device_name_key' });
+    t.unique(['device_id', 'identifier'], { indexName: 'dcim_virtualdevicecontext_device_identifier_key' });
   });
-  await knex.raw("CREATE INDEX wireless_wirelesslan_ordering_idx ON wireless_wirelesslan ((case when ssid is null then 0 else 1 end), ssid, id)");
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.integer('wireless_link_id').unsigned().nullable().references('id').inTable('wireless_wirelesslink').onDelete('SET NULL');
-    t.index(['wireless_link_id'], 'dcim_interface_wireless_link_id_idx');
-  });
-  await knex.schema.createTable('dcim_interface_wireless_lans', (t) => {
+  await knex.raw("CREATE INDEX dcim_virtualdevicecontext_ordering_idx ON dcim_virtualdevicecontext ((case when name is null then 0 else 1 end), name, id)");
+  await knex.schema.createTable('dcim_interface_vdcs', (t) => {
     t.increments('id').primary();
     t.integer('from_id').unsigned().notNullable().references('id').inTable('dcim_interface').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('wireless_wirelesslan').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'dcim_interface_wireless_lans_key' });
-    t.index(['to_id'], 'dcim_interface_wireless_lans_to_idx');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_virtualdevicecontext').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'dcim_interface_vdcs_key' });
+    t.index(['to_id'], 'dcim_interface_vdcs_to_idx');
   });
-  await knex.schema.createTable('vpn_ipsecproposal', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.string('encryption_algorithm', 100).nullable();
-    t.string('authentication_algorithm', 100).nullable();
-    t.bigInteger('sa_lifetime_seconds').nullable();
-    t.bigInteger('sa_lifetime_data').nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_ipsecproposal_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_ipsecproposal_ordering_idx ON vpn_ipsecproposal ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_ipsecpolicy', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.integer('pfs_group').nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_ipsecpolicy_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_ipsecpolicy_ordering_idx ON vpn_ipsecpolicy ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_ipsecpolicy_proposals', (t) => {
-    t.increments('id').primary();
-    t.integer('from_id').unsigned().notNullable().references('id').inTable('vpn_ipsecpolicy').onDelete('CASCADE');
-    t.integer('to_id').unsigned().notNullable().references('id').inTable('vpn_ipsecproposal').onDelete('CASCADE');
-    t.unique(['from_id', 'to_id'], { indexName: 'vpn_ipsecpolicy_proposals_key' });
-    t.index(['to_id'], 'vpn_ipsecpolicy_proposals_to_idx');
-  });
-  await knex.schema.createTable('vpn_ipsecprofile', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.string('mode', 100).nullable();
-    t.integer('ike_policy_id').unsigned().nullable().references('id').inTable('vpn_ikepolicy').onDelete('RESTRICT');
-    t.index(['ike_policy_id'], 'vpn_ipsecprofile_ike_policy_id_idx');
-    t.integer('ipsec_policy_id').unsigned().nullable().references('id').inTable('vpn_ipsecpolicy').onDelete('RESTRICT');
-    t.index(['ipsec_policy_id'], 'vpn_ipsecprofile_ipsec_policy_id_idx');
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_ipsecprofile_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_ipsecprofile_ordering_idx ON vpn_ipsecprofile ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_tunnelgroup', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('slug', 100).notNullable();
-    t.string('description', 200).nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_tunnelgroup_name_key' });
-    t.unique(['slug'], { indexName: 'vpn_tunnelgroup_slug_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_tunnelgroup_ordering_idx ON vpn_tunnelgroup ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_tunnel', (t) => {
-    t.increments('id').primary();
-    t.string('name', 100).notNullable();
-    t.string('status', 100).nullable();
-    t.integer('group_id').unsigned().nullable().references('id').inTable('vpn_tunnelgroup').onDelete('RESTRICT');
-    t.string('encapsulation', 100).nullable();
-    t.integer('ipsec_profile_id').unsigned().nullable().references('id').inTable('vpn_ipsecprofile').onDelete('RESTRICT');
-    t.index(['ipsec_profile_id'], 'vpn_tunnel_ipsec_profile_id_idx');
-    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
-    t.index(['tenant_id'], 'vpn_tunnel_tenant_id_idx');
-    t.bigInteger('tunnel_id').nullable();
-    t.string('description', 200).nullable();
-    t.text('comments').nullable();
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-    t.unique(['name'], { indexName: 'vpn_tunnel_name_key' });
-    t.unique(['group_id', 'name'], { indexName: 'vpn_tunnel_group_name_key' });
-  });
-  await knex.raw("CREATE INDEX vpn_tunnel_ordering_idx ON vpn_tunnel ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.createTable('vpn_tunneltermination', (t) => {
-    t.increments('id').primary();
-    t.integer('tunnel_id').unsigned().nullable().references('id').inTable('vpn_tunnel').onDelete('CASCADE');
-    t.index(['tunnel_id'], 'vpn_tunneltermination_tunnel_id_idx');
-    t.string('role', 100).nullable();
-    t.string('termination_type', 100).nullable();
-    t.bigInteger('termination_id').nullable();
-    t.index(['termination_type', 'termination_id'], 'vpn_tunneltermination_termination_idx');
-    t.integer('outside_ip_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('RESTRICT');
-    t.index(['outside_ip_id'], 'vpn_tunneltermination_outside_ip_id_idx');
-    t.text('custom_field_data').notNullable().defaultTo('{}');
-    t.string('created', 32).nullable();
-    t.string('last_updated', 32).nullable();
-  });
-  await knex.raw("CREATE INDEX vpn_tunneltermination_ordering_idx ON vpn_tunneltermination ((case when tunnel_id is null then 0 else 1 end), tunnel_id, (case when role is null then 0 else 1 end), role, id)");
-  await knex.schema.alterTable('wireless_wirelesslink', (t) => {
-    t.integer('interface_a_id').unsigned().nullable().references('id').inTable('dcim_interface').onDelete('CASCADE');
-    t.index(['interface_a_id'], 'wireless_wirelesslink_interface_a_id_idx');
-    t.integer('interface_b_id').unsigned().nullable().references('id').inTable('dcim_interface').onDelete('CASCADE');
-    t.index(['interface_b_id'], 'wireless_wirelesslink_interface_b_id_idx');
-    t.unique(['interface_a_id', 'interface_b_id'], { indexName: 'wireless_wirelesslink_interface_a_interface_b_key' });
-  });
-  await resumeCounters(knex, [
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_interface","column":"count_fhrp_groups","table":"ipam_fhrpgroupassignment","fk":"interface_id","type":["interface_type","dcim.interface"],"form":2},
-    {"parent":"dcim_interface","column":"count_ipaddresses","table":"ipam_ipaddress","fk":"assigned_object_id","type":["assigned_object_type","dcim.interface"],"form":2},
-  ]);
-  await addCounter(knex, {"parent":"vpn_tunnelgroup","column":"tunnel_count","table":"vpn_tunnel","fk":"group_id","form":2});
-  await addTally(knex, 'vpn_ikeproposal');
-  await addTally(knex, 'vpn_ikepolicy');
-  await addTally(knex, 'wireless_wirelesslink');
-  await addTally(knex, 'wireless_wirelesslangroup');
-  await addTally(knex, 'wireless_wirelesslan');
-  await addTally(knex, 'vpn_ipsecproposal');
-  await addTally(knex, 'vpn_ipsecpolicy');
-  await addTally(knex, 'vpn_ipsecprofile');
-  await addTally(knex, 'vpn_tunnelgroup');
-  await addTally(knex, 'vpn_tunnel');
-  await addTally(knex, 'vpn_tunneltermination');
+  await addCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
+  await addTally(knex, 'dcim_virtualdevicecontext');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropTally(knex, 'vpn_ikeproposal');
-  await dropTally(knex, 'vpn_ikepolicy');
-  await dropTally(knex, 'wireless_wirelesslink');
-  await dropTally(knex, 'wireless_wirelesslangroup');
-  await dropTally(knex, 'wireless_wirelesslan');
-  await dropTally(knex, 'vpn_ipsecproposal');
-  await dropTally(knex, 'vpn_ipsecpolicy');
-  await dropTally(knex, 'vpn_ipsecprofile');
-  await dropTally(knex, 'vpn_tunnelgroup');
-  await dropTally(knex, 'vpn_tunnel');
-  await dropTally(knex, 'vpn_tunneltermination');
-  await dropCounter(knex, {"parent":"vpn_tunnelgroup","column":"tunnel_count","table":"vpn_tunnel","fk":"group_id","form":2});
-  await suspendCounters(knex, [
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_interface","column":"count_fhrp_groups","table":"ipam_fhrpgroupassignment","fk":"interface_id","type":["interface_type","dcim.interface"],"form":2},
-    {"parent":"dcim_interface","column":"count_ipaddresses","table":"ipam_ipaddress","fk":"assigned_object_id","type":["assigned_object_type","dcim.interface"],"form":2},
-  ]);
-  await knex.schema.dropTableIfExists('vpn_tunneltermination');
-  await knex.schema.dropTableIfExists('vpn_tunnel');
-  await knex.schema.dropTableIfExists('vpn_tunnelgroup');
-  await knex.schema.dropTableIfExists('vpn_ipsecprofile');
-  await knex.schema.dropTableIfExists('vpn_ipsecpolicy_proposals');
-  await knex.schema.dropTableIfExists('vpn_ipsecpolicy');
-  await knex.schema.dropTableIfExists('vpn_ipsecproposal');
-  await knex.schema.dropTableIfExists('dcim_interface_wireless_lans');
-  await knex.schema.alterTable('dcim_interface', (t) => {
-    t.dropIndex([], 'dcim_interface_wireless_link_id_idx');
-    t.dropColumn('wireless_link_id');
-  });
-  await knex.schema.dropTableIfExists('wireless_wirelesslan');
-  await knex.schema.dropTableIfExists('wireless_wirelesslangroup');
-  await knex.schema.dropTableIfExists('wireless_wirelesslink');
-  await knex.schema.dropTableIfExists('vpn_ikepolicy_proposals');
-  await knex.schema.dropTableIfExists('vpn_ikepolicy');
-  await knex.schema.dropTableIfExists('vpn_ikeproposal');
-  await resumeCounters(knex, [
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_interface","column":"count_fhrp_groups","table":"ipam_fhrpgroupassignment","fk":"interface_id","type":["interface_type","dcim.interface"],"form":2},
-    {"parent":"dcim_interface","column":"count_ipaddresses","table":"ipam_ipaddress","fk":"assigned_object_id","type":["assigned_object_type","dcim.interface"],"form":2},
-  ]);
+  await dropTally(knex, 'dcim_virtualdevicecontext');
+  await dropCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
+  await knex.schema.dropTableIfExists('dcim_interface_vdcs');
+  await knex.schema.dropTableIfExists('dcim_virtualdevicecontext');
 }

@@ -35,6 +35,7 @@ import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
+import { bookmark } from './bookmark.js';
 import { powerPort } from './power_port.js';
 import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
@@ -97,6 +98,7 @@ export const hooks: Record<string, ModelHooks> = {
   ip_address: ipAddress,
   ip_range: ipRange,
   journal_entry: journalEntry,
+  bookmark,
   power_port: powerPort,
   l2vpn_termination: l2vpnTermination,
   power_feed: powerFeed,

@@ -14,6 +14,7 @@ import { views, type Services, type State } from './views.js';
 import { tokenProvision } from '../auth/provision.js';
 import { sessionRoutes } from '../auth/sessions.js';
 import { userConfig } from './user-config.js';
+import { dashboard } from './dashboard.js';
 import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
@@ -139,7 +140,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   });
   for (const app of APPS.filter((a) => a !== 'status')) {
     router.get(`/api/${app}/`, (ctx) => {
-      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
+      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : app === 'extras' ? ['dashboard'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
   }
   router.get('/api/status/', status(services, { netbox: NETBOX_VERSION, netledger: VERSION }));
@@ -147,6 +148,9 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   const preferences = userConfig(services);
   router.get('/api/users/config/', preferences.get);
   router.patch('/api/users/config/', preferences.patch);
+  const board = dashboard(services);
+  router.get('/api/extras/dashboard/', board.get).put('/api/extras/dashboard/', board.put)
+    .patch('/api/extras/dashboard/', board.patch).delete('/api/extras/dashboard/', board.remove);
   // The OpenAPI document and the interactive documentation, readable without a token.
   mountDocs(router);
 
