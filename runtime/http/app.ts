@@ -25,6 +25,7 @@ import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
 import { metricsEndpoint } from './metrics.js';
 import { jsonAsBuffer } from './json-response.js';
+import { idempotency } from './idempotency.js';
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -68,6 +69,7 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
     if (known) {
       ctx.status = known.status;
       ctx.body = known.body;
+      ctx.set(known.headers);
       return;
     }
     const requestId = (ctx.state as State).requestId;
@@ -184,6 +186,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   const rest = chain([
     // Bodies are read once the requester is known, so an anonymous one costs little.
     jsonBody(config.limits),
+    // A write sent again with the key of one that committed gets the first answer (idempotency.ts).
+    idempotency(services),
     router.routes() as unknown as Koa.Middleware,
     (ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next(),
     async (ctx, next) => {
