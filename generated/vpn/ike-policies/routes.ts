@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IKEPolicy. */
 export const ikePolicyRoutes: RouteDefinition = {
   model: "IKEPolicy",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/ike-policies/",
   detail: "/api/vpn/ike-policies/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IKEProposal. */
 export const ikeProposalRoutes: RouteDefinition = {
   model: "IKEProposal",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/ike-proposals/",
   detail: "/api/vpn/ike-proposals/:id/",
   extra: [],

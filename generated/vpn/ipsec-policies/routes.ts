@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IPSecPolicy. */
 export const ipSecPolicyRoutes: RouteDefinition = {
   model: "IPSecPolicy",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/ipsec-policies/",
   detail: "/api/vpn/ipsec-policies/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IPSecProfile. */
 export const ipSecProfileRoutes: RouteDefinition = {
   model: "IPSecProfile",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/ipsec-profiles/",
   detail: "/api/vpn/ipsec-profiles/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IPSecProposal. */
 export const ipSecProposalRoutes: RouteDefinition = {
   model: "IPSecProposal",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/ipsec-proposals/",
   detail: "/api/vpn/ipsec-proposals/:id/",
   extra: [],

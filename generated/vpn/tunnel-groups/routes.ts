@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for TunnelGroup. */
 export const tunnelGroupRoutes: RouteDefinition = {
   model: "TunnelGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/tunnel-groups/",
   detail: "/api/vpn/tunnel-groups/:id/",
   extra: [],

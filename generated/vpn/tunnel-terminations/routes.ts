@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for TunnelTermination. */
 export const tunnelTerminationRoutes: RouteDefinition = {
   model: "TunnelTermination",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/tunnel-terminations/",
   detail: "/api/vpn/tunnel-terminations/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Tunnel. */
-export const tunnelRoutes: RouteDefinition = { model: "Tunnel", list: "/api/vpn/tunnels/", detail: "/api/vpn/tunnels/:id/", extra: [] };
+export const tunnelRoutes: RouteDefinition = {
+  model: "Tunnel",
+  versions: ["3.7", "4.6"],
+  list: "/api/vpn/tunnels/",
+  detail: "/api/vpn/tunnels/:id/",
+  extra: [],
+};

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for WirelessLANGroup. */
 export const wirelessLANGroupRoutes: RouteDefinition = {
   model: "WirelessLANGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/wireless/wireless-lan-groups/",
   detail: "/api/wireless/wireless-lan-groups/:id/",
   extra: [],

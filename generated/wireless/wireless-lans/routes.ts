@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for WirelessLAN. */
 export const wirelessLANRoutes: RouteDefinition = {
   model: "WirelessLAN",
+  versions: ["3.7", "4.6"],
   list: "/api/wireless/wireless-lans/",
   detail: "/api/wireless/wireless-lans/:id/",
   extra: [],

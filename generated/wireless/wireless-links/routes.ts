@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for WirelessLink. */
 export const wirelessLinkRoutes: RouteDefinition = {
   model: "WirelessLink",
+  versions: ["3.7", "4.6"],
   list: "/api/wireless/wireless-links/",
   detail: "/api/wireless/wireless-links/:id/",
   extra: [],
