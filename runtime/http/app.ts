@@ -18,7 +18,7 @@ import { dashboard } from './dashboard.js';
 import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
-import { requestGuard } from './guard.js';
+import { hostFallback, requestGuard } from './guard.js';
 import { jsonBody, reserveBody } from './body.js';
 import { log } from '../core/log.js';
 import { observeRequests } from './logging.js';
@@ -109,6 +109,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     await handleErrors(ctx, next);
   });
   // The API version of the request (base path, Accept, API_VERSION); /v<version>/api/... is served as /api/... from here on.
+  app.use(hostFallback(config));
   app.use(apiVersioning(config.apiVersion));
   // /healthz, /readyz and /metrics, before the trailing-slash redirect and authentication.
   app.use(healthProbes(services));

@@ -92,6 +92,14 @@ function lingerAndClose(ctx: Context, lingerMs: number): void {
 }
 
 /** The first middleware after error handling: refuses malformed requests before any work. */
+/** A request that names no host (HTTP/1.0 without Host) is treated as addressed to the server itself, before anything builds a URL. */
+export function hostFallback(config: Config) {
+  return (ctx: Context, next: Next): Promise<void> => {
+    if (!ctx.get('Host') && !(config.trustProxy && ctx.get('X-Forwarded-Host'))) ctx.req.headers.host = localAuthority(ctx.req.socket);
+    return next();
+  };
+}
+
 export function requestGuard(config: Config) {
   const { limits } = config;
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -100,7 +108,6 @@ export function requestGuard(config: Config) {
       if (target.length > limits.maxUrlLength) {
         throw new ApiError(414, { detail: `Request target too long: ${target.length} characters; at most ${limits.maxUrlLength} are accepted.` });
       }
-      if (!ctx.get('Host') && !(config.trustProxy && ctx.get('X-Forwarded-Host'))) ctx.req.headers.host = localAuthority(ctx.req.socket);
       if (!validHost(ctx.host)) throw errors.validation({ Host: [`'${ctx.host.slice(0, 200)}' is not a valid host: expected a name or an address, with an optional port up to 65535.`] });
       if (ctx.protocol !== 'http' && ctx.protocol !== 'https') throw errors.validation({ 'X-Forwarded-Proto': [`'${ctx.protocol.slice(0, 200)}' is neither http nor https.`] });
       checkQuery(ctx.querystring, limits);
