@@ -167,6 +167,39 @@ export interface ModelFile {
      * @minItems 1
      */
     columns?: [string, ...string[]];
+    /**
+     * Tabs of the object's page, each a table of another model's rows (a device's interfaces): /<app>/<endpoint>/<id>/<tab>/
+     */
+    tabs?: {
+      [k: string]: {
+        /**
+         * The model the tab lists
+         */
+        model: string;
+        /**
+         * The tab's title; default the model's plural
+         */
+        label?: string;
+        /**
+         * The API filters of the tab's list, each a path into this object (id, vrf.id, prefix); an unset path filters by null
+         */
+        filter: {
+          [k: string]: string;
+        };
+        /**
+         * The relation of the listed model that the tab's Add button fills in with this object
+         */
+        add?: string;
+      };
+    };
+    /**
+     * Fields whose value on the add form may be a range pattern (Gi1/0/[1-48], [ge,xe]-0/0/[0-3]): one object per expanded name, created together
+     */
+    patterns?: string[];
+    /**
+     * Extra panels of the object's page: runtime/ui/panels/<name>.ts modules
+     */
+    panels?: string[];
   };
   /**
    * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it

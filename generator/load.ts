@@ -255,6 +255,20 @@ function checkCrossReferences(
     for (const name of spec.ui?.columns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.columns: '${name}' is not a field of ${spec.model}`);
     }
+    for (const [tab, def] of Object.entries(spec.ui?.tabs ?? {})) {
+      if (!byName.has(def.model)) problems.push(`${file}: ui.tabs.${tab}: unknown model '${def.model}'`);
+      for (const [param, path] of Object.entries(def.filter)) {
+        const head = path.split('.')[0];
+        if (head !== 'id' && !hasField(spec.model, head)) problems.push(`${file}: ui.tabs.${tab}.filter.${param}: '${head}' is not a field of ${spec.model}`);
+      }
+      if (def.add && byName.has(def.model) && !hasField(def.model, def.add)) problems.push(`${file}: ui.tabs.${tab}.add: '${def.add}' is not a field of ${def.model}`);
+    }
+    for (const name of spec.ui?.patterns ?? []) {
+      if (!hasField(spec.model, name)) problems.push(`${file}: ui.patterns: '${name}' is not a field of ${spec.model}`);
+    }
+    for (const panel of spec.ui?.panels ?? []) {
+      if (!existsSync(join(hooksDir, '..', 'ui', 'panels', `${panel}.ts`))) problems.push(`${file}: ui.panels: no file runtime/ui/panels/${panel}.ts`);
+    }
     if (spec.template_for && !byName.has(spec.template_for)) problems.push(`${file}: template_for: unknown model '${spec.template_for}'`);
     if (spec.templates) {
       if (fields[spec.templates.from]?.type !== 'fk') problems.push(`${file}: templates.from: '${spec.templates.from}' is not a relation of ${spec.model}`);

@@ -151,7 +151,15 @@ export interface ModelDefinition {
   /** the fk recorded as the change log's related object (an interface's device) */
   changelogRelated?: string;
   /** the web interface: the list page's columns (else a default from brief, choices and relations) */
-  ui?: { columns: string[] };
+  ui?: {
+    columns?: string[];
+    /** tabs of the object's page, each a table of another model's rows filtered by paths into this object */
+    tabs: { path: string; model: string; filter: Record<string, string>; label?: string; add?: string }[];
+    /** fields whose add-form value may be a range pattern */
+    patterns: string[];
+    /** extra panels of the object's page (runtime/ui/panels/<name>.ts) */
+    panels: string[];
+  };
   lookup: string;
   display: string[];
   ordering: string[];

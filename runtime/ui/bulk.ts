@@ -8,7 +8,9 @@ import { parse as parseYaml } from 'yaml';
 import type { ModelEntry } from '../core/types.js';
 import { callView, errorText } from './api-call.js';
 import { buildInputs, formBody } from './forms.js';
-import { label, listUrl, may, readForm, type Page } from './page.js';
+import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
+import { disconnectPage, renamePage } from './bulk-components.js';
+import { importRows, lineFinder } from './import-rows.js';
 import { sendPage } from './render.js';
 import { forbidden, relationChoices, type ApiViews } from './objects.js';
 import type { Services } from '../http/views.js';
@@ -24,11 +26,17 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
   const action = form.get('action');
   const selected = ids(form);
   const v = api.get(entry)!;
-  const hidden = [...selected.map((id) => ({ name: 'pk', value: String(id) })), { name: 'action', value: action ?? '' }];
+  const back = returnUrl(form, listUrl(entry));
+  const hidden = [...selected.map((id) => ({ name: 'pk', value: String(id) })), { name: 'action', value: action ?? '' }, { name: 'return_url', value: back }];
   if (!selected.length) {
     ctx.status = 303;
-    ctx.redirect(listUrl(entry));
+    ctx.redirect(back);
     return;
+  }
+  if (action === 'rename' || action === 'disconnect') {
+    if (!may(ctx, entry, 'change', services)) return forbidden(ctx, page);
+    const bulk = { ctx, services, page, entry, api, form, selected, hidden, back };
+    return action === 'rename' ? renamePage(bulk) : disconnectPage(bulk);
   }
   if (action === 'delete') {
     if (!may(ctx, entry, 'delete', services)) return forbidden(ctx, page);
@@ -37,7 +45,7 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
       const result = await callView(ctx, v.remove, { body: selected.map((id) => ({ id })) });
       if (result.ok) {
         ctx.status = 303;
-        ctx.redirect(listUrl(entry));
+        ctx.redirect(back);
         return;
       }
       blocked = errorText(result.error);
@@ -45,7 +53,7 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
     const heading = `Delete ${selected.length} ${label(entry, selected.length !== 1).toLowerCase()}`;
     sendPage(ctx, { ...page, title: heading }, 'confirm', {
       heading, blocked, question: `Are you sure you want to delete these ${selected.length} objects?`, hasItems: false, items: [],
-      action: `${listUrl(entry)}bulk/`, cancelUrl: listUrl(entry), button: 'Delete all', hidden, csrf: page.csrf, csrfField: page.csrfField,
+      action: `${listUrl(entry)}bulk/`, cancelUrl: back, button: 'Delete all', hidden, csrf: page.csrf, csrfField: page.csrfField,
     }, blocked ? 409 : 200);
     return;
   }
@@ -61,7 +69,7 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
     const result = await callView(ctx, (c) => v.update(c, true), { body: selected.map((id) => ({ id, ...changes })) });
     if (result.ok) {
       ctx.status = 303;
-      ctx.redirect(listUrl(entry));
+      ctx.redirect(back);
       return;
     }
     errorsText = errorText(Array.isArray(result.error) ? result.error.find((e: object) => Object.keys(e).length) : result.error);
@@ -73,7 +81,7 @@ export async function bulkPage(ctx: Context, services: Services, page: Page, ses
   }
   const heading = `Edit ${selected.length} ${label(entry, selected.length !== 1).toLowerCase()}`;
   sendPage(ctx, { ...page, title: heading }, 'bulk-edit', {
-    heading, error: errorsText, inputs, hidden, action: `${listUrl(entry)}bulk/`, cancelUrl: listUrl(entry), csrf: page.csrf, csrfField: page.csrfField,
+    heading, error: errorsText, inputs, hidden, action: `${listUrl(entry)}bulk/`, cancelUrl: back, csrf: page.csrf, csrfField: page.csrfField,
   }, errorsText ? 400 : 200);
 }
 
@@ -133,15 +141,16 @@ export async function importPage(ctx: Context, services: Services, page: Page, s
     }
     if (!error && !rows.length) error = 'No rows to import.';
     if (!error) {
-      const result = await callView(ctx, api.get(entry)!.create, { body: rows });
-      if (result.ok) {
+      const csv = format === 'csv' || !/^\s*[-[{]|^\w+:\s/.test(data);
+      const result = await importRows(ctx, api, entry, rows, csv ? () => null : lineFinder(data));
+      if ('ids' in result) {
         ctx.status = 303;
-        ctx.redirect(`${listUrl(entry)}?id=${(result.body as { id: number }[]).map((r) => r.id).join('&id=')}`);
+        ctx.redirect(`${listUrl(entry)}?id=${result.ids.join('&id=')}`);
         return;
       }
-      if (Array.isArray(result.error)) rowErrors = result.error.map((e: object, i: number) => ({ row: i + 1, text: errorText(e) })).filter((r: { text: string }) => r.text);
-      else error = errorText(result.error);
-      if (!error && rowErrors.length) error = `Nothing was imported: ${rowErrors.length} of ${rows.length} rows have errors.`;
+      rowErrors = result.errors.filter((e) => e.row).map((e) => ({ row: e.row, text: e.line ? `${e.text} (line ${e.line})` : e.text }));
+      const failed = new Set(rowErrors.map((e) => e.row)).size;
+      error = rowErrors.length ? `Nothing was imported: ${failed} of ${rows.length} rows have errors.` : result.errors.map((e) => e.text).join(' ');
     }
   }
   const heading = `Import ${label(entry, true).toLowerCase()}`;

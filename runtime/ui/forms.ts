@@ -51,8 +51,11 @@ function toText(value: unknown): string {
 }
 
 /** The form value of a field from the API representation of the object (or the schema default). */
-function current(field: FieldDefinition, object: Record<string, any> | null): unknown {
-  if (!object) return field.default ?? null;
+function current(field: FieldDefinition, object: Record<string, any> | null, initial: URLSearchParams | undefined): unknown {
+  if (!object) {
+    if (initial?.has(field.name)) return field.type === 'm2m' ? initial.getAll(field.name) : field.type === 'boolean' ? initial.get(field.name) === 'true' : initial.get(field.name);
+    return field.default ?? null;
+  }
   const v = object[field.name];
   if (v && typeof v === 'object' && !Array.isArray(v) && 'value' in v && 'label' in v) return v.value;
   return v;
@@ -71,6 +74,8 @@ export interface FormSource {
   /** posted values to show again after an error */
   posted: URLSearchParams | null;
   errors: Record<string, string[]>;
+  /** values a new object's form starts with (the add page's query: ?device=3) */
+  initial?: URLSearchParams;
   /** brief objects of related models, by model name */
   choicesOf: (model: string) => { id: unknown; display?: unknown }[];
   customFields: CustomFieldDef[];
@@ -92,21 +97,24 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
   for (const raw of formFields(entry, creating)) {
     const f = storedField(entry, raw);
     const input = base(raw.name, raw.label, raw.required && creating, errorsOf(src.errors, raw.name), raw.helpText);
-    const value = current(raw, src.object);
+    const value = current(raw, src.object, src.initial);
     if (f.type === 'choice') {
       const chosen = postedOr(raw.name, toText(value));
       const set = choiceSet(f.choices!);
       input.select = true;
-      input.options = [...(raw.nullable || raw.blank || !raw.required ? [{ value: '', label: '---------', selected: chosen === '' }] : []),
+      // A required choice without a default starts empty: a careless save is refused, not wrong.
+      input.options = [...(raw.nullable || raw.blank || !raw.required || chosen === '' ? [{ value: '', label: '---------', selected: chosen === '' }] : []),
         ...set.choices.map((c) => ({ value: String(c.value), label: c.label, selected: String(c.value) === chosen }))];
     } else if (f.type === 'fk' || f.type === 'm2m') {
-      const list = f.type === 'm2m' ? ((value as any[]) ?? []) : value ? [value as { id: unknown; display?: unknown }] : [];
-      const postedIds = src.posted?.getAll(raw.name).filter(Boolean);
       const listed = src.choicesOf(f.to!);
+      const asObjects = (v: unknown[]) => v.map((x) => (x && typeof x === 'object' ? x as { id: unknown } : listed.find((o) => String(o.id) === String(x)))).filter((x): x is { id: unknown } => !!x);
+      const list = asObjects(f.type === 'm2m' ? ((value as unknown[]) ?? []) : value ? [value] : []);
+      const postedIds = src.posted?.getAll(raw.name).filter(Boolean);
       const selected = postedIds ? listed.filter((o) => postedIds.includes(String(o.id))) : list;
       input.select = true;
       input.multiple = f.type === 'm2m';
-      input.options = relationOptions(selected, listed, f.type === 'fk' && (raw.nullable || !raw.required));
+      // A required relation starts empty too (no first object chosen for the user).
+      input.options = relationOptions(selected, listed, f.type === 'fk' && (raw.nullable || !raw.required || !selected.length));
       input.searchUrl = apiListOf(f.to!);
     } else if (f.type === 'boolean') {
       input.checkbox = true;

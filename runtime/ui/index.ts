@@ -13,6 +13,7 @@ import { listPage } from './list.js';
 import { filterForm } from './filter-form.js';
 import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound, type ApiViews } from './objects.js';
 import { bulkPage, importPage } from './bulk.js';
+import { tabsOf } from './tabs.js';
 import { homePage, searchPage } from './home.js';
 import { changelogPage } from './changelog-page.js';
 import { userPages } from './user.js';
@@ -30,7 +31,7 @@ export interface UiContext {
   api: ApiViews;
 }
 
-const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|import|bulk|filter-form)\/|(\d{1,15})\/(?:(edit|delete|changelog|journal)\/)?)?$/;
+const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|import|bulk|filter-form)\/|(\d{1,15})\/(?:([a-z][a-z0-9-]*)\/)?)?$/;
 
 export function uiRoutes(services: Services) {
   // /login/ (runtime/auth/sessions.ts) in the interface's look; a login lands on the home page.
@@ -60,7 +61,8 @@ export function uiRoutes(services: Services) {
     if (sub === 'delete') return deletePage(ctx, services, page, session, entry, api, id);
     if (sub === 'journal' && post) return addJournalEntry(ctx, page, session, entry, api, id);
     if (post) return forbidden(ctx, page);
-    return detailPage(ctx, services, page, entry, api, id, sub === 'changelog' ? 'changelog' : sub === 'journal' ? 'journal' : 'object');
+    if (sub && sub !== 'changelog' && sub !== 'journal' && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
+    return detailPage(ctx, services, page, entry, api, id, sub ?? 'object');
   }
 
   return async (ctx: Context, next: Next): Promise<void> => {

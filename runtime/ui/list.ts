@@ -28,7 +28,7 @@ export function columnsOf(entry: ModelEntry): string[] {
   return [first, ...rest].slice(0, 7);
 }
 
-function columnLabel(entry: ModelEntry, name: string): string {
+export function columnLabel(entry: ModelEntry, name: string): string {
   if (name === 'display') return label(entry);
   const f = entry.definition.fields[name];
   if (f) return f.label;

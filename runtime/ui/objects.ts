@@ -10,12 +10,15 @@ import type { ModelEntry } from '../core/types.js';
 import { callView, errorText, type ViewFn } from './api-call.js';
 import { buildInputs, formBody, formFields } from './forms.js';
 import { cell } from './values.js';
-import { label, listUrl, may, readForm, type Page } from './page.js';
+import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
+import { expandBodies } from './patterns.js';
 import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
 import { customLinks } from './custom-links.js';
 import type { Services } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
+import { tabLinks, tabPage, tabsOf } from './tabs.js';
+import { renderPanels } from './panels.js';
 
 export type ApiViews = Map<ModelEntry, { list: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;
 const JOURNAL_TYPE = 'extras.journalentry';
@@ -45,9 +48,19 @@ async function relatedCounts(ctx: Context, api: ApiViews, entry: ModelEntry, id:
   return out;
 }
 
-export async function detailPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, id: string, tab: 'object' | 'changelog' | 'journal'): Promise<void> {
+/** The human label of a field of the API representation (a count: the counted model's plural). */
+function fieldLabel(entry: ModelEntry, key: string): string {
+  const d = entry.definition;
+  if (d.fields[key]) return d.fields[key].label;
+  const counted = d.counts?.[key] ? modelList.find((m) => m.definition.name === d.counts[key].model) : undefined;
+  if (counted) return label(counted, true);
+  return key.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+}
+
+export async function detailPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, id: string, tab: string): Promise<void> {
   const object = await fetchObject(ctx, api, entry, id);
   if (!object) return notFound(ctx, page);
+  const uiTab = tabsOf(entry).find((t) => t.path === tab);
   const d = entry.definition;
   const url = `${listUrl(entry)}${id}/`;
   const changeEntry = byContentType.get(CHANGE_TYPE);
@@ -68,8 +81,11 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     csrf: page.csrf,
     csrfField: page.csrfField,
   };
+  if (uiTab) return tabPage(ctx, services, page, entry, api, object, uiTab, view);
+  view.tabs = await tabLinks(ctx, services, api, entry, object, null);
   if (tab === 'object') {
-    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: d.fields[k]?.label ?? k.replace(/_/g, ' '), ...cell(object[k]) }));
+    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: fieldLabel(entry, k), ...cell(object[k]) }));
+    view.panels = await renderPanels(ctx, services, api, entry, object);
     view.tagged = d.tags;
     view.tags = object.tags ?? [];
     const cfs = Object.entries((object.custom_fields ?? {}) as Record<string, unknown>);
@@ -102,15 +118,23 @@ export async function addJournalEntry(ctx: Context, page: Page, session: Session
 }
 
 /** Brief objects of every model a form's relations point to (the first CHOICE_LIMIT; the search box finds others). */
-export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelEntry, creating: boolean): Promise<Map<string, { id: unknown; display?: unknown }[]>> {
-  const targets = new Set(formFields(entry, creating).filter((f) => f.type === 'fk' || f.type === 'm2m').map((f) => f.to!));
+export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelEntry, creating: boolean, initial?: URLSearchParams): Promise<Map<string, { id: unknown; display?: unknown }[]>> {
+  const relations = formFields(entry, creating).filter((f) => f.type === 'fk' || f.type === 'm2m');
+  const targets = new Set(relations.map((f) => f.to!));
   if (entry.definition.tags && byContentType.get('extras.tag')) targets.add(byContentType.get('extras.tag')!.definition.name);
   const out = new Map<string, { id: unknown; display?: unknown }[]>();
   for (const target of targets) {
     const other = modelList.find((m) => m.definition.name === target);
     if (!other) continue;
     const result = await callView(ctx, api.get(other)!.list, { query: new URLSearchParams({ brief: '1', limit: String(CHOICE_LIMIT) }) });
-    out.set(target, result.ok ? result.body.results : []);
+    const listed: { id: unknown; display?: unknown }[] = result.ok ? result.body.results : [];
+    // Objects the page's query names (?device=3) are choices even beyond the first CHOICE_LIMIT.
+    const wanted = relations.filter((f) => f.to === target).flatMap((f) => initial?.getAll(f.name) ?? []).filter((v) => /^\d+$/.test(v) && !listed.some((o) => String(o.id) === v));
+    if (wanted.length) {
+      const more = await callView(ctx, api.get(other)!.list, { query: new URLSearchParams([...wanted.map((v) => ['id', v]), ['brief', '1']]) });
+      if (more.ok) listed.unshift(...more.body.results);
+    }
+    out.set(target, listed);
   }
   return out;
 }
@@ -124,38 +148,52 @@ export async function editPage(ctx: Context, services: Services, page: Page, ses
   if (!creating && !object) return notFound(ctx, page);
   const customFields = entry.definition.customFields ? await customFieldsFor(services.db, entry) : [];
   let errors: Record<string, string[]> = {};
+  const initial = creating && ctx.method === 'GET' ? ctx.URL.searchParams : undefined;
+  const back = returnUrl(ctx.method === 'POST' ? new URLSearchParams() : ctx.URL.searchParams, '');
   let posted: URLSearchParams | null = null;
   let nonField: string[] = [];
+  let returnTo = back;
   if (ctx.method === 'POST') {
     posted = await readForm(ctx, session);
+    returnTo = returnUrl(posted, '');
     const converted = formBody(entry, posted, creating, customFields);
-    errors = converted.errors;
+    // Range patterns (Gi1/0/[1-48]) on an add form: one object per name, created together.
+    const expanded = creating ? expandBodies(converted.body, entry.definition.ui?.patterns ?? []) : { bodies: [converted.body], errors: {} };
+    errors = { ...converted.errors, ...expanded.errors };
     if (!Object.keys(errors).length) {
       const v = api.get(entry)!;
+      const many = expanded.bodies.length > 1;
       const result = creating
-        ? await callView(ctx, v.create, { body: converted.body })
+        ? await callView(ctx, v.create, { body: many ? expanded.bodies : converted.body })
         : await callView(ctx, (c) => v.update(c, true), { params: { id }, body: converted.body });
       if (result.ok) {
         ctx.status = 303;
-        ctx.redirect(`${listUrl(entry)}${result.body.id}/`);
+        ctx.redirect(returnTo || (many ? `${listUrl(entry)}?${(result.body as { id: number }[]).map((r) => `id=${r.id}`).join('&')}` : `${listUrl(entry)}${result.body.id}/`));
         return;
       }
-      const body = result.error as Record<string, unknown>;
+      let body = result.error as Record<string, unknown>;
+      if (many && Array.isArray(body)) {
+        const at = (body as object[]).findIndex((e) => Object.keys(e).length);
+        body = Object.fromEntries(Object.entries(body[at] ?? {}).map(([k, m]) => [k, ([] as unknown[]).concat(m).map((x) => `${expanded.bodies[at]?.name ?? ''}: ${x}`)]));
+      }
       errors = (typeof body === 'object' && !Array.isArray(body) ? body : { non_field_errors: [errorText(body)] }) as Record<string, string[]>;
       nonField = [errors.non_field_errors, errors.detail, errors.__all__].flat().filter((x): x is string => typeof x === 'string');
       const known = new Set([...formFields(entry, creating).flatMap((f) => [f.name, `${f.name}_type`, `${f.name}_id`]), 'tags', 'custom_fields']);
       for (const [k, v] of Object.entries(errors)) if (!known.has(k) && !['non_field_errors', 'detail', '__all__'].includes(k)) nonField.push(`${k}: ${([] as unknown[]).concat(v).join(' ')}`);
     }
   }
-  const choices = await relationChoices(ctx, api, entry, creating);
-  const inputs = buildInputs(entry, creating, { object, posted, errors, choicesOf: (m) => choices.get(m) ?? [], customFields });
+  const choices = await relationChoices(ctx, api, entry, creating, initial);
+  const inputs = buildInputs(entry, creating, { object, posted, initial, errors, choicesOf: (m) => choices.get(m) ?? [], customFields });
+  const patterns = new Set(creating ? entry.definition.ui?.patterns ?? [] : []);
+  for (const input of inputs) if (patterns.has(input.name)) input.help = `${input.help ? `${input.help} ` : ''}A range pattern creates many: Gi1/0/[1-48], [ge,xe]-0/0/[0-3].`;
   const heading = creating ? `Add ${label(entry).toLowerCase()}` : `Edit ${object!.display ?? id}`;
   const view = {
     heading,
     nonField,
     inputs,
     action: creating ? `${listUrl(entry)}add/` : `${listUrl(entry)}${id}/edit/`,
-    cancelUrl: creating ? listUrl(entry) : `${listUrl(entry)}${id}/`,
+    cancelUrl: returnTo || (creating ? listUrl(entry) : `${listUrl(entry)}${id}/`),
+    returnUrl: returnTo,
     csrf: page.csrf,
     csrfField: page.csrfField,
   };

@@ -103,3 +103,9 @@ export async function readForm(ctx: Context, session: Session | null): Promise<U
   form.delete(CSRF_FIELD);
   return form;
 }
+
+/** A `return_url` the form or query names, when it is a path of this site; else the fallback. */
+export function returnUrl(params: URLSearchParams, fallback: string): string {
+  const to = params.get('return_url') ?? '';
+  return /^\/(?![/\\])[^\s]*$/.test(to) ? to : fallback;
+}

@@ -41,7 +41,12 @@ function piece(value: unknown): Piece | null {
   if (typeof value !== 'object') return { text: String(value) };
   const v = value as Record<string, unknown>;
   if (isChoice(v)) return v.value === null || v.value === '' ? null : { text: String(v.label), badge: BADGES[String(v.value)] ?? 'secondary' };
-  if ('display' in v || 'url' in v) return { text: String(v.display ?? v.name ?? v.id), href: pageUrl(v.url) };
+  if ('display' in v || 'url' in v) {
+    // A nested component names its parent first (`ams-sw1 › ge-0/0/1`): its brief form leads with it.
+    const parent = Object.values(v).find((x) => x !== null && typeof x === 'object' && !Array.isArray(x) && 'url' in x && 'display' in x) as Record<string, unknown> | undefined;
+    const own = String(v.display ?? v.name ?? v.id);
+    return { text: parent ? `${String(parent.display)} › ${own}` : own, href: pageUrl(v.url) };
+  }
   return null;
 }
 

@@ -30,6 +30,7 @@ export const consolePortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
   templateFor: "ConsolePort",
   fields: {
     device_type: {

@@ -32,6 +32,22 @@ export const consoleServerPortDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "type",
+      "speed",
+      "cable",
+      "link_peers",
+      "connected_endpoints",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -29,6 +29,7 @@ export const deviceBayTemplateDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["device_type", "name"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
   templateFor: "DeviceBay",
   fields: {
     device_type: {

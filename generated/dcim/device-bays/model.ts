@@ -30,6 +30,12 @@ export const deviceBayDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: ["name", "device", "label", "installed_device", "description"],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -30,6 +30,72 @@ export const deviceTypeDefinition: ModelDefinition = {
   hooks: ["device_type"],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [
+      {
+        path: "interfaces",
+        model: "InterfaceTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "rear-ports",
+        model: "RearPortTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "front-ports",
+        model: "FrontPortTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "console-ports",
+        model: "ConsolePortTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "console-server-ports",
+        model: "ConsoleServerPortTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "power-ports",
+        model: "PowerPortTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "power-outlets",
+        model: "PowerOutletTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "module-bays",
+        model: "ModuleBayTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "device-bays",
+        model: "DeviceBayTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+      {
+        path: "inventory-items",
+        model: "InventoryItemTemplate",
+        filter: { device_type_id: "id" },
+        add: "device_type",
+      },
+    ],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     manufacturer: {
       name: "manufacturer",

@@ -43,7 +43,33 @@ export const deviceDefinition: ModelDefinition = {
   hooks: ["device", "device_placement", "device_ips"],
   uniqueTogether: [["site", "tenant", "name"], ["virtual_chassis", "vc_position"]],
   uniqueNullsMatch: ["tenant"],
-  ui: { columns: ["name", "status", "site", "rack", "role", "device_type", "tenant", "primary_ip"] },
+  ui: {
+    columns: ["name", "status", "site", "rack", "role", "device_type", "tenant", "primary_ip"],
+    tabs: [
+      { path: "interfaces", model: "Interface", filter: { device_id: "id" }, add: "device" },
+      { path: "rear-ports", model: "RearPort", filter: { device_id: "id" }, add: "device" },
+      { path: "front-ports", model: "FrontPort", filter: { device_id: "id" }, add: "device" },
+      { path: "console-ports", model: "ConsolePort", filter: { device_id: "id" }, add: "device" },
+      {
+        path: "console-server-ports",
+        model: "ConsoleServerPort",
+        filter: { device_id: "id" },
+        add: "device",
+      },
+      { path: "power-ports", model: "PowerPort", filter: { device_id: "id" }, add: "device" },
+      { path: "power-outlets", model: "PowerOutlet", filter: { device_id: "id" }, add: "device" },
+      { path: "module-bays", model: "ModuleBay", filter: { device_id: "id" }, add: "device" },
+      { path: "device-bays", model: "DeviceBay", filter: { device_id: "id" }, add: "device" },
+      {
+        path: "inventory-items",
+        model: "InventoryItem",
+        filter: { device_id: "id" },
+        add: "device",
+      },
+    ],
+    patterns: [],
+    panels: [],
+  },
   templates: { from: "device_type", names: {} },
   fields: {
     name: {

@@ -33,6 +33,23 @@ export const frontPortDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"], ["rear_port", "rear_port_position"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "type",
+      "color",
+      "rear_port",
+      "rear_port_position",
+      "cable",
+      "link_peers",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -35,6 +35,27 @@ export const interfaceDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "type",
+      "enabled",
+      "lag",
+      "mode",
+      "untagged_vlan",
+      "tagged_vlans",
+      "mac_address",
+      "cable",
+      "link_peers",
+      "connected_endpoints",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -31,6 +31,7 @@ export const inventoryItemTemplateDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["device_type", "parent", "name"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
   templateFor: "InventoryItem",
   fields: {
     device_type: {

@@ -32,6 +32,23 @@ export const inventoryItemDefinition: ModelDefinition = {
   uniqueTogether: [["device", "parent", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "parent",
+      "role",
+      "manufacturer",
+      "part_id",
+      "serial",
+      "discovered",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

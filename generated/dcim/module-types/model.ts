@@ -29,6 +29,54 @@ export const moduleTypeDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["manufacturer", "model"]],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [
+      {
+        path: "interfaces",
+        model: "InterfaceTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "rear-ports",
+        model: "RearPortTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "front-ports",
+        model: "FrontPortTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "console-ports",
+        model: "ConsolePortTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "console-server-ports",
+        model: "ConsoleServerPortTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "power-ports",
+        model: "PowerPortTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+      {
+        path: "power-outlets",
+        model: "PowerOutletTemplate",
+        filter: { module_type_id: "id" },
+        add: "module_type",
+      },
+    ],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     manufacturer: {
       name: "manufacturer",

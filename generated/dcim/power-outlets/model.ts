@@ -33,6 +33,23 @@ export const powerOutletDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "type",
+      "power_port",
+      "feed_leg",
+      "cable",
+      "link_peers",
+      "connected_endpoints",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -30,6 +30,7 @@ export const powerPortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template", "power_port"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
   templateFor: "PowerPort",
   fields: {
     device_type: {

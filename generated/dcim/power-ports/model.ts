@@ -32,6 +32,23 @@ export const powerPortDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: [
+      "name",
+      "device",
+      "label",
+      "type",
+      "maximum_draw",
+      "allocated_draw",
+      "cable",
+      "link_peers",
+      "connected_endpoints",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -32,6 +32,7 @@ export const rackDefinition: ModelDefinition = {
   hooks: ["rack"],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: [], panels: ["rack_elevation"] },
   fields: {
     name: {
       name: "name",

@@ -32,6 +32,12 @@ export const rearPortDefinition: ModelDefinition = {
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
+  ui: {
+    columns: ["name", "device", "label", "type", "color", "positions", "cable", "link_peers", "description"],
+    tabs: [],
+    patterns: ["name", "label"],
+    panels: [],
+  },
   fields: {
     device: {
       name: "device",

@@ -33,6 +33,30 @@ export const prefixDefinition: ModelDefinition = {
   hooks: ["prefix"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [
+      {
+        path: "prefixes",
+        model: "Prefix",
+        filter: { within: "prefix", vrf_id: "vrf.id" },
+        label: "Child prefixes",
+      },
+      {
+        path: "ip-ranges",
+        model: "IPRange",
+        filter: { parent: "prefix", vrf_id: "vrf.id" },
+        label: "IP ranges",
+      },
+      {
+        path: "ip-addresses",
+        model: "IPAddress",
+        filter: { parent: "prefix", vrf_id: "vrf.id" },
+        label: "IP addresses",
+      },
+    ],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     family: {
       name: "family",

@@ -28,6 +28,11 @@ export const vlanGroupDefinition: ModelDefinition = {
   hooks: ["vlan_group"],
   uniqueTogether: [["scope", "name"], ["scope", "slug"]],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [{ path: "vlans", model: "VLAN", filter: { group_id: "id" }, add: "group" }],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     name: {
       name: "name",

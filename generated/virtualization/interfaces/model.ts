@@ -32,6 +32,23 @@ export const vmInterfaceDefinition: ModelDefinition = {
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "virtual_machine",
+  ui: {
+    columns: [
+      "name",
+      "virtual_machine",
+      "enabled",
+      "parent",
+      "mtu",
+      "mode",
+      "untagged_vlan",
+      "tagged_vlans",
+      "mac_address",
+      "description",
+    ],
+    tabs: [],
+    patterns: ["name"],
+    panels: [],
+  },
   fields: {
     virtual_machine: {
       name: "virtual_machine",

@@ -29,6 +29,7 @@ export const virtualDiskDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: ["name"], panels: [] },
   fields: {
     virtual_machine: {
       name: "virtual_machine",

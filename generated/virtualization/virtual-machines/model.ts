@@ -35,6 +35,24 @@ export const virtualMachineDefinition: ModelDefinition = {
   hooks: ["virtual_machine"],
   uniqueTogether: [["cluster", "tenant", "name"]],
   uniqueNullsMatch: ["tenant"],
+  ui: {
+    tabs: [
+      {
+        path: "interfaces",
+        model: "VMInterface",
+        filter: { virtual_machine_id: "id" },
+        add: "virtual_machine",
+      },
+      {
+        path: "virtual-disks",
+        model: "VirtualDisk",
+        filter: { virtual_machine_id: "id" },
+        add: "virtual_machine",
+      },
+    ],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     name: {
       name: "name",

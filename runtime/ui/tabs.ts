@@ -1,0 +1,107 @@
+/**
+ * The tabs of an object's page the schema declares (`ui.tabs`): each lists another model's rows that
+ * the API's filters find from this object's values (a device's interfaces by `device_id`, a prefix's
+ * children by `within`), as a table with that model's columns, checkboxes for its bulk actions and
+ * an Add button that fills in this object. A tab shows only when it has rows (or is open).
+ */
+import type { Context } from 'koa';
+import { modelList } from '../data/registry.js';
+import type { ModelEntry } from '../core/types.js';
+import { callView } from './api-call.js';
+import { cell, plain } from './values.js';
+import { label, listUrl, may, type Page } from './page.js';
+import { sendPage } from './render.js';
+import { columnLabel, columnsOf } from './list.js';
+import type { Services } from '../http/views.js';
+import type { ApiViews } from './objects.js';
+
+type Tab = NonNullable<ModelEntry['definition']['ui']>['tabs'][number];
+const TAB_LIMIT = 1000;
+
+export interface TabLink { label: string; url: string; count: number; active: boolean }
+
+function modelNamed(name: string): ModelEntry | undefined {
+  return modelList.find((m) => m.definition.name === name);
+}
+
+/** A path into the API representation (`vrf.id`); an unset value filters by null. */
+function valueAt(object: Record<string, any>, path: string): string {
+  let v: any = object;
+  for (const part of path.split('.')) v = v == null ? v : typeof v === 'object' && 'value' in v && 'label' in v && part !== 'value' ? v.value?.[part] : v[part];
+  return v === null || v === undefined || v === '' ? 'null' : String(v);
+}
+
+function tabQuery(tab: Tab, object: Record<string, any>): URLSearchParams {
+  return new URLSearchParams(Object.entries(tab.filter).map(([param, path]) => [param, valueAt(object, path)]));
+}
+
+export function tabsOf(entry: ModelEntry): Tab[] {
+  return entry.definition.ui?.tabs ?? [];
+}
+
+/** The tab bar: each declared tab the user may read with its count; empty ones are left out unless open. */
+export async function tabLinks(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>, open: string | null): Promise<TabLink[]> {
+  const out: TabLink[] = [];
+  for (const tab of tabsOf(entry)) {
+    const other = modelNamed(tab.model);
+    if (!other || !may(ctx, other, 'view', services)) continue;
+    const query = tabQuery(tab, object);
+    query.set('limit', '1');
+    query.set('brief', '1');
+    const result = await callView(ctx, api.get(other)!.list, { query });
+    const count = result.ok ? Number(result.body.count) : 0;
+    if (count || open === tab.path) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
+  }
+  return out;
+}
+
+/** `/<app>/<endpoint>/<id>/<tab>/`: the tab's table. */
+export async function tabPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, object: Record<string, any>, tab: Tab, header: Record<string, unknown>): Promise<void> {
+  const other = modelNamed(tab.model)!;
+  if (!may(ctx, other, 'view', services)) {
+    sendPage(ctx, { ...page, title: 'Forbidden' }, 'message', { heading: 'Forbidden', text: 'You do not have permission to do this.' }, 403);
+    return;
+  }
+  const here = `${listUrl(entry)}${object.id}/${tab.path}/`;
+  const query = tabQuery(tab, object);
+  // The object the tab belongs to is the same in every row: its column is left out.
+  const columns = columnsOf(other).filter((c) => c !== tab.add && !(c in tab.filter) && `${c}_id` in tab.filter === false);
+  const shown = new Set(['id', 'url', 'display', ...columns]);
+  query.set('exclude', other.serializer.full.filter((f) => !shown.has(f)).join(','));
+  query.set('limit', String(TAB_LIMIT));
+  const result = await callView(ctx, api.get(other)!.list, { query });
+  const rows = result.ok ? (result.body.results as Record<string, any>[]) : [];
+  const canChange = may(ctx, other, 'change', services) && !other.definition.readOnly;
+  const canDelete = may(ctx, other, 'delete', services) && !other.definition.readOnly;
+  const canAdd = !!tab.add && may(ctx, other, 'add', services) && !other.definition.readOnly;
+  const tabLabel = tab.label ?? label(other, true);
+  const view = {
+    ...header,
+    tabs: await tabLinks(ctx, services, api, entry, object, tab.path),
+    tabObject: false,
+    tabTable: true,
+    tabLabel,
+    count: result.ok ? Number(result.body.count) : 0,
+    more: result.ok && Number(result.body.count) > rows.length,
+    moreUrl: `${listUrl(other)}?${tabQuery(tab, object)}`,
+    bulkUrl: `${listUrl(other)}bulk/`,
+    returnUrl: here,
+    addUrl: canAdd ? `${listUrl(other)}add/?${new URLSearchParams({ [tab.add!]: String(object.id), return_url: here })}` : null,
+    selectable: canChange || canDelete,
+    canChange,
+    canDelete,
+    canRename: canChange && !!other.definition.fields.name,
+    canDisconnect: canChange && !!other.definition.cabling,
+    columns: columns.map((name) => ({ label: columnLabel(other, name) })),
+    rows: rows.map((r) => ({
+      id: r.id,
+      display: r.display,
+      url: `${listUrl(other)}${r.id}/`,
+      cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
+    })),
+    empty: !rows.length,
+    csrf: page.csrf,
+    csrfField: page.csrfField,
+  };
+  sendPage(ctx, { ...page, title: `${header.display} · ${tabLabel}` }, 'detail', view);
+}
