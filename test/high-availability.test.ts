@@ -103,6 +103,28 @@ test('PATCH and DELETE with a key replay their answers; a refused write is not r
   }
 });
 
+test('keys live in the database: another node replays them, and concurrent retries make one object', async () => {
+  const { config } = app.running;
+  const peer = await startApp({ RUN_WORKER: '0', DATA_DIR: config.dataDir, ...(config.databaseSchema ? { DATABASE_SCHEMA: config.databaseSchema } : {}) });
+  try {
+    const site = newSite();
+    const first = await app.api('POST', SITES, site, keyed('shared-1'));
+    assert.is(first.status, 201);
+    const elsewhere = await peer.api('POST', SITES, site, keyed('shared-1'));
+    assert.is(elsewhere.status, 201);
+    assert.is(elsewhere.headers.get('idempotent-replayed'), 'true');
+    assert.is(elsewhere.body.id, first.body.id);
+
+    const racing = newSite();
+    const replies = await Promise.all([app, peer, app, peer].map((node) => node.api('POST', SITES, racing, keyed('race-1'))));
+    for (const reply of replies) assert.is(reply.status, 201, reply.text);
+    assert.is(new Set(replies.map((r) => r.body.id)).size, 1);
+    assert.is((await app.get(`${SITES}?slug=${racing.slug}`)).count, 1);
+  } finally {
+    await peer.stop();
+  }
+});
+
 async function raw(app: TestApp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(app.url + path, {
     method,

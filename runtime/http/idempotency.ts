@@ -28,8 +28,10 @@ class KeyTaken extends Error {}
 function fingerprintOf(ctx: Context): string {
   const { body, hasBody } = ctx.state as State;
   // The base and version asked for are part of the request: the answer's shape and URLs depend on them.
-  const { baseUrl, version } = renderBase(ctx);
-  return createHash('sha256').update(`${ctx.method} ${baseUrl} ${version} ${ctx.path}?${ctx.querystring}\n${hasBody ? JSON.stringify(body) : ''}`).digest('hex');
+  // The base path (/v4.6...) and version count, the host does not: a retry may reach another node by another name.
+  const { baseUrl, origin, version } = renderBase(ctx);
+  const basePath = baseUrl.slice(origin.length);
+  return createHash('sha256').update(`${ctx.method} ${basePath} ${version} ${ctx.path}?${ctx.querystring}\n${hasBody ? JSON.stringify(body) : ''}`).digest('hex');
 }
 
 function headerError(message: string): ApiError {
