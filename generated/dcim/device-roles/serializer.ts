@@ -15,6 +15,7 @@ export const deviceRoleSerializer: SerializerDefinition = {
     "slug",
     "color",
     "vm_role",
+    "config_template",
     "description",
     "tags",
     "custom_fields",

@@ -5,4 +5,25 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Device. */
-export const deviceRoutes: RouteDefinition = { model: "Device", list: "/api/dcim/devices/", detail: "/api/dcim/devices/:id/", extra: [] };
+export const deviceRoutes: RouteDefinition = {
+  model: "Device",
+  list: "/api/dcim/devices/",
+  detail: "/api/dcim/devices/:id/",
+  extra: [
+    {
+      path: "/api/dcim/devices/:id/render-config/",
+      methods: ["POST"],
+      hook: "render_config",
+      permission: "view",
+      returns: {
+        POST: {
+          schema: {
+            type: "object",
+            required: ["configtemplate", "content"],
+            properties: { configtemplate: { type: "object" }, content: { type: "string" } },
+          },
+        },
+      },
+    },
+  ],
+};

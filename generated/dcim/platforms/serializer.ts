@@ -14,6 +14,7 @@ export const platformSerializer: SerializerDefinition = {
     "name",
     "slug",
     "manufacturer",
+    "config_template",
     "description",
     "tags",
     "custom_fields",

@@ -89,6 +89,7 @@ export const journalEntryDefinition: ModelDefinition = {
         "dcim.sitegroup": "SiteGroup",
         "dcim.virtualchassis": "VirtualChassis",
         "extras.configcontext": "ConfigContext",
+        "extras.configtemplate": "ConfigTemplate",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",
         "extras.customlink": "CustomLink",

@@ -130,6 +130,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "dcim.sitegroup": "SiteGroup",
         "dcim.virtualchassis": "VirtualChassis",
         "extras.configcontext": "ConfigContext",
+        "extras.configtemplate": "ConfigTemplate",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",
         "extras.customlink": "CustomLink",

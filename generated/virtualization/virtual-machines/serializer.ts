@@ -19,6 +19,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
     "role",
     "tenant",
     "platform",
+    "config_template",
     "primary_ip",
     "primary_ip4",
     "primary_ip6",
