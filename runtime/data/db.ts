@@ -193,6 +193,25 @@ export async function pendingMigrations(db: Knex, schema: string | null): Promis
 /** PostgreSQL's deadlock and serialization failures: the transaction was a victim and may simply run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
+/** Rows written per table inside a transaction (noteWritten), handed to the commit listeners once it commits. */
+const writtenIn = new WeakMap<Knex, Map<string, number>>();
+const commitListeners: ((db: Knex, rows: ReadonlyMap<string, number>) => void)[] = [];
+
+/** Counts `rows` rows of `table` created, changed or removed in the transaction `trx`. */
+export function noteWritten(trx: Knex, table: string, rows: number): void {
+  let tables = writtenIn.get(trx);
+  if (!tables) writtenIn.set(trx, (tables = new Map()));
+  tables.set(table, (tables.get(table) ?? 0) + rows);
+}
+
+/**
+ * Runs `listener` after each transaction of inTransaction that committed noted writes, with the
+ * database it ran on and the rows per table (synchronously: a listener defers its own work).
+ */
+export function afterCommittedWrites(listener: (db: Knex, rows: ReadonlyMap<string, number>) => void): void {
+  commitListeners.push(listener);
+}
+
 /**
  * Runs `fn` in a transaction, running it again (up to three times) when PostgreSQL aborts it as a
  * deadlock victim, e.g. a delete cascading into rows the webhook worker is updating.
@@ -200,7 +219,11 @@ const RETRYABLE = new Set(['40P01', '40001']);
 export async function inTransaction<T>(db: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(fn);
+      const seen: { trx?: Knex.Transaction } = {};
+      const out = await db.transaction((trx) => fn((seen.trx = trx)));
+      const rows = seen.trx && writtenIn.get(seen.trx);
+      if (rows) for (const listener of commitListeners) listener(db, rows);
+      return out;
     } catch (error) {
       if (attempt >= 3 || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
       await new Promise((resolve) => setTimeout(resolve, 25 * attempt + Math.random() * 25));
