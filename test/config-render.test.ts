@@ -31,7 +31,7 @@ fidelity('at least 90% of the real-world cases render as Jinja2 renders them', a
   const differences: string[] = [];
   let equal = 0;
   for (const [i, c] of cases.cases.entries()) {
-    const got = await renderJinja({ template: c.template, files: cases.files, context: cases.context, environment: c.env }).then((ok) => ({ ok }), (e: Error) => ({ error: e.message }));
+    const got: { ok?: string; error?: string } = await renderJinja({ template: c.template, files: cases.files, context: cases.context, environment: c.env }).then((ok) => ({ ok }), (e: Error) => ({ error: e.message }));
     if (expected[i].ok !== undefined && got.ok === expected[i].ok) equal++;
     else differences.push(`${c.name}: Jinja2 ${JSON.stringify(expected[i])}, here ${JSON.stringify(got)}`);
   }

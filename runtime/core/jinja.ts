@@ -23,7 +23,7 @@ export interface RenderJob {
   maxOutput: number;
 }
 
-export const RENDER_LIMITS = { timeoutMs: 5000, fuel: 50_000_000, maxOutput: 10 * 1024 * 1024, heapMb: 256 };
+export const RENDER_LIMITS = { timeoutMs: 5000, fuel: 10_000_000, maxOutput: 10 * 1024 * 1024, heapMb: 256 };
 
 const workerFile = new URL(import.meta.url.endsWith('.ts') ? './jinja-worker.ts' : './jinja-worker.js', import.meta.url);
 const queue = new PQueue({ concurrency: 1 });
