@@ -3,153 +3,46 @@
 /* eslint-disable */
 
 import type { Knex } from 'knex';
-import { suspendCounters, resumeCounters } from '../../runtime/data/counter-columns.js';
+import { addCounter, dropCounter } from '../../runtime/data/counter-columns.js';
 import { addTally, dropTally } from '../../runtime/data/row-tallies.js';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await suspendCounters(knex, [
-    {"parent":"tenancy_tenant","column":"device_count","table":"dcim_device","fk":"tenant_id","form":2},
-    {"parent":"dcim_site","column":"device_count","table":"dcim_device","fk":"site_id","form":2},
-    {"parent":"virtualization_cluster","column":"device_count","table":"dcim_device","fk":"cluster_id","form":2},
-    {"parent":"virtualization_cluster","column":"virtualmachine_count","table":"virtualization_virtualmachine","fk":"cluster_id","form":2},
-    {"parent":"dcim_manufacturer","column":"platform_count","table":"dcim_platform","fk":"manufacturer_id","form":2},
-    {"parent":"dcim_platform","column":"device_count","table":"dcim_device","fk":"platform_id","form":2},
-    {"parent":"dcim_devicetype","column":"device_count","table":"dcim_device","fk":"device_type_id","form":2},
-    {"parent":"dcim_devicerole","column":"device_count","table":"dcim_device","fk":"role_id","form":2},
-    {"parent":"dcim_rack","column":"device_count","table":"dcim_device","fk":"rack_id","form":2},
-    {"parent":"dcim_virtualchassis","column":"member_count","table":"dcim_device","fk":"virtual_chassis_id","form":2},
-    {"parent":"dcim_device","column":"console_port_count","table":"dcim_consoleport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"console_server_port_count","table":"dcim_consoleserverport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_port_count","table":"dcim_powerport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_outlet_count","table":"dcim_poweroutlet","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"front_port_count","table":"dcim_frontport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"rear_port_count","table":"dcim_rearport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"device_bay_count","table":"dcim_devicebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"module_bay_count","table":"dcim_modulebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"inventory_item_count","table":"dcim_inventoryitem","fk":"device_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"interface_count","table":"virtualization_vminterface","fk":"virtual_machine_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"virtual_disk_count","table":"virtualization_virtualdisk","fk":"virtual_machine_id","form":2},
-  ]);
-  await knex.schema.createTable('extras_configtemplate', (t) => {
+  await knex.schema.createTable('dcim_virtualdevicecontext', (t) => {
     t.increments('id').primary();
-    t.string('name', 100).notNullable();
+    t.string('name', 64).notNullable();
+    t.integer('device_id').unsigned().nullable().references('id').inTable('dcim_device').onDelete('RESTRICT');
+    t.bigInteger('identifier').nullable();
+    t.integer('tenant_id').unsigned().nullable().references('id').inTable('tenancy_tenant').onDelete('RESTRICT');
+    t.index(['tenant_id'], 'dcim_virtualdevicecontext_tenant_id_idx');
+    t.integer('primary_ip4_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip4_id'], 'dcim_virtualdevicecontext_primary_ip4_id_idx');
+    t.integer('primary_ip6_id').unsigned().nullable().references('id').inTable('ipam_ipaddress').onDelete('SET NULL');
+    t.index(['primary_ip6_id'], 'dcim_virtualdevicecontext_primary_ip6_id_idx');
+    t.string('status', 100).nullable();
     t.string('description', 200).nullable();
-    t.text('environment_params').nullable();
-    t.text('template_code').notNullable();
+    t.text('comments').nullable();
+    t.text('custom_field_data').notNullable().defaultTo('{}');
     t.string('created', 32).nullable();
     t.string('last_updated', 32).nullable();
+    t.unique(['device_id', 'name'], { indexName: 'dcim_virtualdevicecontext_device_name_key' });
+    t.unique(['device_id', 'identifier'], { indexName: 'dcim_virtualdevicecontext_device_identifier_key' });
   });
-  await knex.raw("CREATE INDEX extras_configtemplate_ordering_idx ON extras_configtemplate ((case when name is null then 0 else 1 end), name, id)");
-  await knex.schema.alterTable('dcim_platform', (t) => {
-    t.integer('config_template_id').unsigned().nullable().references('id').inTable('extras_configtemplate').onDelete('RESTRICT');
-    t.index(['config_template_id'], 'dcim_platform_config_template_id_idx');
+  await knex.raw("CREATE INDEX dcim_virtualdevicecontext_ordering_idx ON dcim_virtualdevicecontext ((case when name is null then 0 else 1 end), name, id)");
+  await knex.schema.createTable('dcim_interface_vdcs', (t) => {
+    t.increments('id').primary();
+    t.integer('from_id').unsigned().notNullable().references('id').inTable('dcim_interface').onDelete('CASCADE');
+    t.integer('to_id').unsigned().notNullable().references('id').inTable('dcim_virtualdevicecontext').onDelete('CASCADE');
+    t.unique(['from_id', 'to_id'], { indexName: 'dcim_interface_vdcs_key' });
+    t.index(['to_id'], 'dcim_interface_vdcs_to_idx');
   });
-  await knex.schema.alterTable('dcim_devicerole', (t) => {
-    t.integer('config_template_id').unsigned().nullable().references('id').inTable('extras_configtemplate').onDelete('RESTRICT');
-    t.index(['config_template_id'], 'dcim_devicerole_config_template_id_idx');
-  });
-  await knex.schema.alterTable('dcim_device', (t) => {
-    t.integer('config_template_id').unsigned().nullable().references('id').inTable('extras_configtemplate').onDelete('RESTRICT');
-    t.index(['config_template_id'], 'dcim_device_config_template_id_idx');
-  });
-  await knex.schema.alterTable('virtualization_virtualmachine', (t) => {
-    t.integer('config_template_id').unsigned().nullable().references('id').inTable('extras_configtemplate').onDelete('RESTRICT');
-    t.index(['config_template_id'], 'virtualization_virtualmachine_config_template_id_idx');
-  });
-  await resumeCounters(knex, [
-    {"parent":"tenancy_tenant","column":"device_count","table":"dcim_device","fk":"tenant_id","form":2},
-    {"parent":"dcim_site","column":"device_count","table":"dcim_device","fk":"site_id","form":2},
-    {"parent":"virtualization_cluster","column":"device_count","table":"dcim_device","fk":"cluster_id","form":2},
-    {"parent":"virtualization_cluster","column":"virtualmachine_count","table":"virtualization_virtualmachine","fk":"cluster_id","form":2},
-    {"parent":"dcim_manufacturer","column":"platform_count","table":"dcim_platform","fk":"manufacturer_id","form":2},
-    {"parent":"dcim_platform","column":"device_count","table":"dcim_device","fk":"platform_id","form":2},
-    {"parent":"dcim_devicetype","column":"device_count","table":"dcim_device","fk":"device_type_id","form":2},
-    {"parent":"dcim_devicerole","column":"device_count","table":"dcim_device","fk":"role_id","form":2},
-    {"parent":"dcim_rack","column":"device_count","table":"dcim_device","fk":"rack_id","form":2},
-    {"parent":"dcim_virtualchassis","column":"member_count","table":"dcim_device","fk":"virtual_chassis_id","form":2},
-    {"parent":"dcim_device","column":"console_port_count","table":"dcim_consoleport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"console_server_port_count","table":"dcim_consoleserverport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_port_count","table":"dcim_powerport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_outlet_count","table":"dcim_poweroutlet","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"front_port_count","table":"dcim_frontport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"rear_port_count","table":"dcim_rearport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"device_bay_count","table":"dcim_devicebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"module_bay_count","table":"dcim_modulebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"inventory_item_count","table":"dcim_inventoryitem","fk":"device_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"interface_count","table":"virtualization_vminterface","fk":"virtual_machine_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"virtual_disk_count","table":"virtualization_virtualdisk","fk":"virtual_machine_id","form":2},
-  ]);
-  await addTally(knex, 'extras_configtemplate');
+  await addCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
+  await addTally(knex, 'dcim_virtualdevicecontext');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropTally(knex, 'extras_configtemplate');
-  await suspendCounters(knex, [
-    {"parent":"tenancy_tenant","column":"device_count","table":"dcim_device","fk":"tenant_id","form":2},
-    {"parent":"dcim_site","column":"device_count","table":"dcim_device","fk":"site_id","form":2},
-    {"parent":"virtualization_cluster","column":"device_count","table":"dcim_device","fk":"cluster_id","form":2},
-    {"parent":"virtualization_cluster","column":"virtualmachine_count","table":"virtualization_virtualmachine","fk":"cluster_id","form":2},
-    {"parent":"dcim_manufacturer","column":"platform_count","table":"dcim_platform","fk":"manufacturer_id","form":2},
-    {"parent":"dcim_platform","column":"device_count","table":"dcim_device","fk":"platform_id","form":2},
-    {"parent":"dcim_devicetype","column":"device_count","table":"dcim_device","fk":"device_type_id","form":2},
-    {"parent":"dcim_devicerole","column":"device_count","table":"dcim_device","fk":"role_id","form":2},
-    {"parent":"dcim_rack","column":"device_count","table":"dcim_device","fk":"rack_id","form":2},
-    {"parent":"dcim_virtualchassis","column":"member_count","table":"dcim_device","fk":"virtual_chassis_id","form":2},
-    {"parent":"dcim_device","column":"console_port_count","table":"dcim_consoleport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"console_server_port_count","table":"dcim_consoleserverport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_port_count","table":"dcim_powerport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_outlet_count","table":"dcim_poweroutlet","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"front_port_count","table":"dcim_frontport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"rear_port_count","table":"dcim_rearport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"device_bay_count","table":"dcim_devicebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"module_bay_count","table":"dcim_modulebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"inventory_item_count","table":"dcim_inventoryitem","fk":"device_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"interface_count","table":"virtualization_vminterface","fk":"virtual_machine_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"virtual_disk_count","table":"virtualization_virtualdisk","fk":"virtual_machine_id","form":2},
-  ]);
-  await knex.schema.alterTable('virtualization_virtualmachine', (t) => {
-    t.dropIndex([], 'virtualization_virtualmachine_config_template_id_idx');
-    t.dropColumn('config_template_id');
-  });
-  await knex.schema.alterTable('dcim_device', (t) => {
-    t.dropIndex([], 'dcim_device_config_template_id_idx');
-    t.dropColumn('config_template_id');
-  });
-  await knex.schema.alterTable('dcim_devicerole', (t) => {
-    t.dropIndex([], 'dcim_devicerole_config_template_id_idx');
-    t.dropColumn('config_template_id');
-  });
-  await knex.schema.alterTable('dcim_platform', (t) => {
-    t.dropIndex([], 'dcim_platform_config_template_id_idx');
-    t.dropColumn('config_template_id');
-  });
-  await knex.schema.dropTableIfExists('extras_configtemplate');
-  await resumeCounters(knex, [
-    {"parent":"tenancy_tenant","column":"device_count","table":"dcim_device","fk":"tenant_id","form":2},
-    {"parent":"dcim_site","column":"device_count","table":"dcim_device","fk":"site_id","form":2},
-    {"parent":"virtualization_cluster","column":"device_count","table":"dcim_device","fk":"cluster_id","form":2},
-    {"parent":"virtualization_cluster","column":"virtualmachine_count","table":"virtualization_virtualmachine","fk":"cluster_id","form":2},
-    {"parent":"dcim_manufacturer","column":"platform_count","table":"dcim_platform","fk":"manufacturer_id","form":2},
-    {"parent":"dcim_platform","column":"device_count","table":"dcim_device","fk":"platform_id","form":2},
-    {"parent":"dcim_devicetype","column":"device_count","table":"dcim_device","fk":"device_type_id","form":2},
-    {"parent":"dcim_devicerole","column":"device_count","table":"dcim_device","fk":"role_id","form":2},
-    {"parent":"dcim_rack","column":"device_count","table":"dcim_device","fk":"rack_id","form":2},
-    {"parent":"dcim_virtualchassis","column":"member_count","table":"dcim_device","fk":"virtual_chassis_id","form":2},
-    {"parent":"dcim_device","column":"console_port_count","table":"dcim_consoleport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"console_server_port_count","table":"dcim_consoleserverport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_port_count","table":"dcim_powerport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"power_outlet_count","table":"dcim_poweroutlet","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"interface_count","table":"dcim_interface","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"front_port_count","table":"dcim_frontport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"rear_port_count","table":"dcim_rearport","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"device_bay_count","table":"dcim_devicebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"module_bay_count","table":"dcim_modulebay","fk":"device_id","form":2},
-    {"parent":"dcim_device","column":"inventory_item_count","table":"dcim_inventoryitem","fk":"device_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"interface_count","table":"virtualization_vminterface","fk":"virtual_machine_id","form":2},
-    {"parent":"virtualization_virtualmachine","column":"virtual_disk_count","table":"virtualization_virtualdisk","fk":"virtual_machine_id","form":2},
-  ]);
+  await dropTally(knex, 'dcim_virtualdevicecontext');
+  await dropCounter(knex, {"parent":"dcim_virtualdevicecontext","column":"interface_count","table":"dcim_interface_vdcs","fk":"to_id","form":2});
+  await knex.schema.dropTableIfExists('dcim_interface_vdcs');
+  await knex.schema.dropTableIfExists('dcim_virtualdevicecontext');
 }
