@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConfigTemplate. */
 export const configTemplateRoutes: RouteDefinition = {
   model: "ConfigTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/config-templates/",
   detail: "/api/extras/config-templates/:id/",
   extra: [
