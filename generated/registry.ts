@@ -200,6 +200,10 @@ import { configContextDefinition, ConfigContextModel } from "./extras/config-con
 import { configContextSerializer } from "./extras/config-contexts/serializer.js";
 import { configContextFilterSet } from "./extras/config-contexts/filterset.js";
 import { configContextRoutes } from "./extras/config-contexts/routes.js";
+import { configTemplateDefinition, ConfigTemplateModel } from "./extras/config-templates/model.js";
+import { configTemplateSerializer } from "./extras/config-templates/serializer.js";
+import { configTemplateFilterSet } from "./extras/config-templates/filterset.js";
+import { configTemplateRoutes } from "./extras/config-templates/routes.js";
 import { contentTypeDefinition, ContentTypeModel } from "./extras/content-types/model.js";
 import { contentTypeSerializer } from "./extras/content-types/serializer.js";
 import { contentTypeFilterSet } from "./extras/content-types/filterset.js";
@@ -429,7 +433,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -482,6 +486,7 @@ export const models: Record<ModelName, ModelEntry> = {
   VirtualDeviceContext: { definition: virtualDeviceContextDefinition, serializer: virtualDeviceContextSerializer, filters: virtualDeviceContextFilterSet, routes: virtualDeviceContextRoutes },
   Bookmark: { definition: bookmarkDefinition, serializer: bookmarkSerializer, filters: bookmarkFilterSet, routes: bookmarkRoutes },
   ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
+  ConfigTemplate: { definition: configTemplateDefinition, serializer: configTemplateSerializer, filters: configTemplateFilterSet, routes: configTemplateRoutes },
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
   CustomFieldChoiceSet: { definition: customFieldChoiceSetDefinition, serializer: customFieldChoiceSetSerializer, filters: customFieldChoiceSetFilterSet, routes: customFieldChoiceSetRoutes },
   CustomField: { definition: customFieldDefinition, serializer: customFieldSerializer, filters: customFieldFilterSet, routes: customFieldRoutes },
@@ -591,6 +596,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   VirtualDeviceContext: VirtualDeviceContextModel,
   Bookmark: BookmarkModel,
   ConfigContext: ConfigContextModel,
+  ConfigTemplate: ConfigTemplateModel,
   ContentType: ContentTypeModel,
   CustomFieldChoiceSet: CustomFieldChoiceSetModel,
   CustomField: CustomFieldModel,

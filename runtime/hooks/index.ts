@@ -36,6 +36,8 @@ import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { bookmark } from './bookmark.js';
+import { configTemplate } from './config_template.js';
+import { renderConfig } from './render_config.js';
 import { powerPort } from './power_port.js';
 import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
@@ -99,6 +101,8 @@ export const hooks: Record<string, ModelHooks> = {
   ip_range: ipRange,
   journal_entry: journalEntry,
   bookmark,
+  config_template: configTemplate,
+  render_config: renderConfig,
   power_port: powerPort,
   l2vpn_termination: l2vpnTermination,
   power_feed: powerFeed,

@@ -7,6 +7,13 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/device-roles/. */
 export const deviceRoleFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
+  config_template_id: {
+    kind: "path",
+    path: [{ field: "config_template", model: "ConfigTemplate" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

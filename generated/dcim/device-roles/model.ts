@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 
 /** Resolved definition of DeviceRole: fields, counts and rules the runtime applies. */
 export const deviceRoleDefinition: ModelDefinition = {
@@ -81,6 +82,20 @@ export const deviceRoleDefinition: ModelDefinition = {
       columns: ["vm_role"],
       default: true,
     },
+    config_template: {
+      name: "config_template",
+      type: "fk",
+      label: "Config template",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["config_template_id"],
+      to: "ConfigTemplate",
+      onDelete: "protect",
+    },
     description: {
       name: "description",
       type: "string",
@@ -110,11 +125,14 @@ export const deviceRoleDefinition: ModelDefinition = {
 /** Objection model of dcim_devicerole: table metadata and relations only; queries go through the runtime. */
 export class DeviceRoleModel extends Model {
   static tableName = 'dcim_devicerole';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_devicerole.config_template_id', to: 'extras_configtemplate.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   color!: string;
   vm_role!: boolean;
+  config_template_id!: number | null;
   description!: string;
 }

@@ -23,6 +23,13 @@ export const deviceFilterSet: FilterSet = {
     tree: false,
   },
   comments: { kind: "field", field: "comments", family: "string" },
+  config_template_id: {
+    kind: "path",
+    path: [{ field: "config_template", model: "ConfigTemplate" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   console_ports: { kind: "reverse", model: "ConsolePort", field: "device", boolean: true },
   console_server_ports: { kind: "reverse", model: "ConsoleServerPort", field: "device", boolean: true },
   contact: {

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterModel } from "../../virtualization/clusters/model.js";
+import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 import { DeviceRoleModel } from "../device-roles/model.js";
 import { DeviceTypeModel } from "../device-types/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
@@ -40,7 +41,7 @@ export const deviceDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "display_name"],
   search: ["name", "serial", "asset_tag", "description", "comments"],
-  hooks: ["device", "device_placement", "device_ips"],
+  hooks: ["device", "device_placement", "device_ips", "render_config"],
   uniqueTogether: [["site", "tenant", "name"], ["virtual_chassis", "vc_position"]],
   uniqueNullsMatch: ["tenant"],
   ui: {
@@ -486,18 +487,17 @@ export const deviceDefinition: ModelDefinition = {
     },
     config_template: {
       name: "config_template",
-      type: "computed",
+      type: "fk",
       label: "Config template",
       required: false,
-      nullable: false,
-      readOnly: true,
+      nullable: true,
+      readOnly: false,
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: [],
-      helpText: "Config templates arrive with the rest of the extras catalogue",
-      source: "value",
-      value: null,
+      columns: ["config_template_id"],
+      to: "ConfigTemplate",
+      onDelete: "protect",
     },
     config_context: {
       name: "config_context",
@@ -615,6 +615,7 @@ export class DeviceModel extends Model {
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip6_id', to: 'ipam_ipaddress.id' } },
     oob_ip: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.oob_ip_id', to: 'ipam_ipaddress.id' } },
     virtual_chassis: { relation: Model.BelongsToOneRelation, modelClass: VirtualChassisModel, join: { from: 'dcim_device.virtual_chassis_id', to: 'dcim_virtualchassis.id' } },
+    config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_device.config_template_id', to: 'extras_configtemplate.id' } },
   });
   public id!: number;
   name!: string | null;
@@ -643,5 +644,6 @@ export class DeviceModel extends Model {
   vc_priority!: number | null;
   description!: string;
   comments!: string;
+  config_template_id!: number | null;
   local_context_data!: unknown | null;
 }

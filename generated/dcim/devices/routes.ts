@@ -10,5 +10,21 @@ export const deviceRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/dcim/devices/",
   detail: "/api/dcim/devices/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/devices/:id/render-config/",
+      methods: ["POST"],
+      hook: "render_config",
+      permission: "view",
+      returns: {
+        POST: {
+          schema: {
+            type: "object",
+            required: ["configtemplate", "content"],
+            properties: { configtemplate: { type: "object" }, content: { type: "string" } },
+          },
+        },
+      },
+    },
+  ],
 };

@@ -6,6 +6,13 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/platforms/. */
 export const platformFilterSet: FilterSet = {
+  config_template_id: {
+    kind: "path",
+    path: [{ field: "config_template", model: "ConfigTemplate" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
 
 /** Resolved definition of Platform: fields, counts and rules the runtime applies. */
@@ -70,6 +71,20 @@ export const platformDefinition: ModelDefinition = {
       to: "Manufacturer",
       onDelete: "protect",
     },
+    config_template: {
+      name: "config_template",
+      type: "fk",
+      label: "Config template",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["config_template_id"],
+      to: "ConfigTemplate",
+      onDelete: "protect",
+    },
     description: {
       name: "description",
       type: "string",
@@ -101,10 +116,12 @@ export class PlatformModel extends Model {
   static tableName = 'dcim_platform';
   static relationMappings = () => ({
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_platform.manufacturer_id', to: 'dcim_manufacturer.id' } },
+    config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_platform.config_template_id', to: 'extras_configtemplate.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   manufacturer_id!: number | null;
+  config_template_id!: number | null;
   description!: string;
 }

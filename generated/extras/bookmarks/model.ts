@@ -90,6 +90,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "dcim.virtualchassis": "VirtualChassis",
         "dcim.virtualdevicecontext": "VirtualDeviceContext",
         "extras.configcontext": "ConfigContext",
+        "extras.configtemplate": "ConfigTemplate",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",
         "extras.customlink": "CustomLink",

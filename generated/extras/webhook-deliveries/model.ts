@@ -131,6 +131,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "dcim.virtualchassis": "VirtualChassis",
         "dcim.virtualdevicecontext": "VirtualDeviceContext",
         "extras.configcontext": "ConfigContext",
+        "extras.configtemplate": "ConfigTemplate",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",
         "extras.customlink": "CustomLink",

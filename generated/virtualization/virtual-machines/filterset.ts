@@ -49,6 +49,13 @@ export const virtualMachineFilterSet: FilterSet = {
     tree: false,
   },
   comments: { kind: "field", field: "comments", family: "string" },
+  config_template_id: {
+    kind: "path",
+    path: [{ field: "config_template", model: "ConfigTemplate" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   contact: {
     kind: "reverse",
     model: "ContactAssignment",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterModel } from "../clusters/model.js";
+import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 import { DeviceModel } from "../../dcim/devices/model.js";
 import { DeviceRoleModel } from "../../dcim/device-roles/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
@@ -32,7 +33,7 @@ export const virtualMachineDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name"],
   search: ["name", "description", "comments"],
-  hooks: ["virtual_machine"],
+  hooks: ["virtual_machine", "render_config"],
   uniqueTogether: [["cluster", "tenant", "name"]],
   uniqueNullsMatch: ["tenant"],
   ui: {
@@ -166,6 +167,20 @@ export const virtualMachineDefinition: ModelDefinition = {
       columns: ["platform_id"],
       to: "Platform",
       onDelete: "set_null",
+    },
+    config_template: {
+      name: "config_template",
+      type: "fk",
+      label: "Config template",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["config_template_id"],
+      to: "ConfigTemplate",
+      onDelete: "protect",
     },
     primary_ip: {
       name: "primary_ip",
@@ -331,6 +346,7 @@ export class VirtualMachineModel extends Model {
     role: { relation: Model.BelongsToOneRelation, modelClass: DeviceRoleModel, join: { from: 'virtualization_virtualmachine.role_id', to: 'dcim_devicerole.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'virtualization_virtualmachine.tenant_id', to: 'tenancy_tenant.id' } },
     platform: { relation: Model.BelongsToOneRelation, modelClass: PlatformModel, join: { from: 'virtualization_virtualmachine.platform_id', to: 'dcim_platform.id' } },
+    config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'virtualization_virtualmachine.config_template_id', to: 'extras_configtemplate.id' } },
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'virtualization_virtualmachine.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'virtualization_virtualmachine.primary_ip6_id', to: 'ipam_ipaddress.id' } },
   });
@@ -344,6 +360,7 @@ export class VirtualMachineModel extends Model {
   role_id!: number | null;
   tenant_id!: number | null;
   platform_id!: number | null;
+  config_template_id!: number | null;
   primary_ip4_id!: number | null;
   primary_ip6_id!: number | null;
   vcpus!: number | null;

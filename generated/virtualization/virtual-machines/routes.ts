@@ -10,5 +10,21 @@ export const virtualMachineRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/virtualization/virtual-machines/",
   detail: "/api/virtualization/virtual-machines/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/virtualization/virtual-machines/:id/render-config/",
+      methods: ["POST"],
+      hook: "render_config",
+      permission: "view",
+      returns: {
+        POST: {
+          schema: {
+            type: "object",
+            required: ["configtemplate", "content"],
+            properties: { configtemplate: { type: "object" }, content: { type: "string" } },
+          },
+        },
+      },
+    },
+  ],
 };
