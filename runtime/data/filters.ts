@@ -87,8 +87,8 @@ function valuesOf(param: string, target: { type: string; field?: FieldDefinition
   return values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
 }
 
-/** Applies one lookup of a scalar column. */
-function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string): void {
+/** Applies one lookup of a scalar column; `text`: the column holds text, so `empty` matches '' too. */
+function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string, text = true): void {
   const col = column;
   switch (lookup) {
     case 'exact': qb.whereIn(col, values); return;
@@ -100,6 +100,7 @@ function compare(qb: Where, column: string, lookup: string, values: (string | nu
     }
     case 'empty': {
       const empty = parseBoolean(param, String(values[0]));
+      if (!text) { if (empty) qb.whereNull(col); else qb.whereNotNull(col); return; }
       if (empty) qb.where((w) => w.whereNull(col).orWhere(col, ''));
       else qb.whereNotNull(col).whereNot(col, '');
       return;
@@ -170,7 +171,7 @@ function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinitio
       const parsed = real.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
       const q = db(end.definition.table).select('id');
       if (filter.family === 'exact' || lookup === 'exact' || lookup === 'n') q.whereIn(target.column, parsed);
-      else compare(q, target.column, lookup, parsed, param);
+      else compare(q, target.column, lookup, parsed, param, filter.family === 'string');
       endIds = q;
     }
     if (filter.tree) endIds = withDescendants(db, end.definition.table, endIds);
@@ -202,7 +203,7 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
   const isAddress = entry.definition.fields[f].type === 'ip_address';
   if (filter.op === 'mask_length') {
     const ints = values.map((v) => parseScalar(param, v, 'id'));
-    compare(qb, `${f}_length`, lookup, ints, param);
+    compare(qb, `${f}_length`, lookup, ints, param, false);
     return;
   }
   const nets = values.map((raw) => {
@@ -320,7 +321,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           qb.where(target.column, parseBoolean(param, values[0]));
           break;
         }
-        if (lookup === 'empty') { compare(qb, target.column, 'empty', values, param); break; }
+        if (lookup === 'empty') { compare(qb, target.column, 'empty', values, param, filter.family === 'string'); break; }
         const parsed = values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : filter.family === 'string' ? v : parseScalar(param, v, target.type)));
         if (target.field?.type === 'choice' && target.field.blank) {
           // NetBox stores "no choice" as an empty string; `null` asks for those.
