@@ -31,7 +31,8 @@ export const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclud
 export function lookupFamily(filter: FilterDefinition): LookupFamily {
   return filter.kind === 'field' || filter.kind === 'path' ? filter.family
     : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
-      : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
+      : filter.kind === 'reverse' || filter.kind === 'method' ? filter.family ?? (filter.kind === 'reverse' ? 'exact' : 'boolean')
+        : filter.kind === 'tag' || filter.kind === 'request' ? 'exact' : 'boolean';
 }
 
 
@@ -363,7 +364,9 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          sub.whereIn(by.column, valuesOf(param, by, values));
+          const parsed = filter.family === 'string' ? values : valuesOf(param, by, values);
+          if (lookup === 'exact' || lookup === 'n') sub.whereIn(by.column, parsed);
+          else compare(sub, by.column, lookup, parsed, param, filter.family === 'string');
         }
         // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
         if (filter.then) {
@@ -433,7 +436,9 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ignored': break;
       case 'method': {
         const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
-        fn(qb, values, { ...ctx, entry, table: entry.definition.table });
+        const methodCtx = { ...ctx, entry, table: entry.definition.table };
+        if (lookup === 'n') qb.whereNot((w) => fn(w, values, { ...methodCtx, lookup: 'exact' }));
+        else fn(qb, values, { ...methodCtx, lookup });
         break;
       }
     }

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/platforms/. */
 export const platformFilterSet: FilterSet = {
+  available_for_device_type: { kind: "method", method: "available_for_device_type" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
