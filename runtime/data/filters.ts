@@ -361,12 +361,17 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           break;
         }
         let sub = pointing();
+        let negateReverse = false;
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          const parsed = filter.family === 'string' ? values : valuesOf(param, by, values);
-          if (lookup === 'exact' || lookup === 'n') sub.whereIn(by.column, parsed);
-          else compare(sub, by.column, lookup, parsed, param, filter.family === 'string');
+          if (filter.family === 'string') {
+            // text lookups ignore case (a MAC address); a negated one excludes objects any row matches
+            const positive = lookup === 'exact' || lookup === 'n' ? 'ie' : lookup.startsWith('n') ? lookup.slice(1) : lookup;
+            if (positive !== lookup && lookup !== 'exact') negateReverse = true;
+            compare(sub, by.column, positive, values, param);
+          } else if (lookup === 'exact' || lookup === 'n') sub.whereIn(by.column, valuesOf(param, by, values));
+          else compare(sub, by.column, lookup, valuesOf(param, by, values), param, false);
         }
         // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
         if (filter.then) {
@@ -377,7 +382,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
             from = model(step.model);
           }
         }
-        if (lookup === 'n') qb.whereNotIn('id', sub);
+        if (lookup === 'n' || negateReverse) qb.whereNotIn('id', sub);
         else qb.whereIn('id', sub);
         break;
       }
