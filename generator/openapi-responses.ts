@@ -39,6 +39,19 @@ export const READ_ERRORS: ErrorCode[] = [400, 403, 500];
 export const WRITE_ERRORS: ErrorCode[] = [400, 403, 413, 415, 500];
 
 /** Routes of the runtime that are not model endpoints. */
+/** The requesting user's dashboard: widget positions and their settings. */
+function dashboardPath(): Schema {
+  const board = { type: 'object', required: ['layout', 'config'], properties: { layout: { type: 'array', items: { type: 'object' } }, config: { type: 'object' } } };
+  const body = (partial: boolean) => ({ required: true, content: json(partial ? { ...board, required: [] } : board) });
+  const ok = { 200: respond('The dashboard', board), ...errorResponses(400, 403, 500) };
+  return {
+    get: { operationId: 'extras_dashboard_retrieve', tags: ['extras'], responses: { 200: respond('The dashboard', board), ...errorResponses(403, 500) } },
+    put: { operationId: 'extras_dashboard_update', tags: ['extras'], requestBody: body(false), responses: ok },
+    patch: { operationId: 'extras_dashboard_partial_update', tags: ['extras'], requestBody: body(true), responses: ok },
+    delete: { operationId: 'extras_dashboard_destroy', tags: ['extras'], responses: { 204: { description: 'Deleted' }, ...errorResponses(403, 500) } },
+  };
+}
+
 export function servicePaths(): Record<string, Schema> {
   const status: Schema = {
     type: 'object',
@@ -85,6 +98,14 @@ export function servicePaths(): Record<string, Schema> {
         responses: { 200: { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses(403) },
       },
     },
+    '/api/users/config/': {
+      get: { operationId: 'users_config_retrieve', tags: ['users'], description: "The requesting user's preferences.", responses: { 200: respond('The preferences', { type: 'object' }), ...errorResponses(403, 500) } },
+      patch: {
+        operationId: 'users_config_partial_update', tags: ['users'], description: 'Deep-merges the body into the preferences.',
+        requestBody: { required: true, content: json({ type: 'object' }) }, responses: { 200: respond('The merged preferences', { type: 'object' }), ...errorResponses(400, 403, 500) },
+      },
+    },
+    '/api/extras/dashboard/': dashboardPath(),
     '/api/users/tokens/provision/': {
       post: {
         operationId: 'users_tokens_provision_create', tags: ['users'], security: [{}],

@@ -112,15 +112,29 @@ function announceAdmin(admin: Admin, config: Config): void {
   }
 }
 
-/** Stops on SIGTERM/SIGINT: `close` runs once, then the process exits 0. */
+/** Stops on SIGTERM/SIGINT: `close` runs once, then the process exits (0, or 1 when closing failed). */
 function onSignals(what: string, close: () => Promise<void>): void {
   const stop = async (signal: string) => {
     log.info(`${signal}: ${what}`);
-    await close();
+    try {
+      await close();
+    } catch (error) {
+      log.error({ err: error }, `${what} failed`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Once serving, a rejection nothing handled is logged with its stack and the process serves on:
+ * Node's default would end it, and every request it holds with it. Requests handle their own
+ * failures (a 500 with the request id); this is the net under a path that would not.
+ */
+function serveOnStrayRejections(): void {
+  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection; the process serves on'));
 }
 
 /** `npm start`: one process serving, or (WEB_CONCURRENCY > 1) a supervised cluster of them. */
@@ -136,6 +150,7 @@ async function serve(): Promise<void> {
     }
     const { start } = await application();
     const running = await start(config);
+    serveOnStrayRejections();
     log.info(`NetLedger listening on ${running.url}/api/ (${engine(config)})`);
     if (running.admin) announceAdmin(running.admin, config);
     onSignals('shutting down', () => running.close());
@@ -174,6 +189,7 @@ async function serveAsClusterWorker(config: Config): Promise<void> {
       await ready;
     }
     const running = await start(config, { prepared: true });
+    serveOnStrayRejections();
     onSignals('shutting down', () => running.close());
     // Only once serving: a start that fails (port in use) must not use up the first start.
     const admin = ready ? null : await ensureAdmin(running.db, config);
@@ -195,6 +211,7 @@ async function runWorker(): Promise<void> {
     const { startWorker } = await import('./webhooks/worker.js');
     const { db } = await prepareDatabase(config);
     const worker = await startWorker(config, db);
+    serveOnStrayRejections();
     log.info(`NetLedger webhook worker ${worker.owner} running (${engine(config)}, concurrency ${config.webhookConcurrency})`);
     onSignals('stopping the worker', async () => {
       await worker.stop();

@@ -17,6 +17,8 @@ export interface Config {
   databaseUrl: string | null;
   /** PostgreSQL schema to use instead of public (tests run each suite in its own) */
   databaseSchema: string | null;
+  /** PostgreSQL connections each process's pool may open (DATABASE_POOL_MAX) */
+  databasePoolMax?: number;
   secretKey: string;
   paginateCount: number;
   /** null: no maximum (limit=0 returns everything) */
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     databaseSchema: schema,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     secretKey: secretKey(env, dataDir, production),
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,

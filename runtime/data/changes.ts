@@ -289,6 +289,9 @@ export function deleteChanges(doomed: (Doomed | null)[]): Change[] {
  */
 export async function recordDeletes(ctx: ChangeContext, doomed: (Doomed | null)[], remove: () => Promise<void>): Promise<void> {
   const removing = remove();
+  // Handled from now on: a removal that fails while this turn waits is not an unhandled rejection
+  // (which ends the process); allSettled below still sees it.
+  removing.catch(() => undefined);
   // Lets the first statement leave before this turn's JavaScript takes the thread.
   await new Promise((resolve) => setImmediate(resolve));
   const changes = withHeld(deleteChanges(doomed), ctx);

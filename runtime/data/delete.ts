@@ -84,6 +84,32 @@ async function refuseProtected(db: Knex, closure: Map<string, Set<number>>): Pro
   throw errors.protectedDelete(dependents.slice(0, 10), total);
 }
 
+/**
+ * SQLite enforces RESTRICT row by row, as each row goes, even when the row that refers to it goes in
+ * the same statement (a parent interface deleted with its child, or both through their device's
+ * cascade); PostgreSQL checks at the end of the statement. So on SQLite, protecting references held
+ * between objects that are all being deleted are let go first: cleared where the column may be empty,
+ * else the referring rows deleted first. One statement per such relation, none when there is none.
+ */
+async function untangle(db: Knex, closure: Map<string, Set<number>>): Promise<void> {
+  if (isPostgres(db)) return;
+  // any number of ids as one bound parameter
+  const among = (qb: Knex.QueryBuilder, column: string, ids: Iterable<number>) => qb.whereRaw('?? in (select value from json_each(?))', [column, JSON.stringify([...ids])]);
+  const first: { table: string; ids: number[] }[] = [];
+  for (const [name, set] of closure) {
+    const other = model(name);
+    for (const f of Object.values(other.definition.fields)) {
+      const target = f.type === 'fk' && f.onDelete === 'protect' ? closure.get(f.to!) : undefined;
+      if (!target) continue;
+      const column = f.columns[0];
+      const within = among(among(db(other.definition.table), 'id', set), column, target);
+      if (f.nullable) await within.update({ [column]: null });
+      else first.push({ table: other.definition.table, ids: (await within.clone().select('id')).map((r: Row) => Number(r.id)) });
+    }
+  }
+  for (const { table, ids } of first) if (ids.length) await among(db(table), 'id', ids).delete();
+}
+
 export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: boolean, ctx: WriteContext, scope?: (qb: Knex.QueryBuilder) => void): Promise<number[]> {
   const { db } = ctx;
   const ids = inputs.map((i) => (typeof i === 'object' && i !== null ? (i as Row).id : i));
@@ -134,6 +160,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   for (const [name, set] of closure) if (rollupsFedBy(model(name)).length) fed.push(parentsOf(model(name), await whereAny(db, db(model(name).definition.table), 'id', [...set])));
   await recordDeletes(ctx, doomed, async () => {
     // one statement on PostgreSQL (one array parameter); SQLite's bound parameters are counted
+    await untangle(db, closure);
     const perStatement = isPostgres(db) ? wanted.length : CHUNK * 10;
     for (let i = 0; i < wanted.length; i += perStatement) await whereAny(db, db(entry.definition.table), 'id', wanted.slice(i, i + perStatement)).delete();
     // The generic cleanups after the rows they point at (they have no constraint to keep): a counter

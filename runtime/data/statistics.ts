@@ -12,10 +12,13 @@
  *   every row's visibility in the heap. For those tables the service applies autovacuum's rules
  *   itself (the server's settings), once it is up and every minute (autovacuum's own interval); one
  *   process at a time, the others skip that round.
+ * Beside the rounds, a table that a committed write changed much is analysed promptly
+ * (fresh-statistics.ts).
  */
 import type { Knex } from 'knex';
 import { isPostgres, onConnection } from './db.js';
 import { FOLD_EVERY_TABLE } from './row-tallies.js';
+import { refreshAfterWrites } from './fresh-statistics.js';
 import { log } from '../core/log.js';
 
 const SQLITE_EVERY_MS = 60 * 60 * 1000;
@@ -98,6 +101,7 @@ export interface StatisticsKeeper {
  */
 export async function keepStatistics(db: Knex, everySeconds: number | null = null): Promise<StatisticsKeeper> {
   await upkeep(db);
+  const stopRefreshing = refreshAfterWrites(db);
   const every = everySeconds !== null ? everySeconds * 1000 : isPostgres(db) ? POSTGRES_EVERY_MS : SQLITE_EVERY_MS;
   const inFlight = new Set<Promise<void>>();
   const timer = setInterval(() => {
@@ -109,7 +113,7 @@ export async function keepStatistics(db: Knex, everySeconds: number | null = nul
   return {
     async stop() {
       clearInterval(timer);
-      await Promise.all(inFlight);
+      await Promise.all([...inFlight, stopRefreshing()]);
     },
   };
 }

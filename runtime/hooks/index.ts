@@ -35,6 +35,7 @@ import { interfaceHooks } from './interface.js';
 import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
+import { bookmark } from './bookmark.js';
 import { powerPort } from './power_port.js';
 import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
@@ -47,6 +48,7 @@ import { service, serviceTemplate } from './service.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
+import { virtualDeviceContext } from './virtual_device_context.js';
 import { virtualMachine } from './virtual_machine.js';
 import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
@@ -94,6 +96,7 @@ export const hooks: Record<string, ModelHooks> = {
   ip_address: ipAddress,
   ip_range: ipRange,
   journal_entry: journalEntry,
+  bookmark,
   power_port: powerPort,
   l2vpn_termination: l2vpnTermination,
   power_feed: powerFeed,
@@ -107,6 +110,7 @@ export const hooks: Record<string, ModelHooks> = {
   token,
   user,
   virtual_chassis: virtualChassis,
+  virtual_device_context: virtualDeviceContext,
   virtual_machine: virtualMachine,
   vlan,
   vlan_group: vlanGroup,

@@ -14,6 +14,7 @@ import { views, type Services, type State } from './views.js';
 import { tokenProvision } from '../auth/provision.js';
 import { sessionRoutes } from '../auth/sessions.js';
 import { userConfig } from './user-config.js';
+import { dashboard } from './dashboard.js';
 import { mountDocs } from './docs.js';
 import { status } from './status.js';
 import { actionView } from './actions.js';
@@ -24,6 +25,7 @@ import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
 import { metricsEndpoint } from './metrics.js';
 import { jsonAsBuffer } from './json-response.js';
+import { idempotency } from './idempotency.js';
 
 export const API_VERSION = '3.7';
 export const NETBOX_VERSION = '3.7.8';
@@ -67,6 +69,7 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
     if (known) {
       ctx.status = known.status;
       ctx.body = known.body;
+      ctx.set(known.headers);
       return;
     }
     const requestId = (ctx.state as State).requestId;
@@ -139,7 +142,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   });
   for (const app of APPS.filter((a) => a !== 'status')) {
     router.get(`/api/${app}/`, (ctx) => {
-      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
+      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : app === 'extras' ? ['dashboard'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
   }
   router.get('/api/status/', status(services, { netbox: NETBOX_VERSION, netledger: VERSION }));
@@ -147,6 +150,9 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   const preferences = userConfig(services);
   router.get('/api/users/config/', preferences.get);
   router.patch('/api/users/config/', preferences.patch);
+  const board = dashboard(services);
+  router.get('/api/extras/dashboard/', board.get).put('/api/extras/dashboard/', board.put)
+    .patch('/api/extras/dashboard/', board.patch).delete('/api/extras/dashboard/', board.remove);
   // The OpenAPI document and the interactive documentation, readable without a token.
   mountDocs(router);
 
@@ -180,6 +186,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   const rest = chain([
     // Bodies are read once the requester is known, so an anonymous one costs little.
     jsonBody(config.limits),
+    // A write sent again with the key of one that committed gets the first answer (idempotency.ts).
+    idempotency(services),
     router.routes() as unknown as Koa.Middleware,
     (ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next(),
     async (ctx, next) => {

@@ -19,7 +19,7 @@ export const USER_CONFIG_MAX_BYTES = 256 * 1024;
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -38,7 +38,7 @@ async function read(db: Knex, userId: number): Promise<Json> {
   return isObject(data) ? data : {};
 }
 
-function caller(ctx: Context): number {
+export function caller(ctx: Context): number {
   const { auth } = ctx.state as State;
   if (!auth.user) throw errors.noCredentials();
   return auth.user.id;

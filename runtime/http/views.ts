@@ -21,7 +21,8 @@ import { parentOf, parentParts } from '../data/parent-order.js';
 import { pageColumns } from '../data/page-columns.js';
 import { paginate } from './pagination.js';
 import { filledBefore, listShape, rememberFill } from './full-pages.js';
-import { inTransaction, isPostgres, readByIds, readRows } from '../data/db.js';
+import { isPostgres, readByIds, readRows } from '../data/db.js';
+import { writeTransaction, type Keyed } from './idempotency.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
@@ -35,6 +36,8 @@ export interface State {
   hasBody: boolean;
   /** authenticated from caches whose version is not confirmed yet: reads only (identify.ts) */
   unconfirmed?: boolean;
+  /** a write sent with an Idempotency-Key: its answer is stored in its transaction (idempotency.ts) */
+  idempotency?: Keyed;
 }
 
 export interface Services {
@@ -221,7 +224,7 @@ function requireBody(ctx: Context): unknown {
  */
 export async function createThrough(ctx: Context, services: Services, entry: ModelEntry, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<{ status: number; body: unknown }> {
   authorize(ctx, entry, 'add', services.config);
-  await inTransaction(services.db, async (trx) => {
+  await writeTransaction(ctx, services.db, async (trx) => {
     const { items, many } = await build(trx);
     const result = await createObjects(entry, items, many, writeContext(ctx, trx, services.config));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
@@ -305,13 +308,13 @@ export function views(entry: ModelEntry, services: Services) {
       if (detail && (body === null || typeof body !== 'object' || Array.isArray(body))) throw errors.validation({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
       if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
-      await inTransaction(db, async (trx) => {
+      await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail);
-      });
+          });
       services.afterCommit?.();
     },
 
@@ -325,14 +328,14 @@ export function views(entry: ModelEntry, services: Services) {
         if (!Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
         items = body;
       }
-      await inTransaction(db, async (trx) => {
+      await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
         await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
-      });
+        ctx.status = 204;
+        ctx.body = null;
+          });
       services.afterCommit?.();
-      ctx.status = 204;
-      ctx.body = null;
     },
 
     /** DRF-style metadata; `actions` only for a token that may write here (pynetbox's choices() reads it). */

@@ -12,6 +12,7 @@ export const interfaceSerializer: SerializerDefinition = {
     "url",
     "display",
     "device",
+    "vdcs",
     "module",
     "name",
     "label",

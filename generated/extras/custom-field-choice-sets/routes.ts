@@ -9,5 +9,32 @@ export const customFieldChoiceSetRoutes: RouteDefinition = {
   model: "CustomFieldChoiceSet",
   list: "/api/extras/custom-field-choice-sets/",
   detail: "/api/extras/custom-field-choice-sets/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/extras/custom-field-choice-sets/:id/choices/",
+      methods: ["GET"],
+      hook: "choice_set_choices",
+      returns: {
+        GET: {
+          schema: {
+            type: "object",
+            required: ["count", "next", "previous", "results"],
+            properties: {
+              count: { type: "integer" },
+              next: { type: ["string", "null"] },
+              previous: { type: ["string", "null"] },
+              results: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["id", "display"],
+                  properties: { id: { type: "string" }, display: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  ],
 };
