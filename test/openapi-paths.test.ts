@@ -16,10 +16,9 @@ const ours = JSON.parse(readFileSync(new URL('../generated/openapi.json', import
 const KNOWN_UNSERVED = new Set([
   '/api/core/data-files/', '/api/core/data-files/{id}/', '/api/core/data-sources/', '/api/core/data-sources/{id}/',
   '/api/core/data-sources/{id}/sync/', '/api/core/jobs/', '/api/core/jobs/{id}/', '/api/dcim/devices/{id}/render-config/',
-  '/api/dcim/virtual-device-contexts/', '/api/dcim/virtual-device-contexts/{id}/', '/api/extras/bookmarks/',
-  '/api/extras/bookmarks/{id}/', '/api/extras/config-contexts/{id}/sync/', '/api/extras/config-templates/',
+  '/api/extras/config-contexts/{id}/sync/', '/api/extras/config-templates/',
   '/api/extras/config-templates/{id}/', '/api/extras/config-templates/{id}/render/', '/api/extras/config-templates/{id}/sync/',
-  '/api/extras/custom-field-choice-sets/{id}/choices/', '/api/extras/dashboard/', '/api/extras/export-templates/{id}/sync/',
+  '/api/extras/dashboard/', '/api/extras/export-templates/{id}/sync/',
   '/api/extras/image-attachments/', '/api/extras/image-attachments/{id}/',
   '/api/virtualization/virtual-machines/{id}/render-config/', '/api/vpn/ike-policies/', '/api/vpn/ike-policies/{id}/',
   '/api/vpn/ike-proposals/', '/api/vpn/ike-proposals/{id}/', '/api/vpn/ipsec-policies/', '/api/vpn/ipsec-policies/{id}/',
