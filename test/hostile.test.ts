@@ -195,8 +195,8 @@ test('too many query values in all is a 400', async () => {
 });
 
 test('strict filters: an unknown parameter or lookup is a 400 naming it, before anything is read', async () => {
-  await expectError('GET', '/api/dcim/interfaces/?vdc_id=5', 400, {
-    vdc_id: ["Unknown filter: /api/dcim/interfaces/ has no filter named 'vdc_id'. Unknown parameters are refused, so that a typo cannot widen the result."],
+  await expectError('GET', '/api/dcim/interfaces/?colour_id=5', 400, {
+    colour_id: ["Unknown filter: /api/dcim/interfaces/ has no filter named 'colour_id'. Unknown parameters are refused, so that a typo cannot widen the result."],
   });
   const typo = await app.api('GET', '/api/dcim/interfaces/?device__name__isw=a&nmae=b');
   expectStatus(typo, 400);
