@@ -107,7 +107,28 @@ export function isPostgres(db: Knex): boolean {
   return db.client.driverName === 'pg';
 }
 
-interface SqliteConnection { pragma(s: string): unknown; prepare(sql: string): unknown }
+interface SqliteConnection {
+  pragma(s: string): unknown;
+  prepare(sql: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
+}
+
+/** `regexp(pattern, text)` and `iregexp(…)`, which SQLite leaves to the application (permission constraints' regex lookups). */
+function regexpFunctions(conn: SqliteConnection): void {
+  const compiled = new Map<string, RegExp>();
+  const test = (flags: string) => (pattern: unknown, text: unknown) => {
+    if (pattern === null || text === null) return null;
+    const key = `${flags}/${String(pattern)}`;
+    let re = compiled.get(key);
+    if (!re) {
+      if (compiled.size >= 500) compiled.clear();
+      compiled.set(key, (re = new RegExp(String(pattern), flags)));
+    }
+    return re.test(String(text)) ? 1 : 0;
+  };
+  conn.function('regexp', { deterministic: true }, test(''));
+  conn.function('iregexp', { deterministic: true }, test('i'));
+}
 
 /**
  * knex prepares every statement anew; the same few hundred SQL texts recur on every request, so the
@@ -150,6 +171,7 @@ export function openDatabase(config: Config): Knex {
       max: 1,
       afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
         reusePreparedStatements(conn);
+        regexpFunctions(conn);
         // Foreign keys are off by default in SQLite; WAL lets readers run beside the single writer.
         conn.pragma('foreign_keys = ON');
         conn.pragma('journal_mode = WAL');

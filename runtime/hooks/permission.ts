@@ -1,13 +1,13 @@
 /**
- * Object permissions: object types must exist, actions are strings, and constraints are filter
- * objects (or a list of them) whose keys are filters of every object type the permission names.
+ * Object permissions: object types must exist, actions are strings, and constraints are objects (or
+ * a list of them) of Django lookups or filters that apply to every object type the permission names.
  */
 import type { Knex } from 'knex';
 import type { ModelHooks } from '../data/registry.js';
 import { parseBoolean } from '../core/query-values.js';
 import { contentTypeIdsFilter } from './object-types.js';
 import { byContentType } from '../data/registry.js';
-import { unknownConstraintKeys } from '../auth/permissions.js';
+import { constraintProblem } from '../auth/permissions.js';
 
 /** `?can_add=true`: permissions whose actions include `add` (false: those that do not). */
 function canFilter(action: string) {
@@ -44,8 +44,8 @@ export const permission: ModelHooks = {
       if (typeof c !== 'object' || Array.isArray(c)) { item.errors.add('constraints', 'Constraints must be an object of filters, or a list of them.'); return; }
       for (const ct of Array.isArray(types) ? types : []) {
         const entry = byContentType.get(ct);
-        const unknown = entry ? unknownConstraintKeys(entry, c) : [];
-        if (unknown.length) item.errors.add('constraints', `${unknown.map((k) => `'${k}'`).join(', ')} is not a filter of ${ct}.`);
+        const problem = entry ? constraintProblem(entry, c) : null;
+        if (problem) item.errors.add('constraints', problem);
       }
     }
   },

@@ -7,6 +7,7 @@
  * different method, path, query or body is a 400. Only committed writes are remembered: a refused
  * request (4xx) may be sent again, corrected, under the same key.
  */
+import { renderBase } from './versions.js';
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
@@ -26,7 +27,9 @@ class KeyTaken extends Error {}
 
 function fingerprintOf(ctx: Context): string {
   const { body, hasBody } = ctx.state as State;
-  return createHash('sha256').update(`${ctx.method} ${ctx.path}?${ctx.querystring}\n${hasBody ? JSON.stringify(body) : ''}`).digest('hex');
+  // The base and version asked for are part of the request: the answer's shape and URLs depend on them.
+  const { baseUrl, version } = renderBase(ctx);
+  return createHash('sha256').update(`${ctx.method} ${baseUrl} ${version} ${ctx.path}?${ctx.querystring}\n${hasBody ? JSON.stringify(body) : ''}`).digest('hex');
 }
 
 function headerError(message: string): ApiError {

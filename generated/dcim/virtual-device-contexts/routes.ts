@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VirtualDeviceContext. */
 export const virtualDeviceContextRoutes: RouteDefinition = {
   model: "VirtualDeviceContext",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/virtual-device-contexts/",
   detail: "/api/dcim/virtual-device-contexts/:id/",
   extra: [],
