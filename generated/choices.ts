@@ -19,6 +19,27 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "mixed", label: "Mixed" },
     ],
   },
+  "authentication-algorithm": {
+    name: "authentication-algorithm",
+    integer: false,
+    choices: [
+      { value: "hmac-sha1", label: "SHA-1 HMAC" },
+      { value: "hmac-sha256", label: "SHA-256 HMAC" },
+      { value: "hmac-sha384", label: "SHA-384 HMAC" },
+      { value: "hmac-sha512", label: "SHA-512 HMAC" },
+      { value: "hmac-md5", label: "MD5 HMAC" },
+    ],
+  },
+  "authentication-method": {
+    name: "authentication-method",
+    integer: false,
+    choices: [
+      { value: "preshared-keys", label: "Pre-shared keys" },
+      { value: "certificates", label: "Certificates" },
+      { value: "rsa-signatures", label: "RSA signatures" },
+      { value: "dsa-signatures", label: "DSA signatures" },
+    ],
+  },
   "cable-end": {
     name: "cable-end",
     integer: false,
@@ -223,6 +244,50 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "decommissioning", label: "Decommissioning" },
     ],
   },
+  "dh-group": {
+    name: "dh-group",
+    integer: true,
+    choices: [
+      { value: 1, label: "Group 1" },
+      { value: 2, label: "Group 2" },
+      { value: 5, label: "Group 5" },
+      { value: 14, label: "Group 14" },
+      { value: 15, label: "Group 15" },
+      { value: 16, label: "Group 16" },
+      { value: 17, label: "Group 17" },
+      { value: 18, label: "Group 18" },
+      { value: 19, label: "Group 19" },
+      { value: 20, label: "Group 20" },
+      { value: 21, label: "Group 21" },
+      { value: 22, label: "Group 22" },
+      { value: 23, label: "Group 23" },
+      { value: 24, label: "Group 24" },
+      { value: 25, label: "Group 25" },
+      { value: 26, label: "Group 26" },
+      { value: 27, label: "Group 27" },
+      { value: 28, label: "Group 28" },
+      { value: 29, label: "Group 29" },
+      { value: 30, label: "Group 30" },
+      { value: 31, label: "Group 31" },
+      { value: 32, label: "Group 32" },
+      { value: 33, label: "Group 33" },
+      { value: 34, label: "Group 34" },
+    ],
+  },
+  "encryption-algorithm": {
+    name: "encryption-algorithm",
+    integer: false,
+    choices: [
+      { value: "aes-128-cbc", label: "128-bit AES (CBC)" },
+      { value: "aes-128-gcm", label: "128-bit AES (GCM)" },
+      { value: "aes-192-cbc", label: "192-bit AES (CBC)" },
+      { value: "aes-192-gcm", label: "192-bit AES (GCM)" },
+      { value: "aes-256-cbc", label: "256-bit AES (CBC)" },
+      { value: "aes-256-gcm", label: "256-bit AES (GCM)" },
+      { value: "3des-cbc", label: "3DES" },
+      { value: "des-cbc", label: "DES" },
+    ],
+  },
   "event-rule-action-type": {
     name: "event-rule-action-type",
     integer: false,
@@ -245,6 +310,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "glbp", label: "GLBP", group: "Cisco" },
       { value: "other", label: "Other" },
     ],
+  },
+  "ike-mode": {
+    name: "ike-mode",
+    integer: false,
+    choices: [{ value: "aggressive", label: "Aggressive" }, { value: "main", label: "Main" }],
+  },
+  "ike-version": {
+    name: "ike-version",
+    integer: true,
+    choices: [{ value: 1, label: "IKEv1" }, { value: 2, label: "IKEv2" }],
   },
   "interface-duplex": {
     name: "interface-duplex",
@@ -449,6 +524,11 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "reserved", label: "Reserved" },
       { value: "deprecated", label: "Deprecated" },
     ],
+  },
+  "ipsec-mode": {
+    name: "ipsec-mode",
+    integer: false,
+    choices: [{ value: "esp", label: "ESP" }, { value: "ah", label: "AH" }],
   },
   "journal-entry-kind": {
     name: "journal-entry-kind",
@@ -892,6 +972,34 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "parent", label: "Parent" }, { value: "child", label: "Child" }],
   },
+  "tunnel-encapsulation": {
+    name: "tunnel-encapsulation",
+    integer: false,
+    choices: [
+      { value: "ipsec-transport", label: "IPsec - Transport" },
+      { value: "ipsec-tunnel", label: "IPsec - Tunnel" },
+      { value: "ip-ip", label: "IP-in-IP" },
+      { value: "gre", label: "GRE" },
+    ],
+  },
+  "tunnel-status": {
+    name: "tunnel-status",
+    integer: false,
+    choices: [
+      { value: "planned", label: "Planned" },
+      { value: "active", label: "Active" },
+      { value: "disabled", label: "Disabled" },
+    ],
+  },
+  "tunnel-termination-role": {
+    name: "tunnel-termination-role",
+    integer: false,
+    choices: [
+      { value: "peer", label: "Peer" },
+      { value: "hub", label: "Hub" },
+      { value: "spoke", label: "Spoke" },
+    ],
+  },
   "virtual-device-context-status": {
     name: "virtual-device-context-status",
     integer: false,
@@ -949,6 +1057,35 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "g", label: "Grams" },
       { value: "lb", label: "Pounds" },
       { value: "oz", label: "Ounces" },
+    ],
+  },
+  "wireless-auth-cipher": {
+    name: "wireless-auth-cipher",
+    integer: false,
+    choices: [
+      { value: "auto", label: "Auto" },
+      { value: "tkip", label: "TKIP" },
+      { value: "aes", label: "AES" },
+    ],
+  },
+  "wireless-auth-type": {
+    name: "wireless-auth-type",
+    integer: false,
+    choices: [
+      { value: "open", label: "Open" },
+      { value: "wep", label: "WEP" },
+      { value: "wpa-personal", label: "WPA Personal (PSK)" },
+      { value: "wpa-enterprise", label: "WPA Enterprise" },
+    ],
+  },
+  "wireless-lan-status": {
+    name: "wireless-lan-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "reserved", label: "Reserved" },
+      { value: "disabled", label: "Disabled" },
+      { value: "deprecated", label: "Deprecated" },
     ],
   },
   "wireless-role": {

@@ -376,6 +376,26 @@ import { virtualMachineDefinition, VirtualMachineModel } from "./virtualization/
 import { virtualMachineSerializer } from "./virtualization/virtual-machines/serializer.js";
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
 import { virtualMachineRoutes } from "./virtualization/virtual-machines/routes.js";
+import { ikePolicyDefinition, IKEPolicyModel } from "./vpn/ike-policies/model.js";
+import { ikePolicySerializer } from "./vpn/ike-policies/serializer.js";
+import { ikePolicyFilterSet } from "./vpn/ike-policies/filterset.js";
+import { ikePolicyRoutes } from "./vpn/ike-policies/routes.js";
+import { ikeProposalDefinition, IKEProposalModel } from "./vpn/ike-proposals/model.js";
+import { ikeProposalSerializer } from "./vpn/ike-proposals/serializer.js";
+import { ikeProposalFilterSet } from "./vpn/ike-proposals/filterset.js";
+import { ikeProposalRoutes } from "./vpn/ike-proposals/routes.js";
+import { ipSecPolicyDefinition, IPSecPolicyModel } from "./vpn/ipsec-policies/model.js";
+import { ipSecPolicySerializer } from "./vpn/ipsec-policies/serializer.js";
+import { ipSecPolicyFilterSet } from "./vpn/ipsec-policies/filterset.js";
+import { ipSecPolicyRoutes } from "./vpn/ipsec-policies/routes.js";
+import { ipSecProfileDefinition, IPSecProfileModel } from "./vpn/ipsec-profiles/model.js";
+import { ipSecProfileSerializer } from "./vpn/ipsec-profiles/serializer.js";
+import { ipSecProfileFilterSet } from "./vpn/ipsec-profiles/filterset.js";
+import { ipSecProfileRoutes } from "./vpn/ipsec-profiles/routes.js";
+import { ipSecProposalDefinition, IPSecProposalModel } from "./vpn/ipsec-proposals/model.js";
+import { ipSecProposalSerializer } from "./vpn/ipsec-proposals/serializer.js";
+import { ipSecProposalFilterSet } from "./vpn/ipsec-proposals/filterset.js";
+import { ipSecProposalRoutes } from "./vpn/ipsec-proposals/routes.js";
 import { l2VPNTerminationDefinition, L2VPNTerminationModel } from "./vpn/l2vpn-terminations/model.js";
 import { l2VPNTerminationSerializer } from "./vpn/l2vpn-terminations/serializer.js";
 import { l2VPNTerminationFilterSet } from "./vpn/l2vpn-terminations/filterset.js";
@@ -384,8 +404,32 @@ import { l2VPNDefinition, L2VPNModel } from "./vpn/l2vpns/model.js";
 import { l2VPNSerializer } from "./vpn/l2vpns/serializer.js";
 import { l2VPNFilterSet } from "./vpn/l2vpns/filterset.js";
 import { l2VPNRoutes } from "./vpn/l2vpns/routes.js";
+import { tunnelGroupDefinition, TunnelGroupModel } from "./vpn/tunnel-groups/model.js";
+import { tunnelGroupSerializer } from "./vpn/tunnel-groups/serializer.js";
+import { tunnelGroupFilterSet } from "./vpn/tunnel-groups/filterset.js";
+import { tunnelGroupRoutes } from "./vpn/tunnel-groups/routes.js";
+import { tunnelTerminationDefinition, TunnelTerminationModel } from "./vpn/tunnel-terminations/model.js";
+import { tunnelTerminationSerializer } from "./vpn/tunnel-terminations/serializer.js";
+import { tunnelTerminationFilterSet } from "./vpn/tunnel-terminations/filterset.js";
+import { tunnelTerminationRoutes } from "./vpn/tunnel-terminations/routes.js";
+import { tunnelDefinition, TunnelModel } from "./vpn/tunnels/model.js";
+import { tunnelSerializer } from "./vpn/tunnels/serializer.js";
+import { tunnelFilterSet } from "./vpn/tunnels/filterset.js";
+import { tunnelRoutes } from "./vpn/tunnels/routes.js";
+import { wirelessLANGroupDefinition, WirelessLANGroupModel } from "./wireless/wireless-lan-groups/model.js";
+import { wirelessLANGroupSerializer } from "./wireless/wireless-lan-groups/serializer.js";
+import { wirelessLANGroupFilterSet } from "./wireless/wireless-lan-groups/filterset.js";
+import { wirelessLANGroupRoutes } from "./wireless/wireless-lan-groups/routes.js";
+import { wirelessLANDefinition, WirelessLANModel } from "./wireless/wireless-lans/model.js";
+import { wirelessLANSerializer } from "./wireless/wireless-lans/serializer.js";
+import { wirelessLANFilterSet } from "./wireless/wireless-lans/filterset.js";
+import { wirelessLANRoutes } from "./wireless/wireless-lans/routes.js";
+import { wirelessLinkDefinition, WirelessLinkModel } from "./wireless/wireless-links/model.js";
+import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js";
+import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
+import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -482,8 +526,19 @@ export const models: Record<ModelName, ModelEntry> = {
   VMInterface: { definition: vmInterfaceDefinition, serializer: vmInterfaceSerializer, filters: vmInterfaceFilterSet, routes: vmInterfaceRoutes },
   VirtualDisk: { definition: virtualDiskDefinition, serializer: virtualDiskSerializer, filters: virtualDiskFilterSet, routes: virtualDiskRoutes },
   VirtualMachine: { definition: virtualMachineDefinition, serializer: virtualMachineSerializer, filters: virtualMachineFilterSet, routes: virtualMachineRoutes },
+  IKEPolicy: { definition: ikePolicyDefinition, serializer: ikePolicySerializer, filters: ikePolicyFilterSet, routes: ikePolicyRoutes },
+  IKEProposal: { definition: ikeProposalDefinition, serializer: ikeProposalSerializer, filters: ikeProposalFilterSet, routes: ikeProposalRoutes },
+  IPSecPolicy: { definition: ipSecPolicyDefinition, serializer: ipSecPolicySerializer, filters: ipSecPolicyFilterSet, routes: ipSecPolicyRoutes },
+  IPSecProfile: { definition: ipSecProfileDefinition, serializer: ipSecProfileSerializer, filters: ipSecProfileFilterSet, routes: ipSecProfileRoutes },
+  IPSecProposal: { definition: ipSecProposalDefinition, serializer: ipSecProposalSerializer, filters: ipSecProposalFilterSet, routes: ipSecProposalRoutes },
   L2VPNTermination: { definition: l2VPNTerminationDefinition, serializer: l2VPNTerminationSerializer, filters: l2VPNTerminationFilterSet, routes: l2VPNTerminationRoutes },
   L2VPN: { definition: l2VPNDefinition, serializer: l2VPNSerializer, filters: l2VPNFilterSet, routes: l2VPNRoutes },
+  TunnelGroup: { definition: tunnelGroupDefinition, serializer: tunnelGroupSerializer, filters: tunnelGroupFilterSet, routes: tunnelGroupRoutes },
+  TunnelTermination: { definition: tunnelTerminationDefinition, serializer: tunnelTerminationSerializer, filters: tunnelTerminationFilterSet, routes: tunnelTerminationRoutes },
+  Tunnel: { definition: tunnelDefinition, serializer: tunnelSerializer, filters: tunnelFilterSet, routes: tunnelRoutes },
+  WirelessLANGroup: { definition: wirelessLANGroupDefinition, serializer: wirelessLANGroupSerializer, filters: wirelessLANGroupFilterSet, routes: wirelessLANGroupRoutes },
+  WirelessLAN: { definition: wirelessLANDefinition, serializer: wirelessLANSerializer, filters: wirelessLANFilterSet, routes: wirelessLANRoutes },
+  WirelessLink: { definition: wirelessLinkDefinition, serializer: wirelessLinkSerializer, filters: wirelessLinkFilterSet, routes: wirelessLinkRoutes },
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
@@ -580,6 +635,17 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   VMInterface: VMInterfaceModel,
   VirtualDisk: VirtualDiskModel,
   VirtualMachine: VirtualMachineModel,
+  IKEPolicy: IKEPolicyModel,
+  IKEProposal: IKEProposalModel,
+  IPSecPolicy: IPSecPolicyModel,
+  IPSecProfile: IPSecProfileModel,
+  IPSecProposal: IPSecProposalModel,
   L2VPNTermination: L2VPNTerminationModel,
   L2VPN: L2VPNModel,
+  TunnelGroup: TunnelGroupModel,
+  TunnelTermination: TunnelTerminationModel,
+  Tunnel: TunnelModel,
+  WirelessLANGroup: WirelessLANGroupModel,
+  WirelessLAN: WirelessLANModel,
+  WirelessLink: WirelessLinkModel,
 };

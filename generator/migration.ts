@@ -109,8 +109,11 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
     }
     if (d.customFields) lines.push("t.text('custom_field_data').notNullable().defaultTo('{}');");
     if (d.timestamps) lines.push("t.string('created', 32).nullable();", "t.string('last_updated', 32).nullable();");
+    // a unique key over a column that closes a cycle waits for that column
+    const lateColumns = new Set(Object.values(d.fields).filter((f) => late.has(`${d.name}.${f.name}`)).flatMap((f) => f.columns));
+    const keyLine = (columns: string[], line: string) => (columns.some((c) => lateColumns.has(c)) ? `late:${line}` : line);
     for (const f of Object.values(d.fields)) {
-      if (f.unique) lines.push(`t.unique(['${f.columns[0]}'], { indexName: '${d.table}_${f.name}_key' });`);
+      if (f.unique) lines.push(keyLine([f.columns[0]], `t.unique(['${f.columns[0]}'], { indexName: '${d.table}_${f.name}_key' });`));
     }
     for (const group of d.uniqueTogether) {
       const columns = group.flatMap((name) => keyColumns(d.fields[name]));
@@ -123,7 +126,7 @@ export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>):
         // NULL never equals NULL in an index, so a relation whose null counts as a value is indexed as 0.
         const parts = group.flatMap((name) => keyColumns(d.fields[name]).map((c) => (d.uniqueNullsMatch.includes(name) ? `COALESCE(${c}, 0)` : c)));
         lines.push(`raw:CREATE UNIQUE INDEX ${index} ON ${d.table} (${parts.join(', ')})`);
-      } else lines.push(`t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${index}' });`);
+      } else lines.push(keyLine(columns, `t.unique([${columns.map((c) => `'${c}'`).join(', ')}], { indexName: '${index}' });`));
     }
     const ordering = orderingIndex(d);
     if (ordering) lines.push(ordering);

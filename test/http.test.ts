@@ -78,7 +78,7 @@ test('every /api/ response carries API-Version: 3.7 and a fresh UUID X-Request-I
 test('GET /api/ answers without a token and lists the applications with absolute URLs', async () => {
   const reply = await app.api('GET', '/api/', undefined, { token: null });
   expectStatus(reply, 200);
-  for (const name of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn']) {
+  for (const name of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']) {
     assert.is(reply.body[name], `${app.url}/api/${name}/`, `root lists ${name}`);
   }
 });

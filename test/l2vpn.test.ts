@@ -20,7 +20,8 @@ test.after(() => app.stop());
 
 test('/api/ and /api/vpn/ list the vpn application', async () => {
   assert.is((await app.get('/api/')).vpn, `${app.url}/api/vpn/`);
-  assert.equal(Object.keys(await app.get('/api/vpn/')), ['l2vpn-terminations', 'l2vpns']);
+  const root = await app.get('/api/vpn/');
+  assert.ok(['l2vpn-terminations', 'l2vpns'].every((k) => k in root));
 });
 
 test('NetBox 3.6\'s /api/ipam/l2vpns/ serves the same objects (the Debian Ansible collection calls it there)', async () => {

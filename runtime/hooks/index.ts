@@ -46,6 +46,9 @@ import { rearPortTemplate } from './rear_port_template.js';
 import { l2vpnTermination } from './l2vpn_termination.js';
 import { service, serviceTemplate } from './service.js';
 import { token } from './token.js';
+import { tunnelTermination } from './tunnel_termination.js';
+import { ikePolicy } from './ike_policy.js';
+import { ipsecProposal } from './ipsec_proposal.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
 import { virtualDeviceContext } from './virtual_device_context.js';
@@ -53,6 +56,8 @@ import { virtualMachine } from './virtual_machine.js';
 import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
 import { vmInterface } from './vm_interface.js';
+import { wirelessLink } from './wireless_link.js';
+import { wirelessPeers } from './wireless_peers.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -108,6 +113,9 @@ export const hooks: Record<string, ModelHooks> = {
   service,
   service_template: serviceTemplate,
   token,
+  tunnel_termination: tunnelTermination,
+  ike_policy: ikePolicy,
+  ipsec_proposal: ipsecProposal,
   user,
   virtual_chassis: virtualChassis,
   virtual_device_context: virtualDeviceContext,
@@ -115,6 +123,8 @@ export const hooks: Record<string, ModelHooks> = {
   vlan,
   vlan_group: vlanGroup,
   vm_interface: vmInterface,
+  wireless_link: wirelessLink,
+  wireless_peers: wirelessPeers,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

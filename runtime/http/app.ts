@@ -29,7 +29,7 @@ import { apiVersioning, renderBase, requestVersion } from './versions.js';
 import { idempotency } from './idempotency.js';
 
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
+const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
 
 /**
  * `/api/dcim/devices/` for `/api/dcim/devices/1/`: the model routes live in one router per such

@@ -30,7 +30,7 @@ export interface Page {
 
 export const APP_LABELS: Record<string, string> = {
   circuits: 'Circuits', dcim: 'Devices', extras: 'Customization', ipam: 'IPAM', tenancy: 'Organization',
-  users: 'Users', virtualization: 'Virtualization',
+  users: 'Users', virtualization: 'Virtualization', vpn: 'VPN', wireless: 'Wireless',
 };
 
 /** Title case of a verbose name (`device role` → `Device role`; plurals add an s or es). */

@@ -315,5 +315,12 @@ export const interfaceFilterSet: FilterSet = {
   vlan_id: { kind: "method", method: "interface_vlan_id" },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
+  wireless_link_id: {
+    kind: "path",
+    path: [{ field: "wireless_link", model: "WirelessLink" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   wwn: { kind: "field", field: "wwn", family: "string" },
 };

@@ -9,6 +9,7 @@ import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
+import { WirelessLinkModel } from "../../wireless/wireless-links/model.js";
 
 /** Resolved definition of Interface: fields, counts and rules the runtime applies. */
 export const interfaceDefinition: ModelDefinition = {
@@ -30,7 +31,7 @@ export const interfaceDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component", "interface", "cabled"],
+  hooks: ["component", "interface", "wireless_peers", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -456,6 +457,20 @@ export const interfaceDefinition: ModelDefinition = {
       blank: true,
       plain: true,
     },
+    wireless_link: {
+      name: "wireless_link",
+      type: "fk",
+      label: "Wireless link",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["wireless_link_id"],
+      to: "WirelessLink",
+      onDelete: "set_null",
+    },
     link_peers: {
       name: "link_peers",
       type: "computed",
@@ -467,7 +482,7 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "hook:link_peers",
+      source: "hook:wireless_link_peers",
     },
     link_peers_type: {
       name: "link_peers_type",
@@ -480,7 +495,21 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "hook:link_peers_type",
+      source: "hook:wireless_link_peers_type",
+    },
+    wireless_lans: {
+      name: "wireless_lans",
+      type: "m2m",
+      label: "Wireless LANs",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      to: "WirelessLAN",
+      through: "dcim_interface_wireless_lans",
     },
     connected_endpoints: {
       name: "connected_endpoints",
@@ -546,7 +575,7 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: [],
-      source: "any:cable,mark_connected",
+      source: "any:cable,mark_connected,wireless_link",
     },
     l2vpn_termination: {
       name: "l2vpn_termination",
@@ -614,6 +643,7 @@ export class InterfaceModel extends Model {
     lag: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.lag_id', to: 'dcim_interface.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'dcim_interface.untagged_vlan_id', to: 'ipam_vlan.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_interface.cable_id', to: 'dcim_cable.id' } },
+    wireless_link: { relation: Model.BelongsToOneRelation, modelClass: WirelessLinkModel, join: { from: 'dcim_interface.wireless_link_id', to: 'wireless_wirelesslink.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'dcim_interface.vrf_id', to: 'ipam_vrf.id' } },
   });
   public id!: number;
@@ -646,5 +676,6 @@ export class InterfaceModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  wireless_link_id!: number | null;
   vrf_id!: number | null;
 }
