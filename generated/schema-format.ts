@@ -470,9 +470,9 @@ export interface Filter {
    */
   by?: string;
   /**
-   * Also offer lookup suffixes for the 'by' field's type (default false)
+   * With path or reverse: true offers the lookup suffixes of the 'by' field's type (default false); with reverse, a family names them (a MAC address's text lookups). With method: the lookups the function takes (exact: only n, which negates it; number, string: the function gets the lookup)
    */
-  lookups?: boolean;
+  lookups?: boolean | ("exact" | "number" | "string");
   /**
    * A filter method the runtime provides by name (e.g. present_in_vrf)
    */

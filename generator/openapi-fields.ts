@@ -253,14 +253,14 @@ export class Builder {
         const item = filter.by === 'id' ? { anyOf: [{ type: 'integer' }, { const: 'null' }] } : byField(end, filter.by);
         return { family: filter.family, item, description: `${end.verboseName} ${filter.by}${filter.tree ? ' (descendants included)' : ''}` };
       }
-      case 'reverse': return filter.boolean ? { family: 'boolean', item: { type: 'boolean' } } : { family: 'exact', item: { type: 'string' } };
+      case 'reverse': return filter.boolean ? { family: 'boolean', item: { type: 'boolean' } } : { family: filter.family ?? 'exact', item: { type: 'string' } };
       case 'ip':
         if (filter.op === 'mask_length') return { family: 'number', item: { type: 'integer' } };
         return { family: 'boolean', item: { type: 'string' } };
       case 'tag': return { family: 'exact', item: filter.by === 'id' ? { type: 'integer' } : { type: 'string' }, description: `Tag ${filter.by}; repeated values must all match` };
       case 'q': return { family: 'boolean', item: { type: 'string' }, description: 'Search' };
       case 'request': return { family: 'exact', item: { type: 'string', format: 'uuid' }, description: `Objects ${filter.actions.map((a) => `${a}d`).join(' or ')} by the request with this ID (from the change log)` };
-      case 'method': return { family: 'boolean', item: { type: 'string' } };
+      case 'method': return { family: filter.family ?? 'boolean', item: filter.family === 'number' ? { type: 'integer' } : { type: 'string' } };
       case 'ignored': return { family: 'boolean', item: { type: 'string' }, description: `Accepted and ignored: ${filter.reason}` };
     }
   }

@@ -260,7 +260,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
   for (const [name, f] of Object.entries(spec.filters ?? {})) {
     let filter: FilterDefinition;
     if (f.ignore) filter = { kind: 'ignored', reason: f.ignore };
-    else if (f.method) filter = { kind: 'method', method: f.method };
+    else if (f.method) filter = { kind: 'method', method: f.method, ...(typeof f.lookups === 'string' ? { family: f.lookups } : {}) };
     else if (f.field) {
       const target = d.fields[f.field];
       const family: LookupFamily = target ? familyOf(target.type) ?? 'exact' : 'number';
@@ -272,7 +272,9 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       filter = reverseFilter(all, model, field, f.path, f.by, then.length ? pathSteps(all.get(model)!, all, [field, ...then].join('.')).slice(1) : undefined);
     } else if (f.reverse) {
       const [model, field] = f.reverse.split('.');
-      filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}) };
+      const byField = all.get(model)!.fields[f.by ?? 'id'];
+      const family = typeof f.lookups === 'string' ? f.lookups : f.lookups === true && byField ? familyOf(byField.type) ?? undefined : undefined;
+      filter = { kind: 'reverse', model, field, ...(f.by ? { by: f.by } : {}), ...(f.boolean ? { boolean: true } : {}), ...(family ? { family } : {}) };
     } else {
       const steps = pathSteps(d, all, f.path!);
       const end = all.get(steps[steps.length - 1].model)!;

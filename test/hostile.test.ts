@@ -262,6 +262,29 @@ test('limits are configuration: bad values stop the start, naming the variable',
   assert.is(limits.maxBodySize, 512 * 1024);
 });
 
+test('no answer to HEAD carries a body: unparsable, oversized, refused early or by a filter', async () => {
+  const u = new URL(app.url);
+  const bodyOf = (text: string) => text.slice(text.indexOf('\r\n\r\n') + 4);
+  const big = 'x'.repeat(200_000);
+  for (const [request, status] of [
+    [`HEAD /api/ HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`, 431],
+    ['HEAD /api/\x01 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['HEAD /api/ HTTP/9.9 x\r\nHost: x\r\n\r\n', 400],
+  ] as const) {
+    const text = await rawSocket(u, request);
+    assert.match(text, new RegExp(`^HTTP/1\\.1 ${status} `), JSON.stringify(text.slice(0, 80)));
+    assert.is(bodyOf(text), '', `no body after a ${status} to HEAD`);
+  }
+  // The same with GET carries the JSON detail.
+  assert.match(bodyOf(await rawSocket(u, `GET /api/ HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`)), /"detail"/);
+  // On a kept-alive connection, the answer after a refused HEAD starts right after its headers.
+  const auth = `Authorization: Token ${ADMIN_TOKEN}\r\n`;
+  const text = await rawSocket(u, `HEAD /api/dcim/sites/?nmae=x HTTP/1.1\r\nHost: x\r\n${auth}\r\nHEAD /api/nowhere/ HTTP/1.1\r\nHost: x\r\n${auth}\r\nGET /api/status/ HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`);
+  const answers = text.split(/(?=HTTP\/1\.1 \d{3} )/);
+  assert.equal(answers.map((a) => a.slice(9, 12)), ['400', '404', '200'], text.slice(0, 600));
+  assert.ok(answers[0].endsWith('\r\n\r\n') && answers[1].endsWith('\r\n\r\n'), 'the HEAD answers end with their headers');
+});
+
 test.run();
 
 /** Sends raw bytes and returns everything the server answers until it closes (or `waitMs` passes). */
@@ -289,8 +312,9 @@ slow.after(() => slowApp.stop());
 
 slow('headers sent too slowly are answered 408 and the connection closed', async () => {
   const text = await rawSocket(new URL(slowApp.url), 'GET /api/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
-  assert.match(text, /^HTTP\/1\.1 408 /);
-  assert.ok(text.includes('"detail":"Request'), text);
+  assert.match(text, /^HTTP\/1\.1 408 Request not received in time\r\n/);
+  // node:http does not say which method a request whose headers never ended had: it may be a HEAD, so no body.
+  assert.ok(text.endsWith('Content-Length: 0\r\nConnection: close\r\n\r\n'), text);
 });
 
 slow('a body that stops arriving is answered 408, the connection closed and the body budget given back', async () => {

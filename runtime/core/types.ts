@@ -104,13 +104,14 @@ export type FilterDefinition =
    * `then`: further fks from the model `field` points at, the last one pointing here (a provider's
    * circuits' terminations: CircuitTermination.circuit, then Circuit.provider)
    */
-  | { kind: 'reverse'; model: string; field: string; then?: PathStep[]; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean }
+  | { kind: 'reverse'; model: string; field: string; then?: PathStep[]; by?: string; boolean?: boolean; path?: PathStep[]; tree?: boolean; family?: LookupFamily }
   | { kind: 'ip'; field: string; op: 'exact' | 'within' | 'within_include' | 'contains' | 'parent' | 'mask_length' | 'family' }
   | { kind: 'tag'; by: 'slug' | 'id' }
   /** objects the change log shows a request (a UUID) created, updated, or either */
   | { kind: 'request'; actions: ('create' | 'update')[] }
   | { kind: 'q' }
-  | { kind: 'method'; method: string }
+  /** a function of one of the model's hooks; `family`: the lookups it takes (`n` negates it, others reach the function) */
+  | { kind: 'method'; method: string; family?: LookupFamily }
   /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
   | { kind: 'ignored'; reason: string };
 

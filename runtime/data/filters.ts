@@ -31,7 +31,8 @@ export const RESERVED = new Set(['limit', 'offset', 'ordering', 'brief', 'exclud
 export function lookupFamily(filter: FilterDefinition): LookupFamily {
   return filter.kind === 'field' || filter.kind === 'path' ? filter.family
     : filter.kind === 'ip' && filter.op === 'mask_length' ? 'number'
-      : filter.kind === 'tag' || filter.kind === 'reverse' || filter.kind === 'request' ? 'exact' : 'boolean';
+      : filter.kind === 'reverse' || filter.kind === 'method' ? filter.family ?? (filter.kind === 'reverse' ? 'exact' : 'boolean')
+        : filter.kind === 'tag' || filter.kind === 'request' ? 'exact' : 'boolean';
 }
 
 
@@ -87,8 +88,8 @@ function valuesOf(param: string, target: { type: string; field?: FieldDefinition
   return values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
 }
 
-/** Applies one lookup of a scalar column. */
-function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string): void {
+/** Applies one lookup of a scalar column; `text`: the column holds text, so `empty` matches '' too. */
+function compare(qb: Where, column: string, lookup: string, values: (string | number)[], param: string, text = true): void {
   const col = column;
   switch (lookup) {
     case 'exact': qb.whereIn(col, values); return;
@@ -100,6 +101,7 @@ function compare(qb: Where, column: string, lookup: string, values: (string | nu
     }
     case 'empty': {
       const empty = parseBoolean(param, String(values[0]));
+      if (!text) { if (empty) qb.whereNull(col); else qb.whereNotNull(col); return; }
       if (empty) qb.where((w) => w.whereNull(col).orWhere(col, ''));
       else qb.whereNotNull(col).whereNot(col, '');
       return;
@@ -170,7 +172,7 @@ function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinitio
       const parsed = real.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));
       const q = db(end.definition.table).select('id');
       if (filter.family === 'exact' || lookup === 'exact' || lookup === 'n') q.whereIn(target.column, parsed);
-      else compare(q, target.column, lookup, parsed, param);
+      else compare(q, target.column, lookup, parsed, param, filter.family === 'string');
       endIds = q;
     }
     if (filter.tree) endIds = withDescendants(db, end.definition.table, endIds);
@@ -202,7 +204,7 @@ function applyIp(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinition,
   const isAddress = entry.definition.fields[f].type === 'ip_address';
   if (filter.op === 'mask_length') {
     const ints = values.map((v) => parseScalar(param, v, 'id'));
-    compare(qb, `${f}_length`, lookup, ints, param);
+    compare(qb, `${f}_length`, lookup, ints, param, false);
     return;
   }
   const nets = values.map((raw) => {
@@ -320,7 +322,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           qb.where(target.column, parseBoolean(param, values[0]));
           break;
         }
-        if (lookup === 'empty') { compare(qb, target.column, 'empty', values, param); break; }
+        if (lookup === 'empty') { compare(qb, target.column, 'empty', values, param, filter.family === 'string'); break; }
         const parsed = values.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : filter.family === 'string' ? v : parseScalar(param, v, target.type)));
         if (target.field?.type === 'choice' && target.field.blank) {
           // NetBox stores "no choice" as an empty string; `null` asks for those.
@@ -359,10 +361,17 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           break;
         }
         let sub = pointing();
+        let negateReverse = false;
         if (filter.path) applyPath(sub, other, { kind: 'path', path: filter.path, by: filter.by ?? 'id', family: 'exact', tree: !!filter.tree }, 'exact', values, param, db);
         else {
           const by = fieldTarget(other, filter.by ?? 'id');
-          sub.whereIn(by.column, valuesOf(param, by, values));
+          if (filter.family === 'string') {
+            // text lookups ignore case (a MAC address); a negated one excludes objects any row matches
+            const positive = lookup === 'exact' || lookup === 'n' ? 'ie' : lookup.startsWith('n') ? lookup.slice(1) : lookup;
+            if (positive !== lookup && lookup !== 'exact') negateReverse = true;
+            compare(sub, by.column, positive, values, param);
+          } else if (lookup === 'exact' || lookup === 'n') sub.whereIn(by.column, valuesOf(param, by, values));
+          else compare(sub, by.column, lookup, valuesOf(param, by, values), param, false);
         }
         // a chain (CircuitTermination.circuit.provider): from the rows' circuits on to their providers
         if (filter.then) {
@@ -373,7 +382,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
             from = model(step.model);
           }
         }
-        if (lookup === 'n') qb.whereNotIn('id', sub);
+        if (lookup === 'n' || negateReverse) qb.whereNotIn('id', sub);
         else qb.whereIn('id', sub);
         break;
       }
@@ -432,7 +441,9 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
       case 'ignored': break;
       case 'method': {
         const fn = hooksOf(entry).map((h) => h.filters?.[filter.method]).find(Boolean)!;
-        fn(qb, values, { ...ctx, entry, table: entry.definition.table });
+        const methodCtx = { ...ctx, entry, table: entry.definition.table };
+        if (lookup === 'n') qb.whereNot((w) => fn(w, values, { ...methodCtx, lookup: 'exact' }));
+        else fn(qb, values, { ...methodCtx, lookup });
         break;
       }
     }

@@ -63,7 +63,7 @@ export interface ModelHooks {
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
   /** filters the schema declares as `method:` */
-  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string }) => void>;
+  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string }) => void>;
   /** last checks and derived values of one element before it is written */
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */

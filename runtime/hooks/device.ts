@@ -36,6 +36,11 @@ export const device: ModelHooks = {
       const ids = values.filter((v) => /^\d+$/.test(v)).map(Number);
       qb.whereIn('id', db(bays()).select('installed_device_id').whereIn('device_id', ids).whereNotNull('installed_device_id'));
     },
+    /** `?local_context_data=true`: devices with local config context data (false: without). */
+    local_context_data(qb, values) {
+      const has = parseBoolean('local_context_data', values[0]);
+      qb.where((w) => (has ? w.whereNotNull('local_context_data').whereNot('local_context_data', 'null') : w.whereNull('local_context_data').orWhere('local_context_data', 'null')));
+    },
     has_primary_ip(qb, values) {
       const has = parseBoolean('has_primary_ip', values[0]);
       if (has) qb.where((w) => w.whereNotNull('primary_ip4_id').orWhereNotNull('primary_ip6_id'));

@@ -5,14 +5,14 @@
  */
 import type { ModelHooks } from '../data/registry.js';
 import { conditionError } from '../webhooks/conditions.js';
-import { checkContentTypes, contentTypesFilter, parseJson } from './object-types.js';
+import { checkContentTypes, contentTypeIdsFilter, contentTypesFilter, parseJson } from './object-types.js';
 import { webhooksFromRules } from './legacy-triggers.js';
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
 const EVENTS = ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end'];
 
 export const eventRule: ModelHooks = {
-  filters: { event_rule_content_types: contentTypesFilter() },
+  filters: { event_rule_content_types: contentTypesFilter(), event_rule_content_type_id: contentTypeIdsFilter() },
   prepare(item) {
     const v = { ...(item.existing ?? {}), ...item.values };
     checkContentTypes(item, 'content_types', (entry) => entry.definition.changelog, 'an object type whose changes trigger events');

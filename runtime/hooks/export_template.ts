@@ -1,10 +1,10 @@
 /** Export templates: object types that exist, and a template that parses. */
 import type { ModelHooks } from '../data/registry.js';
 import { templateError } from '../webhooks/template.js';
-import { checkContentTypes, contentTypesFilter } from './object-types.js';
+import { checkContentTypes, contentTypeIdsFilter, contentTypesFilter } from './object-types.js';
 
 export const exportTemplate: ModelHooks = {
-  filters: { export_template_content_types: contentTypesFilter() },
+  filters: { export_template_content_types: contentTypesFilter(), export_template_content_type_id: contentTypeIdsFilter() },
   prepare(item) {
     checkContentTypes(item);
     const code = { ...(item.existing ?? {}), ...item.values }.template_code;

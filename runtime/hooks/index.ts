@@ -65,6 +65,9 @@ import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
 import { exportTemplate } from './export_template.js';
 import { savedFilter } from './saved_filter.js';
+import { tag } from './tag.js';
+import { objectChange } from './object_change.js';
+import { platform } from './platform.js';
 import { customLink } from './custom_link.js';
 
 export const hooks: Record<string, ModelHooks> = {
@@ -131,5 +134,8 @@ export const hooks: Record<string, ModelHooks> = {
   event_rule: eventRule,
   export_template: exportTemplate,
   saved_filter: savedFilter,
+  tag,
+  object_change: objectChange,
+  platform,
   custom_link: customLink,
 };

@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import type { ModelHooks, Row } from '../data/registry.js';
 import { choiceSet, model } from '../data/registry.js';
+import type { ModelEntry } from '../core/types.js';
 
 const VIRTUAL = ['virtual', 'bridge', 'lag'];
 
@@ -39,6 +40,19 @@ function vcMembers(qb: Knex.QueryBuilder, db: Db, table: string, column: 'id' | 
     .orWhere((peer) => peer.where(`${table}.mgmt_only`, false).whereIn(`${table}.device_id`, db(devices).select('id').whereIn('virtual_chassis_id', chassis))));
 }
 
+/**
+ * `?vlan_id=` / `?vlan=<vid>`: interfaces carrying the VLAN, untagged or tagged (NetBox's filter_vlan_id
+ * and filter_vlan); shared by VM interfaces.
+ */
+export function vlanFilter(by: 'id' | 'vid') {
+  return (qb: Knex.QueryBuilder, values: string[], { db, entry }: { db: Knex; entry?: ModelEntry }) => {
+    const numbers = values.filter((v) => /^\d+$/.test(v)).map(Number);
+    const vlans = by === 'id' ? numbers : db(model('VLAN').definition.table).select('id').whereIn('vid', numbers);
+    const through = entry!.definition.fields.tagged_vlans.through!;
+    qb.where((w) => w.whereIn('untagged_vlan_id', vlans as never).orWhereIn('id', db(through).select('from_id').whereIn('to_id', vlans as never)));
+  };
+}
+
 export const interfaceHooks: ModelHooks = {
   filters: {
     interface_kind(qb, values) {
@@ -56,10 +70,8 @@ export const interfaceHooks: ModelHooks = {
     interface_vc_member(qb, values, { db, table }) {
       vcMembers(qb, db, table, 'name', values);
     },
-    interface_vlan_id(qb, values, { db, table }) {
-      const ids = values.filter((v) => /^\d+$/.test(v)).map(Number);
-      qb.where((w) => w.whereIn('untagged_vlan_id', ids).orWhereIn('id', db(`${table}_tagged_vlans`).select('from_id').whereIn('to_id', ids)));
-    },
+    interface_vlan_id: vlanFilter('id'),
+    interface_vlan: vlanFilter('vid'),
   },
   prepare(item) {
     const pick = (column: string) => (column in item.values ? item.values[column] : item.existing?.[column]);

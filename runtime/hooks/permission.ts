@@ -2,11 +2,30 @@
  * Object permissions: object types must exist, actions are strings, and constraints are objects (or
  * a list of them) of Django lookups or filters that apply to every object type the permission names.
  */
+import type { Knex } from 'knex';
 import type { ModelHooks } from '../data/registry.js';
+import { parseBoolean } from '../core/query-values.js';
+import { contentTypeIdsFilter } from './object-types.js';
 import { byContentType } from '../data/registry.js';
 import { constraintProblem } from '../auth/permissions.js';
 
+/** `?can_add=true`: permissions whose actions include `add` (false: those that do not). */
+function canFilter(action: string) {
+  return (qb: Knex.QueryBuilder, values: string[]) => {
+    const like = (w: Knex.QueryBuilder) => w.where('actions', 'like', `%"${action}"%`);
+    if (parseBoolean(`can_${action}`, values[0])) qb.where(like);
+    else qb.whereNot(like);
+  };
+}
+
 export const permission: ModelHooks = {
+  filters: {
+    permission_object_types: contentTypeIdsFilter('object_types'),
+    permission_can_view: canFilter('view'),
+    permission_can_add: canFilter('add'),
+    permission_can_change: canFilter('change'),
+    permission_can_delete: canFilter('delete'),
+  },
   prepare(item) {
     const v = { ...(item.existing ?? {}), ...item.values };
     const types = JSON.parse(v.object_types ?? '[]');

@@ -7,6 +7,8 @@ import type { ModelHooks, Row } from '../data/registry.js';
 import { refuseDuplicates } from './ip_uniqueness.js';
 import { availableIps, availablePrefixes } from './available.js';
 import { vrfPresenceFilters } from './vrf_presence.js';
+import { errors } from '../core/errors.js';
+import { parseBoolean } from '../core/query-values.js';
 
 /** Per page row, the prefixes strictly inside it (same family and VRF): one range query on the indexed bounds. */
 async function children(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
@@ -63,8 +65,31 @@ async function depth(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
   return map;
 }
 
+/**
+ * `?children=` and `?depth=` (with the number lookups): a correlated count of the prefixes strictly
+ * inside (children) or strictly containing (depth) each row, same family and VRF.
+ */
+function countFilter(kind: 'children' | 'depth') {
+  return (qb: Knex.QueryBuilder, values: string[], { db, table, lookup }: { db: Knex; table: string; lookup: string }) => {
+    if (lookup === 'empty') { if (parseBoolean(`${kind}__empty`, values[0])) qb.whereRaw('1 = 0'); return; }
+    const param = lookup === 'exact' ? kind : `${kind}__${lookup}`;
+    const numbers = values.map((v) => {
+      if (!/^\d+$/.test(v)) throw errors.badFilter(param, 'Enter a whole number.');
+      return Number(v);
+    });
+    const p = (c: string) => `${table}.${c}`;
+    const count = db(`${table} as o`).count('*').whereRaw('o.family = ??', [p('family')])
+      .where((w) => w.whereRaw('o.vrf_id = ??', [p('vrf_id')]).orWhere((x) => x.whereNull('o.vrf_id').whereNull(p('vrf_id'))));
+    if (kind === 'children') count.whereRaw('o.prefix_first >= ?? and o.prefix_first <= ?? and o.prefix_last <= ?? and o.prefix_length > ??', [p('prefix_first'), p('prefix_last'), p('prefix_last'), p('prefix_length')]);
+    else count.whereRaw('o.prefix_first <= ?? and o.prefix_last >= ?? and o.prefix_length < ??', [p('prefix_first'), p('prefix_last'), p('prefix_length')]);
+    const op = ({ exact: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as Record<string, string>)[lookup] ?? '=';
+    const { sql, bindings } = count.toSQL();
+    qb.where((w) => { for (const n of numbers) w.orWhereRaw(`(${sql}) ${op} ?`, [...bindings, n]); });
+  };
+}
+
 export const prefix: ModelHooks = {
-  filters: vrfPresenceFilters,
+  filters: { ...vrfPresenceFilters, prefix_children: countFilter('children'), prefix_depth: countFilter('depth') },
   computed: {
     prefix_children: (rows, { db }) => children(db, rows),
     prefix_depth: (rows, { db }) => depth(db, rows),

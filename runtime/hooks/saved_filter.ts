@@ -3,12 +3,12 @@
  * and `user` defaulting to the requesting user.
  */
 import type { ModelHooks } from '../data/registry.js';
-import { checkContentTypes, contentTypesFilter, parseJson } from './object-types.js';
+import { checkContentTypes, contentTypeIdsFilter, contentTypesFilter, parseJson } from './object-types.js';
 
 const scalar = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
 
 export const savedFilter: ModelHooks = {
-  filters: { saved_filter_content_types: contentTypesFilter() },
+  filters: { saved_filter_content_types: contentTypesFilter(), saved_filter_content_type_id: contentTypeIdsFilter() },
   prepare(item, { user }) {
     if (!item.existing && !('user' in item.input)) item.values.user_id = user?.id ?? null;
     checkContentTypes(item);

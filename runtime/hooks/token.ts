@@ -5,9 +5,23 @@
  */
 import type { ModelHooks } from '../data/registry.js';
 import { errors } from '../core/errors.js';
+import { keyDigest } from '../core/secrets.js';
+import { parseBoolean } from '../core/query-values.js';
 import { parseNetwork, networkText } from '../core/ipnet.js';
 
 export const token: ModelHooks = {
+  filters: {
+    /** `?key=`: keys are stored as digests, so a key matches whole (`key`, `key__n`, `key__ie`) or not at all. */
+    token_key(qb, values, { lookup }) {
+      if (lookup === 'empty') { if (parseBoolean('key__empty', values[0])) qb.whereRaw('1 = 0'); return; }
+      const negated = lookup.startsWith('n') && lookup !== 'n';
+      const whole = negated ? lookup.slice(1) : lookup;
+      if (whole !== 'exact' && whole !== 'ie') throw errors.badFilter(`key__${lookup}`, 'Keys are stored as digests: match a whole key (key, key__n, key__ie, key__nie).');
+      const digests = values.map((v) => keyDigest(v.trim().toLowerCase()));
+      if (negated) qb.whereNotIn('key_digest', digests);
+      else qb.whereIn('key_digest', digests);
+    },
+  },
   selfService: true,
   authorize(action, user, config) {
     return !(action === 'add' && config.restrictTokenCreation && !user.isSuperuser);

@@ -67,6 +67,7 @@ export const virtualMachine: ModelHooks = {
   },
   filters: {
     has_primary_ip: device.filters!.has_primary_ip,
+    local_context_data: device.filters!.local_context_data,
   },
   async prepare(item, { db }) {
     checkLocalContext(item);

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
 import { isSet, merged } from './merged.js';
+import { vlanFilter } from './interface.js';
 
 async function checkPeer(db: Knex, item: WriteItem, v: Row, field: 'parent' | 'bridge', self: string): Promise<void> {
   const id = v[`${field}_id`];
@@ -33,6 +34,7 @@ async function checkVlans(db: Knex, item: WriteItem, v: Row): Promise<void> {
 }
 
 export const vmInterface: ModelHooks = {
+  filters: { vm_interface_vlan_id: vlanFilter('id'), vm_interface_vlan: vlanFilter('vid') },
   async prepare(item, { db }) {
     const v = merged(item);
     await checkPeer(db, item, v, 'parent', 'An interface cannot be its own parent.');

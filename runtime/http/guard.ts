@@ -138,7 +138,8 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 
 /**
  * Requests node:http cannot parse (oversized headers, malformed request lines, timeouts) are
- * answered in JSON, like every other error, and the connection lingers before it closes.
+ * answered in JSON, like every other error (without a body when the request may be a HEAD), and the
+ * connection lingers before it closes.
  */
 export function onClientError(limits: Limits) {
   const answered = new WeakSet<Socket>();
@@ -167,7 +168,10 @@ export function onClientError(limits: Limits) {
       socket.destroy();
       return;
     }
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    // No answer to HEAD has a body: the JSON goes out only when the request line names another method.
+    const method = /^([A-Z]+) /.exec((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 16) ?? '')?.[1];
+    const sent = method && method !== 'HEAD' ? body : '';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(sent)}\r\nConnection: close\r\n\r\n${sent}`);
     socket.on('data', () => {});
     socket.resume();
     const timer = setTimeout(() => socket.destroy(), limits.lingerTimeout);

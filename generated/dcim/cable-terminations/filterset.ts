@@ -6,6 +6,13 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/cable-terminations/. */
 export const cableTerminationFilterSet: FilterSet = {
+  cable: {
+    kind: "path",
+    path: [{ field: "cable", model: "Cable" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   cable_end: { kind: "field", field: "cable_end", family: "exact" },
   cable_id: {
     kind: "path",

@@ -53,6 +53,8 @@ export const deviceTypeFilterSet: FilterSet = {
   description: { kind: "field", field: "description", family: "string" },
   device_bays: { kind: "reverse", model: "DeviceBayTemplate", field: "device_type", boolean: true },
   exclude_from_utilization: { kind: "field", field: "exclude_from_utilization", family: "boolean" },
+  has_front_image: { kind: "method", method: "has_front_image" },
+  has_rear_image: { kind: "method", method: "has_rear_image" },
   id: { kind: "field", field: "id", family: "number" },
   interfaces: { kind: "reverse", model: "InterfaceTemplate", field: "device_type", boolean: true },
   inventory_items: { kind: "reverse", model: "InventoryItemTemplate", field: "device_type", boolean: true },

@@ -109,6 +109,7 @@ export const deviceFilterSet: FilterSet = {
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   latitude: { kind: "field", field: "latitude", family: "number" },
+  local_context_data: { kind: "method", method: "local_context_data" },
   location: {
     kind: "path",
     path: [{ field: "location", model: "Location" }],
@@ -124,7 +125,7 @@ export const deviceFilterSet: FilterSet = {
     tree: true,
   },
   longitude: { kind: "field", field: "longitude", family: "number" },
-  mac_address: { kind: "reverse", model: "Interface", field: "device", by: "mac_address" },
+  mac_address: { kind: "reverse", model: "Interface", field: "device", by: "mac_address", family: "string" },
   manufacturer: {
     kind: "path",
     path: [
@@ -169,7 +170,7 @@ export const deviceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
-  parent_device_id: { kind: "method", method: "parent_device_id" },
+  parent_device_id: { kind: "method", method: "parent_device_id", family: "exact" },
   pass_through_ports: { kind: "reverse", model: "FrontPort", field: "device", boolean: true },
   platform: {
     kind: "path",

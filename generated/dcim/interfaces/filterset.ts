@@ -311,6 +311,7 @@ export const interfaceFilterSet: FilterSet = {
   },
   virtual_chassis_member: { kind: "method", method: "interface_vc_member" },
   virtual_chassis_member_id: { kind: "method", method: "interface_vc_member_id" },
+  vlan: { kind: "method", method: "interface_vlan" },
   vlan_id: { kind: "method", method: "interface_vlan_id" },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },

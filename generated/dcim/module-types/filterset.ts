@@ -7,10 +7,13 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/module-types/. */
 export const moduleTypeFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
+  console_ports: { kind: "reverse", model: "ConsolePortTemplate", field: "module_type", boolean: true },
+  console_server_ports: { kind: "reverse", model: "ConsoleServerPortTemplate", field: "module_type", boolean: true },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
+  interfaces: { kind: "reverse", model: "InterfaceTemplate", field: "module_type", boolean: true },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   manufacturer: {
     kind: "path",
@@ -29,6 +32,9 @@ export const moduleTypeFilterSet: FilterSet = {
   model: { kind: "field", field: "model", family: "string" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   part_number: { kind: "field", field: "part_number", family: "string" },
+  pass_through_ports: { kind: "reverse", model: "FrontPortTemplate", field: "module_type", boolean: true },
+  power_outlets: { kind: "reverse", model: "PowerOutletTemplate", field: "module_type", boolean: true },
+  power_ports: { kind: "reverse", model: "PowerPortTemplate", field: "module_type", boolean: true },
   q: { kind: "q" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },

@@ -27,7 +27,7 @@ export const platformDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "slug", "device_count"],
   search: ["name", "slug", "description"],
-  hooks: [],
+  hooks: ["platform"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {

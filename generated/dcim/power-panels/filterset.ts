@@ -7,6 +7,30 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/power-panels/. */
 export const powerPanelFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    tree: true,
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+  },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

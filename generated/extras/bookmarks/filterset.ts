@@ -10,7 +10,7 @@ export const bookmarkFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   object_id: { kind: "field", field: "object_id", family: "number" },
   object_type: { kind: "field", field: "object", family: "exact" },
-  object_type_id: { kind: "method", method: "object_type_id" },
+  object_type_id: { kind: "method", method: "object_type_id", family: "number" },
   user: {
     kind: "path",
     path: [{ field: "user", model: "User" }],

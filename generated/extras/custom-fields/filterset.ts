@@ -20,6 +20,8 @@ export const customFieldFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  content_type_id: { kind: "method", method: "custom_field_content_type_id", family: "number" },
+  content_types: { kind: "method", method: "custom_field_content_types", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

@@ -7,7 +7,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/custom-links/. */
 export const customLinkFilterSet: FilterSet = {
   button_class: { kind: "field", field: "button_class", family: "exact" },
-  content_types: { kind: "method", method: "custom_link_content_types" },
+  content_type_id: { kind: "method", method: "custom_link_content_type_id", family: "number" },
+  content_types: { kind: "method", method: "custom_link_content_types", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   enabled: { kind: "field", field: "enabled", family: "boolean" },

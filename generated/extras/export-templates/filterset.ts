@@ -7,7 +7,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/export-templates/. */
 export const exportTemplateFilterSet: FilterSet = {
   as_attachment: { kind: "field", field: "as_attachment", family: "boolean" },
-  content_types: { kind: "method", method: "export_template_content_types" },
+  content_type_id: { kind: "method", method: "export_template_content_type_id", family: "number" },
+  content_types: { kind: "method", method: "export_template_content_types", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

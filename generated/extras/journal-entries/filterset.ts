@@ -8,7 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const journalEntryFilterSet: FilterSet = {
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
-  assigned_object_type_id: { kind: "method", method: "assigned_object_type_id" },
+  assigned_object_type_id: { kind: "method", method: "assigned_object_type_id", family: "exact" },
   comments: { kind: "field", field: "comments", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_after: { kind: "field", field: "created", family: "number", lookup: "gte" },

@@ -9,6 +9,7 @@ export const objectChangeFilterSet: FilterSet = {
   action: { kind: "field", field: "action", family: "exact" },
   changed_object_id: { kind: "field", field: "changed_object_id", family: "number" },
   changed_object_type: { kind: "field", field: "changed_object", family: "exact" },
+  changed_object_type_id: { kind: "method", method: "changed_object_type_id", family: "exact" },
   id: { kind: "field", field: "id", family: "number" },
   object_repr: { kind: "field", field: "object_repr", family: "string" },
   q: { kind: "q" },

@@ -26,7 +26,7 @@ export const objectChangeDefinition: ModelDefinition = {
   ordering: ["-time"],
   brief: ["id", "url", "display", "action", "changed_object_type", "changed_object_id"],
   search: ["user_name", "object_repr"],
-  hooks: [],
+  hooks: ["object_change"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {

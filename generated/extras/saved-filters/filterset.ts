@@ -6,7 +6,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/saved-filters/. */
 export const savedFilterFilterSet: FilterSet = {
-  content_types: { kind: "method", method: "saved_filter_content_types" },
+  content_type_id: { kind: "method", method: "saved_filter_content_type_id", family: "number" },
+  content_types: { kind: "method", method: "saved_filter_content_types", family: "string" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

@@ -7,13 +7,17 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/tags/. */
 export const tagFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
+  content_type: { kind: "method", method: "tag_content_type" },
+  content_type_id: { kind: "method", method: "tag_content_type_id" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  for_object_type_id: { kind: "method", method: "tag_for_object_type_id" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  object_types: { kind: "method", method: "tag_object_types", family: "exact" },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   updated_by_request: { kind: "request", actions: ["update"] },

@@ -25,7 +25,7 @@ export const tagDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "slug", "color"],
   search: ["name", "slug", "description"],
-  hooks: [],
+  hooks: ["tag"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {

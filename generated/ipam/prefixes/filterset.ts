@@ -6,10 +6,12 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/ipam/prefixes/. */
 export const prefixFilterSet: FilterSet = {
+  children: { kind: "method", method: "prefix_children", family: "number" },
   comments: { kind: "field", field: "comments", family: "string" },
   contains: { kind: "ip", field: "prefix", op: "contains" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
+  depth: { kind: "method", method: "prefix_depth", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
   family: { kind: "field", field: "family", family: "exact" },
   id: { kind: "field", field: "id", family: "number" },

@@ -21,7 +21,7 @@ export const contactAssignmentFilterSet: FilterSet = {
     tree: false,
   },
   content_type: { kind: "field", field: "object", family: "exact" },
-  content_type_id: { kind: "method", method: "content_type_id" },
+  content_type_id: { kind: "method", method: "content_type_id", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   group: {

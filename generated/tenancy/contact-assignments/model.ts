@@ -50,6 +50,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
         "dcim.devicetype": "DeviceType",
         "dcim.location": "Location",
         "dcim.manufacturer": "Manufacturer",
+        "dcim.powerpanel": "PowerPanel",
         "dcim.rack": "Rack",
         "dcim.region": "Region",
         "dcim.site": "Site",

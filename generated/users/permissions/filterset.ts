@@ -6,9 +6,42 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/users/permissions/. */
 export const objectPermissionFilterSet: FilterSet = {
+  can_add: { kind: "method", method: "permission_can_add" },
+  can_change: { kind: "method", method: "permission_can_change" },
+  can_delete: { kind: "method", method: "permission_can_delete" },
+  can_view: { kind: "method", method: "permission_can_view" },
   description: { kind: "field", field: "description", family: "string" },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
+  group: {
+    kind: "path",
+    path: [{ field: "groups", model: "Group" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  group_id: {
+    kind: "path",
+    path: [{ field: "groups", model: "Group" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
   id: { kind: "field", field: "id", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
+  object_types: { kind: "method", method: "permission_object_types", family: "exact" },
   q: { kind: "q" },
+  user: {
+    kind: "path",
+    path: [{ field: "users", model: "User" }],
+    by: "username",
+    family: "exact",
+    tree: false,
+  },
+  user_id: {
+    kind: "path",
+    path: [{ field: "users", model: "User" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
 };

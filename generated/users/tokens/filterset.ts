@@ -10,6 +10,7 @@ export const tokenFilterSet: FilterSet = {
   description: { kind: "field", field: "description", family: "string" },
   expires: { kind: "field", field: "expires", family: "number" },
   id: { kind: "field", field: "id", family: "number" },
+  key: { kind: "method", method: "token_key", family: "string" },
   last_used: { kind: "field", field: "last_used", family: "number" },
   q: { kind: "q" },
   user: {

@@ -107,6 +107,8 @@ export const vmInterfaceFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  vlan: { kind: "method", method: "vm_interface_vlan" },
+  vlan_id: { kind: "method", method: "vm_interface_vlan_id" },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
 };

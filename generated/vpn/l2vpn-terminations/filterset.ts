@@ -8,7 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const l2VPNTerminationFilterSet: FilterSet = {
   assigned_object_id: { kind: "field", field: "assigned_object_id", family: "number" },
   assigned_object_type: { kind: "field", field: "assigned_object", family: "exact" },
-  assigned_object_type_id: { kind: "method", method: "assigned_object_type_id" },
+  assigned_object_type_id: { kind: "method", method: "assigned_object_type_id", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   device: {
@@ -108,7 +108,7 @@ export const l2VPNTerminationFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "assigned_object", model: "VLAN", contentType: "ipam.vlan" }],
     by: "vid",
-    family: "exact",
+    family: "number",
     tree: false,
   },
   vminterface: {
