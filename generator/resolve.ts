@@ -280,7 +280,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const end = all.get(steps[steps.length - 1].model)!;
       const by = f.by ?? 'id';
       const byField = end.fields[by];
-      const family: LookupFamily = f.lookups && byField ? familyOf(byField.type) ?? 'exact' : 'exact';
+      // `lookups: true` gives the lookups of the `by` field's type (ids are numbers)
+      const family: LookupFamily = !f.lookups ? 'exact' : by === 'id' ? 'number' : (byField && familyOf(byField.type)) ?? 'exact';
       filter = { kind: 'path', path: steps, by, family, tree: end.tree && !f.boolean, ...(f.boolean ? { boolean: true } : {}) };
     }
     filters[name] = filter;

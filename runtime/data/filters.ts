@@ -166,7 +166,7 @@ function applyPath(qb: Where, entry: ModelEntry, filter: Extract<FilterDefinitio
   const real = values.filter((v) => v !== 'null');
   let endIds: Knex.QueryBuilder | (string | number)[] = [];
   if (real.length) {
-    if (filter.by === 'id') endIds = real.map((v) => parseScalar(param, v, 'id'));
+    if (filter.by === 'id' && (filter.family === 'exact' || lookup === 'exact' || lookup === 'n')) endIds = real.map((v) => parseScalar(param, v, 'id'));
     else {
       const target = fieldTarget(end, filter.by);
       const parsed = real.map((v) => (target.field?.type === 'choice' ? choiceValue(param, target.field, v) : parseScalar(param, v, target.type)));

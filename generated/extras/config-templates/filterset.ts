@@ -8,9 +8,6 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const configTemplateFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
-  data_file_id: { kind: "ignored", reason: "data sources are not served yet" },
-  data_source_id: { kind: "ignored", reason: "data sources are not served yet" },
-  data_synced: { kind: "ignored", reason: "data sources are not served yet" },
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },

@@ -27,7 +27,7 @@ export const ikePolicyFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "proposals", model: "IKEProposal" }],
     by: "id",
-    family: "exact",
+    family: "number",
     tree: false,
   },
   q: { kind: "q" },

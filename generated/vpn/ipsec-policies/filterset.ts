@@ -26,7 +26,7 @@ export const ipSecPolicyFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "proposals", model: "IPSecProposal" }],
     by: "id",
-    family: "exact",
+    family: "number",
     tree: false,
   },
   q: { kind: "q" },

@@ -25,7 +25,7 @@ export const wirelessLinkFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "interface_a", model: "Interface" }],
     by: "id",
-    family: "exact",
+    family: "number",
     tree: false,
   },
   interface_b: {
@@ -39,7 +39,7 @@ export const wirelessLinkFilterSet: FilterSet = {
     kind: "path",
     path: [{ field: "interface_b", model: "Interface" }],
     by: "id",
-    family: "exact",
+    family: "number",
     tree: false,
   },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
