@@ -892,6 +892,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "parent", label: "Parent" }, { value: "child", label: "Child" }],
   },
+  "virtual-device-context-status": {
+    name: "virtual-device-context-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "planned", label: "Planned" },
+      { value: "offline", label: "Offline" },
+    ],
+  },
   "virtual-machine-status": {
     name: "virtual-machine-status",
     integer: false,

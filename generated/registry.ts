@@ -188,6 +188,10 @@ import { virtualChassisDefinition, VirtualChassisModel } from "./dcim/virtual-ch
 import { virtualChassisSerializer } from "./dcim/virtual-chassis/serializer.js";
 import { virtualChassisFilterSet } from "./dcim/virtual-chassis/filterset.js";
 import { virtualChassisRoutes } from "./dcim/virtual-chassis/routes.js";
+import { virtualDeviceContextDefinition, VirtualDeviceContextModel } from "./dcim/virtual-device-contexts/model.js";
+import { virtualDeviceContextSerializer } from "./dcim/virtual-device-contexts/serializer.js";
+import { virtualDeviceContextFilterSet } from "./dcim/virtual-device-contexts/filterset.js";
+import { virtualDeviceContextRoutes } from "./dcim/virtual-device-contexts/routes.js";
 import { bookmarkDefinition, BookmarkModel } from "./extras/bookmarks/model.js";
 import { bookmarkSerializer } from "./extras/bookmarks/serializer.js";
 import { bookmarkFilterSet } from "./extras/bookmarks/filterset.js";
@@ -381,7 +385,7 @@ import { l2VPNSerializer } from "./vpn/l2vpns/serializer.js";
 import { l2VPNFilterSet } from "./vpn/l2vpns/filterset.js";
 import { l2VPNRoutes } from "./vpn/l2vpns/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'L2VPNTermination' | 'L2VPN';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -431,6 +435,7 @@ export const models: Record<ModelName, ModelEntry> = {
   SiteGroup: { definition: siteGroupDefinition, serializer: siteGroupSerializer, filters: siteGroupFilterSet, routes: siteGroupRoutes },
   Site: { definition: siteDefinition, serializer: siteSerializer, filters: siteFilterSet, routes: siteRoutes },
   VirtualChassis: { definition: virtualChassisDefinition, serializer: virtualChassisSerializer, filters: virtualChassisFilterSet, routes: virtualChassisRoutes },
+  VirtualDeviceContext: { definition: virtualDeviceContextDefinition, serializer: virtualDeviceContextSerializer, filters: virtualDeviceContextFilterSet, routes: virtualDeviceContextRoutes },
   Bookmark: { definition: bookmarkDefinition, serializer: bookmarkSerializer, filters: bookmarkFilterSet, routes: bookmarkRoutes },
   ConfigContext: { definition: configContextDefinition, serializer: configContextSerializer, filters: configContextFilterSet, routes: configContextRoutes },
   ContentType: { definition: contentTypeDefinition, serializer: contentTypeSerializer, filters: contentTypeFilterSet, routes: contentTypeRoutes },
@@ -528,6 +533,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   SiteGroup: SiteGroupModel,
   Site: SiteModel,
   VirtualChassis: VirtualChassisModel,
+  VirtualDeviceContext: VirtualDeviceContextModel,
   Bookmark: BookmarkModel,
   ConfigContext: ConfigContextModel,
   ContentType: ContentTypeModel,

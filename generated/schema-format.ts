@@ -217,6 +217,20 @@ export interface ModelFile {
      */
     continue_via?: string;
   };
+  /**
+   * API versions: the model's endpoint is served from this version on (e.g. "4.0")
+   */
+  since?: string;
+  /**
+   * API versions: the model's endpoint is gone from this version on
+   */
+  until?: string;
+  /**
+   * API versions: the brief (and nested) fields from that version on, where they differ from the rule of schema/versions.yaml (brief plus `description`)
+   */
+  brief_since?: {
+    [k: string]: string[];
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -379,6 +393,20 @@ export interface Field {
    * choice: read as the bare value in every form, not {value, label} (NetBox's plain choice fields, e.g. a circuit termination's term_side)
    */
   plain?: boolean;
+  /**
+   * API versions: the field is shown and accepted from this version on (e.g. "4.0"); default every version
+   */
+  since?: string;
+  /**
+   * API versions: the field is gone from this version on ("4.0": shown in 3.7 only); default never
+   */
+  until?: string;
+  /**
+   * API versions: a named value conversion (runtime/core/conversions.ts) applied in the versions from the key on, e.g. { "4.0": gb_to_mb }: read converted, written back through its inverse
+   */
+  convert?: {
+    [k: string]: string;
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -499,4 +527,61 @@ export interface ChoiceSet {
     label: string;
     group?: string;
   }[];
+}
+/**
+ * This interface was referenced by `ModelFile`'s JSON-Schema
+ * via the `definition` "versions".
+ */
+export interface Versions {
+  /**
+   * the version /api/ serves unless API_VERSION says otherwise
+   */
+  default: string;
+  /**
+   * @minItems 1
+   */
+  versions: [
+    {
+      version: string;
+      /**
+       * the NetBox release this version answers as (/api/status/ netbox-version)
+       */
+      netbox: string;
+      /**
+       * fields added to every brief and nested form of a model that has them
+       */
+      brief_add?: string[];
+      /**
+       * system fields added to every full form, after display
+       */
+      full_add?: string[];
+      /**
+       * system fields shown through a named conversion in this version (created: date_time)
+       */
+      convert?: {
+        [k: string]: string;
+      };
+    },
+    ...{
+      version: string;
+      /**
+       * the NetBox release this version answers as (/api/status/ netbox-version)
+       */
+      netbox: string;
+      /**
+       * fields added to every brief and nested form of a model that has them
+       */
+      brief_add?: string[];
+      /**
+       * system fields added to every full form, after display
+       */
+      full_add?: string[];
+      /**
+       * system fields shown through a named conversion in this version (created: date_time)
+       */
+      convert?: {
+        [k: string]: string;
+      };
+    }[]
+  ];
 }

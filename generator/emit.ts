@@ -8,6 +8,8 @@ import type { ResolvedSchema } from './resolve.js';
 import { camelName, modelFolder } from './naming.js';
 import { buildOpenApi } from './openapi.js';
 import { buildMigrations, tableSpecs, type Snapshot } from './migration.js';
+import { documentFile } from './versions.js';
+import { formsOf, inVersion } from '../runtime/core/versions.js';
 
 export interface GeneratedFile {
   text: string;
@@ -153,6 +155,29 @@ function registryFile(entries: ModelEntry[]): string {
   return finish(sf);
 }
 
+/** generated/versions.ts: the versions served, each with the NetBox release it answers as and its OpenAPI document. */
+function versionsFile(versions: ResolvedSchema['versions']): string {
+  const sf = sourceFile('versions.ts');
+  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ApiVersions'], isTypeOnly: true });
+  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version) })) };
+  sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['The API versions served side by side (schema/versions.yaml).'],
+    declarations: [{ name: 'apiVersions', type: 'ApiVersions', initializer: literal(value) }],
+  });
+  return finish(sf);
+}
+
+/** The models a version serves, each with that version's forms and fields (what its OpenAPI document describes). */
+function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
+  return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
+    ...e,
+    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f))) },
+    serializer: { ...e.serializer, ...formsOf(e, version) },
+  }));
+}
+
 function choicesFile(sets: ChoiceSet[]): string {
   const sf = sourceFile('choices.ts');
   sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ChoiceSet'], isTypeOnly: true });
@@ -202,7 +227,11 @@ export function buildFiles(schema: ResolvedSchema, migrations: MigrationState): 
     files.set(`migrations/${name}.ts`, { text, source: 'schema/**/*.yaml', summary: name === '0001_initial' ? 'The initial migration: one table per model, with its indexes.' : 'A migration that follows a change of schema/.' });
   }
   files.set('migrations/snapshot.json', { text: JSON.stringify(built.snapshot, null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'The tables the migrations build, to compare the next schema with.' });
-  files.set('openapi.json', { text: JSON.stringify(buildOpenApi(entries, choiceSets), null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'OpenAPI 3.1 description of the API.' });
+  for (const v of schema.versions.versions) {
+    const document = buildOpenApi(entriesInVersion(entries, v.version), choiceSets, v);
+    files.set(documentFile(schema.versions, v.version), { text: JSON.stringify(document, null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'OpenAPI 3.1 description of the API.' });
+  }
+  files.set('versions.ts', { text: versionsFile(schema.versions), source: 'schema/versions.yaml', summary: 'The API versions served.' });
   return files;
 }
 

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { splitPath } from '../runtime/core/paths.js';
-import type { ModelFile, ChoiceSet as ChoiceSetFile } from '../generated/schema-format.js';
+import type { ModelFile, ChoiceSet as ChoiceSetFile, Versions as VersionsFile } from '../generated/schema-format.js';
 
 export interface LoadedModel {
   file: string;
@@ -18,7 +18,12 @@ export interface LoadedModel {
 export interface LoadedSchema {
   models: LoadedModel[];
   choiceSets: Map<string, ChoiceSetFile>;
+  /** schema/versions.yaml: the API versions served */
+  versions: VersionsFile;
 }
+
+/** The file of API versions, beside the model folders. */
+export const VERSIONS_FILE = 'versions.yaml';
 
 export class SchemaErrors extends Error {
   constructor(public readonly problems: string[]) {
@@ -35,7 +40,7 @@ function yamlFiles(dir: string): string[] {
     .flatMap((entry) => {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) return yamlFiles(path);
-      return entry.name.endsWith('.yaml') ? [path] : [];
+      return entry.name.endsWith('.yaml') && entry.name !== VERSIONS_FILE ? [path] : [];
     })
     .sort();
 }
@@ -47,6 +52,11 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   ajv.addSchema(format);
   const validateModel = ajv.compile({ $ref: `${format.$id}` });
   const validateChoices = ajv.compile({ $ref: `${format.$id}#/$defs/choiceSet` });
+  const validateVersions = ajv.compile({ $ref: `${format.$id}#/$defs/versions` });
+  const versions = parse(readFileSync(join(root, VERSIONS_FILE), 'utf8')) as VersionsFile;
+  if (!validateVersions(versions)) for (const e of validateVersions.errors ?? []) problems.push(`schema/${VERSIONS_FILE}: ${e.instancePath || '(top)'}: ${e.message}`);
+  else if (!versions.versions.some((v) => v.version === versions.default)) problems.push(`schema/${VERSIONS_FILE}: default: '${versions.default}' is not one of the versions`);
+  const known = new Set(versions.versions?.map((v) => v.version) ?? []);
 
   const models: LoadedModel[] = [];
   const choiceSets = new Map<string, ChoiceSetFile>();
@@ -80,8 +90,9 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   }
 
   checkCrossReferences(models, choiceSets, hooksDir, problems);
+  checkVersionKeys(models, known, problems);
   if (problems.length) throw new SchemaErrors(problems);
-  return { models, choiceSets };
+  return { models, choiceSets, versions };
 }
 
 /** A model flag is set by `true` or by a block of settings (`cabling:`). */
@@ -397,4 +408,22 @@ function checkNestingTerminates(models: LoadedModel[], byName: Map<string, Loade
     done.add(name);
   };
   for (const m of models) visit(m.spec.model, []);
+}
+
+/** `since:`, `until:`, `convert:` and `brief_since:` name versions of schema/versions.yaml; a rename's fields exist. */
+function checkVersionKeys(models: LoadedModel[], known: Set<string>, problems: string[]): void {
+  const major = new Set([...known].map((v) => v.split('.')[0]));
+  // "4.0" names the first release of a major version: a version served, or the start of a major one served
+  const ok = (v: string) => known.has(v) || (v.endsWith('.0') && major.has(v.split('.')[0]));
+  for (const { spec, file } of models) {
+    for (const key of ['since', 'until'] as const) if (spec[key] && !ok(spec[key]!)) problems.push(`${file}: ${key}: unknown version '${spec[key]}'`);
+    for (const v of Object.keys(spec.brief_since ?? {})) if (!ok(v)) problems.push(`${file}: brief_since: unknown version '${v}'`);
+    for (const [v, list] of Object.entries(spec.brief_since ?? {})) {
+      for (const name of list) if (!spec.fields[name] && !SYSTEM_FIELDS.includes(name) && !spec.counts?.[name]) problems.push(`${file}: brief_since.${v}: unknown field '${name}'`);
+    }
+    for (const [name, f] of Object.entries(spec.fields)) {
+      for (const key of ['since', 'until'] as const) if (f[key] && !ok(f[key]!)) problems.push(`${file}: fields.${name}.${key}: unknown version '${f[key]}'`);
+      for (const v of Object.keys(f.convert ?? {})) if (!ok(v)) problems.push(`${file}: fields.${name}.convert: unknown version '${v}'`);
+    }
+  }
 }

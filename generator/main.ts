@@ -21,7 +21,7 @@ function header(source: string, summary: string, json: boolean): string {
 }
 
 function isGenerated(path: string): boolean {
-  if (path.endsWith('.json')) return path.endsWith('openapi.json') || path.endsWith('migrations/snapshot.json');
+  if (path.endsWith('.json')) return /openapi(-[0-9.]+)?\.json$/.test(path) || path.endsWith('migrations/snapshot.json');
   return readFileSync(path, 'utf8').includes(MARKER);
 }
 

@@ -15,6 +15,12 @@ export const LOOKUPS: Record<LookupFamily, string[]> = {
   boolean: [],
 };
 
+/** What a field shown through a named conversion (runtime/core/conversions.ts) reads as. */
+const CONVERSIONS: Record<string, Schema> = {
+  date_time: { type: ['string', 'null'], format: 'date-time', readOnly: true },
+  gb_to_mb: { type: ['integer', 'null'], minimum: 0 },
+};
+
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const NULL: Schema = { type: 'null' };
 
@@ -91,7 +97,10 @@ export class Builder {
       case 'display': return { type: 'string', readOnly: true };
       case 'tags': return { type: 'array', items: this.nestedRef('Tag') };
       case 'custom_fields': return { type: 'object' };
+      case 'display_url': return { type: 'string', format: 'uri', readOnly: true };
     }
+    const converted = CONVERSIONS[this.models.get(d.name)?.serializer.convert?.[name] ?? ''];
+    if (converted) return converted;
     if ((name === 'created' || name === 'last_updated') && (d.timestamps || d.fields[name])) {
       return d.timestamps && name === 'created' ? { type: ['string', 'null'], format: 'date', readOnly: true } : { type: ['string', 'null'], format: 'date-time', readOnly: true };
     }

@@ -26,14 +26,15 @@ const ERRORS = {
   409: respond('Dependent objects prevent the deletion', ref('ErrorDetail')),
   413: respond('Request body too large (MAX_BODY_SIZE); with Retry-After when the server is reading too many bodies at once', ref('ErrorDetail')),
   414: respond('Request target too long (MAX_URL_LENGTH)', ref('ErrorDetail')),
+  406: respond('The API version asked for (Accept: application/json; version=X.Y, or the /vX.Y/ base) is not served; the message names those that are', ref('ErrorDetail')),
   415: respond('Unsupported media type', ref('ErrorDetail')),
   429: respond('Too many failed password attempts from this client; see Retry-After', ref('ErrorDetail')),
   431: respond('Request line and headers too large (MAX_HEADER_SIZE)', ref('ErrorDetail')),
   500: respond('Unexpected server error', ref('InternalError')),
 };
 type ErrorCode = keyof typeof ERRORS;
-/** Any request may be malformed (a bad Host header or query string) or too large to read. */
-const ANY_REQUEST: ErrorCode[] = [400, 414, 431];
+/** Any request may be malformed (a bad Host header or query string), too large to read, or ask for a version not served. */
+const ANY_REQUEST: ErrorCode[] = [400, 406, 414, 431];
 export const errorResponses = (...codes: ErrorCode[]) => Object.fromEntries([...new Set([...codes, ...ANY_REQUEST])].map((c) => [c, ERRORS[c]]));
 export const READ_ERRORS: ErrorCode[] = [400, 403, 500];
 export const WRITE_ERRORS: ErrorCode[] = [400, 403, 413, 415, 500];

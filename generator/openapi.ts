@@ -15,7 +15,7 @@ import { ERROR_SCHEMAS, READ_ERRORS, WRITE_ERRORS, errorResponses, json, respond
 
 export { LOOKUPS } from './openapi-fields.js';
 
-export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Schema {
+export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string }): Schema {
   const b = new Builder(entries, choiceSets);
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
@@ -97,7 +97,7 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[]): Sc
   const sorted = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: '3.1.0',
-    info: { title: 'NetLedger REST API', version: '3.7.8 (NetLedger 0.1.0)', description: 'Infrastructure inventory API, compatible with NetBox 3.7.' },
+    info: { title: 'NetLedger REST API', version: `${version.netbox} (NetLedger 0.1.0)`, description: `Infrastructure inventory API, compatible with NetBox ${version.version}.` },
     paths: sorted(paths),
     components: {
       schemas: sorted(schemas),

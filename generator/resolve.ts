@@ -5,8 +5,10 @@
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
   CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
-  ModelDefinition, ModelEntry, PathStep, SerializerDefinition,
+  ModelDefinition, ModelEntry, PathStep, SerializerDefinition, VersionForms,
 } from '../runtime/core/types.js';
+import { servedVersions } from './versions.js';
+import { compareVersions, inVersion } from '../runtime/core/versions.js';
 import type { LoadedSchema } from './load.js';
 import { splitPath } from '../runtime/core/paths.js';
 import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
@@ -16,6 +18,7 @@ type SpecField = ModelFile['fields'][string];
 export interface ResolvedSchema {
   entries: ModelEntry[];
   choiceSets: ChoiceSet[];
+  versions: LoadedSchema['versions'];
 }
 
 /** A model flag is set by `true` or by a block of settings (`cabling:`). */
@@ -42,10 +45,11 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
     .map((definition) => ({
       definition,
-      serializer: resolveSerializer(definition),
+      serializer: resolveSerializer(definition, spec(definition), schema.versions),
       filters: resolveFilters(definition, definitions, schema.models.find((m) => m.spec.model === definition.name)!.spec, schema),
       routes: {
         model: definition.name,
+        versions: servedVersions(schema.versions, spec(definition)),
         list: listPath(definition.app, definition.endpoint),
         detail: detailPath(definition.app, definition.endpoint),
         ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
@@ -57,7 +61,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const choiceSets = [...schema.choiceSets.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => ({ name: s.name, integer: s.integer ?? false, choices: s.choices.map((c) => ({ ...c })) }));
-  return { entries, choiceSets };
+  return { entries, choiceSets, versions: schema.versions };
 }
 
 function columnsOf(name: string, f: SpecField): string[] {
@@ -93,6 +97,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
       helpText: f.help_text, default: f.default, maxLength: f.max_length, minValue: f.min_value, maxValue: f.max_value,
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank, plain: f.plain,
       to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, same: typeof f.same === 'string' ? [f.same] : f.same, source: f.value !== undefined ? 'value' : f.source, value: f.value,
+      since: f.since, until: f.until, convert: f.convert,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
@@ -162,14 +167,31 @@ function resolveCabling(spec: ModelFile, choiceSets: LoadedSchema['choiceSets'])
   return out;
 }
 
-function resolveSerializer(d: ModelDefinition): SerializerDefinition {
+function resolveSerializer(d: ModelDefinition, spec: ModelFile, versions: LoadedSchema['versions']): SerializerDefinition {
   const own = Object.values(d.fields).filter((f) => !f.writeOnly).map((f) => f.name);
-  const full = ['id', 'url', 'display', ...own];
-  if (d.tags) full.push('tags');
-  if (d.customFields) full.push('custom_fields');
-  if (d.timestamps) full.push('created', 'last_updated');
-  full.push(...Object.keys(d.counts).filter((c) => !full.includes(c)));
-  return { model: d.name, full, brief: d.brief, nested: d.brief.filter((f) => !d.counts[f]) };
+  const all = ['id', 'url', 'display', ...own];
+  if (d.tags) all.push('tags');
+  if (d.customFields) all.push('custom_fields');
+  if (d.timestamps) all.push('created', 'last_updated');
+  all.push(...Object.keys(d.counts).filter((c) => !all.includes(c)));
+  const forms = Object.fromEntries(versions.versions.map((v) => [v.version, versionForms(d, spec, all, v)]));
+  return { model: d.name, ...forms[versions.default], versions: forms };
+}
+
+/** One version's forms: the fields that exist in it, its additions, and the conversions from it on. */
+function versionForms(d: ModelDefinition, spec: ModelFile, all: string[], v: LoadedSchema['versions']['versions'][number]): VersionForms {
+  const exists = (name: string) => !d.fields[name] || inVersion(v.version, d.fields[name]);
+  const full = all.filter(exists);
+  if (v.full_add?.length) full.splice(full.indexOf('display') + 1, 0, ...v.full_add.filter((n) => !full.includes(n)));
+  const own = Object.entries(spec.brief_since ?? {}).filter(([since]) => inVersion(v.version, { since })).sort(([a], [b]) => compareVersions(b, a))[0]?.[1];
+  const brief = own ? [...own] : [...d.brief.filter(exists), ...(v.brief_add ?? []).filter((n) => d.fields[n] && exists(n) && !d.brief.includes(n))];
+  const convert: Record<string, string> = { ...(v.convert ?? {}) };
+  for (const f of Object.values(d.fields)) {
+    const from = Object.entries(f.convert ?? {}).filter(([since]) => inVersion(v.version, { since })).sort(([a], [b]) => compareVersions(b, a))[0];
+    if (from && full.includes(f.name)) convert[f.name] = from[1];
+  }
+  for (const name of Object.keys(convert)) if (!full.includes(name)) delete convert[name];
+  return { full, brief, nested: brief.filter((f) => !d.counts[f]), convert };
 }
 
 function familyOf(type: FieldType): LookupFamily | null {

@@ -99,7 +99,7 @@ export async function startApp(env: Record<string, string> = {}, options: { take
       let parsed: unknown = text;
       try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
       // Every JSON answer must match the OpenAPI document (test/openapi-check.ts).
-      if (parsed !== text) checkResponse(method, path, res.status, res.headers.get('content-type'), parsed);
+      if (parsed !== text) checkResponse(method, path, res.status, res.headers.get('content-type'), parsed, res.headers.get('api-version'));
       return { status: res.status, body: parsed as any, headers: res.headers, text };
     },
     async post(path, body) {

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { apiVersions } from '../generated/versions.js';
 
 type Json = any;
 
@@ -32,7 +33,8 @@ interface Checker {
   validator(op: Operation, method: string, status: string): ValidateFunction | null | 'undocumented';
 }
 
-let checker: Checker | null = null;
+/** One checker per API version's document (generated/versions.ts names the files). */
+const checkers = new Map<string, Checker>();
 
 /** Refs inside the document (`#/components/...`) made absolute, so a response schema compiles on its own. */
 function absoluteRefs(schema: Json): Json {
@@ -43,8 +45,8 @@ function absoluteRefs(schema: Json): Json {
   return out;
 }
 
-export function loadChecker(document?: Json): Checker {
-  const doc = document ?? JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8'));
+export function loadChecker(document?: Json, file = 'openapi.json'): Checker {
+  const doc = document ?? JSON.parse(readFileSync(new URL(`../generated/${file}`, import.meta.url), 'utf8'));
   const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true, validateFormats: true });
   (addFormatsModule as unknown as (a: unknown) => void)(ajv);
   ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: doc.components?.schemas ?? {} } });
@@ -81,12 +83,15 @@ function describeErrors(list: ErrorObject[] | null | undefined): string {
 }
 
 /** Throws when a JSON response contradicts the document (see the file comment for what is skipped). */
-export function checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+export function checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown, apiVersion?: string | null): void {
   if (process.env.OPENAPI_CHECK === '0') return;
   if (method === 'HEAD' || status === 204 || (status >= 300 && status < 400)) return;
   if (!contentType || !/[/+]json\b/i.test(contentType)) return;
-  checker ??= loadChecker();
-  const path = new URL(url, 'http://x').pathname;
+  // The document of the version that answered (API-Version), paths without their version prefix.
+  const file = apiVersions.versions.find((v) => v.version === (apiVersion ?? apiVersions.default))?.document ?? 'openapi.json';
+  let checker = checkers.get(file);
+  if (!checker) checkers.set(file, (checker = loadChecker(undefined, file)));
+  const path = new URL(url, 'http://x').pathname.replace(/^\/v\d+\.\d+(?=\/api\/)/, '');
   const op = checker.match(method, path);
   if (!op) return;
   const validate = checker.validator(op, method, String(status));

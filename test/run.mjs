@@ -8,6 +8,9 @@
  * - Engines: SQLite (TEST_DATABASE=sqlite), then PostgreSQL (TEST_DATABASE=postgres, TEST_DATABASE_URL,
  *   default postgres://postgres@127.0.0.1:5432/test). TEST_ENGINES=sqlite|postgres|sqlite,postgres restricts them.
  *   When PostgreSQL is not reachable its run is left out, or counted as 1 failed with REQUIRE_POSTGRES=1.
+ * - Each file runs on each engine in its own uvu process (a crash or hang costs that file only), TEST_JOBS
+ *   (default 2) at a time, engines interleaved, largest files first. A file's output is printed when it
+ *   fails; every file prints one line with its counts and duration.
  * - uvu runs as `node --import tsx node_modules/uvu/bin.js <dir> <pattern> --no-color`. Its `-r tsx` option
  *   cannot be used: with `-r`, uvu loads test files with require(), which fails on top-level await.
  * - uvu prints Total/Passed/Skipped but no failed count. Total excludes skipped tests, so failed = Total - Passed.
@@ -16,21 +19,23 @@
  *
  * - On PostgreSQL, a schema of the run (named with its TEST_RUN_TAG) still there at the end counts 1 failed.
  *
- * Other env: TEST_TIMEOUT (seconds per engine, default 1800), TEST_EXIT_GRACE (seconds uvu may take to exit
+ * Other env: TEST_TIMEOUT (seconds per file and engine, default 900), TEST_EXIT_GRACE (seconds uvu may take to exit
  * after its summary before it is stopped, default 15).
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const ENGINES = ['sqlite', 'postgres'];
-const timeoutSeconds = Number(process.env.TEST_TIMEOUT || 1800);
+const timeoutSeconds = Number(process.env.TEST_TIMEOUT || 900);
 const exitGraceSeconds = Number(process.env.TEST_EXIT_GRACE || 15);
 
-let current = null; // the running uvu child, so a signal to us can stop its process group
+const running = new Set(); // the uvu children, so a signal to us can stop their process groups
+let runCount = 0;
 
 function finish(passed, failed, code) {
   console.log(`${passed} passed, ${failed} failed`);
@@ -135,9 +140,17 @@ function killGroup(child, signal) {
 function runUvu(env, nodeBin, dir, pattern) {
   return new Promise((resolveRun) => {
     const args = ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), dir, pattern, '--no-color'];
-    const child = spawn(nodeBin, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
-    current = child;
+    // stderr goes to a file rather than a pipe: some tests behave differently when stderr is a pipe.
+    const errFile = join(tmpdir(), `netledger-test-${process.pid}-${++runCount}.stderr`);
+    const errFd = openSync(errFile, 'w');
+    const child = spawn(nodeBin, args, { cwd: root, env, stdio: ['ignore', 'pipe', errFd], detached: true });
+    closeSync(errFd);
+    running.add(child);
     let tail = '';
+    let output = '';
+    const keep = (chunk) => {
+      output = (output + chunk.toString('utf8')).slice(-262144);
+    };
     let summary = null;
     let note = '';
     let exited = null;
@@ -152,7 +165,7 @@ function runUvu(env, nodeBin, dir, pattern) {
     const timeout = setTimeout(() => stop(`uvu still running after ${timeoutSeconds} s: stopped`), timeoutSeconds * 1000);
 
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
+      keep(chunk);
       tail = (tail + chunk.toString('utf8')).slice(-262144);
       if (!summary) {
         summary = lastSummary(tail);
@@ -172,9 +185,16 @@ function runUvu(env, nodeBin, dir, pattern) {
       clearTimeout(timeout);
       clearTimeout(graceTimer);
       clearTimeout(closeTimer);
-      current = null;
+      running.delete(child);
       killGroup(child, 'SIGKILL'); // anything the tests started and left behind
-      resolveRun({ summary: lastSummary(tail) ?? summary, code: exited, note });
+      let errors = '';
+      try {
+        errors = readFileSync(errFile, 'utf8').slice(-65536);
+        rmSync(errFile, { force: true });
+      } catch {
+        // nothing written
+      }
+      resolveRun({ summary: lastSummary(tail) ?? summary, code: exited, note, output: errors ? `${output}\n[stderr]\n${errors}` : output });
     };
     child.on('error', (err) => {
       note = `could not start uvu: ${err.message}`;
@@ -194,11 +214,59 @@ function runUvu(env, nodeBin, dir, pattern) {
 }
 
 function onSignal(signal) {
-  if (current) killGroup(current, 'SIGKILL');
+  for (const child of running) killGroup(child, 'SIGKILL');
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+
+/** The test files under `dir` whose relative path matches `pattern`, largest first (a rough proxy for slowest). */
+function testFiles(dir, pattern) {
+  const re = new RegExp(pattern, 'i');
+  const base = resolve(root, dir);
+  return readdirSync(base, { recursive: true })
+    .map((name) => String(name).split(sep).join('/'))
+    .filter((name) => re.test(name) && !name.split('/').includes('node_modules'))
+    .map((name) => ({ name, size: statSync(join(base, name)).size }))
+    .sort((a, b) => b.size - a.size || a.name.localeCompare(b.name))
+    .map((f) => f.name);
+}
+
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Runs `jobs` (functions returning promises) at most `limit` at a time. */
+async function pool(jobs, limit) {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) await jobs[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+}
+
+/** One test file on one engine in its own uvu process; returns its counts and prints its outcome. */
+async function runFile(engine, env, nodeBin, dir, file) {
+  const started = Date.now();
+  const { summary, code, note, output } = await runUvu(env, nodeBin, dir, `^${escapeRegex(file)}$`);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  let failed;
+  let why = note;
+  if (!summary) {
+    failed = 1;
+    why = why || `uvu exited with code ${code} before printing its summary: counted as 1 failed`;
+  } else {
+    failed = Math.max(0, summary.total - summary.passed);
+    if (code !== 0 && failed === 0 && !note) {
+      why = `uvu exited with code ${code} although no test failed: counted as 1 failed`;
+      failed = 1;
+    }
+  }
+  const passed = summary?.passed ?? 0;
+  if (failed > 0 || why) {
+    console.log(`\n----- [${engine}] ${file}: output -----\n${stripAnsi(output).trimEnd()}\n----- end of [${engine}] ${file} -----`);
+  }
+  console.log(`[${engine}] ${file}: ${passed} passed, ${failed} failed in ${seconds} s${why ? ` (${why})` : ''}`);
+  return { passed, failed, skipped: summary?.skipped ?? 0, ran: summary?.total ?? 0 };
+}
 
 async function main() {
   const pattern = filePattern(process.argv.slice(2));
@@ -208,13 +276,16 @@ async function main() {
     fail('node_modules/uvu or node_modules/tsx is missing: run npm ci first');
   }
   if (!existsSync(resolve(root, dir))) fail(`Test directory ${dir} does not exist`);
-  // The project pins Node 24 as a devDependency; use it even when this script was started by another node.
+  // The project pins its Node as a dependency; use it even when this script was started by another node.
   const localNode = join(root, 'node_modules/.bin/node');
   const nodeBin = existsSync(localNode) ? localNode : process.execPath;
+  const files = testFiles(dir, pattern);
 
-  const results = [];
+  const totals = Object.fromEntries(engines.map((e) => [e, { engine: e, passed: 0, failed: 0, skipped: 0, ran: 0 }]));
+  const jobs = [];
   // Letters hex never holds around the random part: no schema of another run (or none of ours) matches by chance.
   const runTag = `r${Math.random().toString(16).slice(2, 8)}x`;
+  const envs = {};
   for (const engine of engines) {
     const env = { ...process.env, TEST_DATABASE: engine, TEST_RUN_TAG: runTag };
     delete env.TEST_DATABASE_URL;
@@ -225,47 +296,43 @@ async function main() {
       if (why) {
         if (process.env.REQUIRE_POSTGRES === '1') {
           console.log(`PostgreSQL not reachable at ${redact(url)}: ${why} (REQUIRE_POSTGRES=1: counted as 1 failed)`);
-          results.push({ engine, passed: 0, failed: 1, skipped: 0, ran: 0, note: 'PostgreSQL not reachable' });
+          Object.assign(totals[engine], { failed: 1, note: 'PostgreSQL not reachable' });
         } else {
           console.log(`(${why})`);
           console.log(`PostgreSQL not reachable at ${redact(url)}: PostgreSQL run not done (set REQUIRE_POSTGRES=1 to fail instead)`);
-          results.push({ engine, skippedEngine: true });
+          totals[engine].skippedEngine = true;
         }
         continue;
       }
     }
+    envs[engine] = env;
+  }
+  // Engines interleaved, file by file: both engines make progress together and the slowest files start first.
+  for (const file of files) {
+    for (const engine of Object.keys(envs)) {
+      jobs.push(async () => {
+        const r = await runFile(engine, envs[engine], nodeBin, dir, file);
+        for (const k of ['passed', 'failed', 'skipped', 'ran']) totals[engine][k] += r[k];
+      });
+    }
+  }
+  const limit = Math.max(1, Number(process.env.TEST_JOBS || 2));
+  console.log(`=== ${files.length} test files on ${Object.keys(envs).join(' and ') || 'no engine'}, ${limit} at a time ===`);
+  await pool(jobs, limit);
 
-    console.log(`\n=== ${engine}: TEST_DATABASE=${engine}${engine === 'postgres' ? ` TEST_DATABASE_URL=${redact(env.TEST_DATABASE_URL)}` : ''} ===\n`);
-    const { summary, code, note } = await runUvu(env, nodeBin, dir, pattern);
-    if (note) console.log(`[${engine}] ${note}`);
-    if (!summary) {
-      console.log(`[${engine}] uvu exited with code ${code} before printing its summary: counted as 1 failed`);
-      results.push({ engine, passed: 0, failed: 1, skipped: 0, ran: 0 });
-      continue;
+  if (envs.postgres) {
+    const left = await leftSchemas(envs.postgres.TEST_DATABASE_URL, runTag).catch((err) => [`(could not list them: ${err.message})`]);
+    if (left.length) {
+      console.log(`[postgres] schemas the tests left in the database (dropped now): ${left.join(', ')}: counted as 1 failed`);
+      totals.postgres.failed += 1;
     }
-    let failed = Math.max(0, summary.total - summary.passed);
-    if (code !== 0 && failed === 0 && !note) {
-      console.log(`[${engine}] uvu exited with code ${code} although no test failed: counted as 1 failed`);
-      failed = 1;
-    }
-    if (code === 0 && failed > 0) {
-      console.log(`[${engine}] uvu exited 0 but ${failed} test(s) did not pass: uvu reports no error when a before/after hook throws`);
-    }
-    if (engine === 'postgres') {
-      const left = await leftSchemas(env.TEST_DATABASE_URL, runTag).catch((err) => [`(could not list them: ${err.message})`]);
-      if (left.length) {
-        console.log(`[${engine}] schemas the tests left in the database (dropped now): ${left.join(', ')}: counted as 1 failed`);
-        failed += 1;
-      }
-    }
-    results.push({ engine, passed: summary.passed, failed, skipped: summary.skipped, ran: summary.total });
   }
 
   console.log('');
   let passed = 0;
   let failed = 0;
   let ran = 0;
-  for (const r of results) {
+  for (const r of Object.values(totals)) {
     if (r.skippedEngine) {
       console.log(`[${r.engine}] not run (PostgreSQL not reachable)`);
       continue;

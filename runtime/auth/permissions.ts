@@ -1,8 +1,9 @@
 /**
  * Object permissions: what a non-superuser may do is what their own and their groups' enabled
  * permissions grant, per object type and action. Constraints narrow a grant to the objects matching
- * a filter (the query-string language: `{"site_id": 3, "status": "active"}`, or a list of such
- * objects meaning any of them); `"$user"` stands for the requesting user's id.
+ * them, or any of a list of them: each object in Django's lookup syntax, as NetBox stores them
+ * (`{"site__slug": "dc1", "vid__gte": 100}`, lookups.ts), or else in the query-string language of
+ * the filters (`{"site_id": 3, "name__ic": "core"}`); `"$user"` stands for the requesting user's id.
  */
 import knexFactory, { type Knex } from 'knex';
 
@@ -12,6 +13,7 @@ import { applyFilters } from '../data/filters.js';
 import { model, type Action } from '../data/registry.js';
 import type { User } from './authenticate.js';
 import type { ModelEntry } from '../core/types.js';
+import { compileLookups, LookupProblem } from './lookups.js';
 import { processCache, watchModels } from '../data/cache.js';
 
 watchModels(['ObjectPermission', 'User', 'Group']);
@@ -71,26 +73,51 @@ function asParams(constraint: Record<string, unknown>, user: User | null): URLSe
   return params;
 }
 
-/**
- * Constraint keys the filters would not apply (unknown names or lookups, empty values): a grant
- * naming them matches nothing, and saving such a permission is refused.
- */
-export function unknownConstraintKeys(entry: ModelEntry, constraint: Record<string, unknown>, db?: Knex): string[] {
-  const probe = (db ?? knexProbe)(entry.definition.table);
+/** The keys of a constraint that the filters would not apply (unknown names or lookups, empty values). */
+function unknownFilterKeys(entry: ModelEntry, constraint: Record<string, unknown>, db: Knex): string[] {
   try {
-    return applyFilters(probe, entry, asParams(constraint, { id: 0, username: '', isSuperuser: false, isActive: true }), { db: db ?? knexProbe });
+    return applyFilters(db(entry.definition.table), entry, asParams(constraint, NOBODY), { db });
   } catch {
     return Object.keys(constraint);
   }
 }
 
-/** Narrows a query to the objects any of the constraints match. */
+const NOBODY: User = { id: 0, username: '', isSuperuser: false, isActive: true };
+
+type Condition = (qb: Knex.QueryBuilder) => void;
+
+/**
+ * A constraint object as a condition: in Django's lookup syntax when every key reads as one, else in
+ * the filters' language when they apply every key; else the problem with it, naming the key.
+ */
+function conditionOf(entry: ModelEntry, constraint: Record<string, unknown>, user: User, db: Knex): Condition | { problem: string } {
+  const values = Object.fromEntries(Object.entries(constraint).map(([k, v]) => [k, substitute(v, user)]));
+  try {
+    const condition = compileLookups(entry, values, db);
+    return (qb) => condition(qb, db);
+  } catch (error) {
+    if (!(error instanceof LookupProblem)) throw error;
+    if (!unknownFilterKeys(entry, constraint, db).length) {
+      const params = asParams(constraint, user);
+      return (qb) => { applyFilters(qb, entry, params, { db }); };
+    }
+    return { problem: error.message };
+  }
+}
+
+/** What is wrong with a constraint object for this object type (null: nothing); saving such a permission is refused. */
+export function constraintProblem(entry: ModelEntry, constraint: Record<string, unknown>, db?: Knex): string | null {
+  const found = conditionOf(entry, constraint, NOBODY, db ?? knexProbe);
+  return typeof found === 'function' ? null : found.problem;
+}
+
+/** Narrows a query to the objects any of the constraints match; one that cannot apply matches nothing. */
 export function applyConstraints(qb: Knex.QueryBuilder, db: Knex, entry: ModelEntry, constraints: Record<string, unknown>[], user: User): void {
   qb.where((any) => {
     for (const constraint of constraints) {
-      if (unknownConstraintKeys(entry, constraint, db).length) { any.orWhereRaw('1 = 0'); continue; }
-      const params = asParams(constraint, user);
-      any.orWhere((one) => { applyFilters(one, entry, params, { db }); });
+      const found = conditionOf(entry, constraint, user, db);
+      if (typeof found === 'function') any.orWhere((one) => { found(one); });
+      else any.orWhereRaw('1 = 0');
     }
   });
 }

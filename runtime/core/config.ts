@@ -9,6 +9,7 @@ import { LimitError, loadLimits, type Limits } from './limits.js';
 import { availableParallelism } from 'node:os';
 import { parseNetwork } from './ipnet.js';
 import { LOG_FORMATS, logFormat, type LogFormat } from './log.js';
+import { apiVersions } from '../../generated/versions.js';
 
 export interface Config {
   port: number;
@@ -17,6 +18,8 @@ export interface Config {
   databaseUrl: string | null;
   /** PostgreSQL schema to use instead of public (tests run each suite in its own) */
   databaseSchema: string | null;
+  /** PostgreSQL connections each process's pool may open (DATABASE_POOL_MAX) */
+  databasePoolMax?: number;
   secretKey: string;
   paginateCount: number;
   /** null: no maximum (limit=0 returns everything) */
@@ -58,6 +61,8 @@ export interface Config {
   metricsAllowed: string[];
   /** processes `npm start` serves with (1: no cluster) */
   webConcurrency: number;
+  /** API_VERSION: the API version /api/ serves (schema/versions.yaml's default unless set) */
+  apiVersion: string;
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     databaseSchema: schema,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     secretKey: secretKey(env, dataDir, production),
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,
@@ -146,8 +152,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: logFormat(env),
     metricsAllowed,
     webConcurrency: integer(env, 'WEB_CONCURRENCY', availableParallelism(), 1, 256),
+    apiVersion: apiVersion(env),
     production,
   };
+}
+
+/** API_VERSION: one of the versions served, e.g. 3.7 or 4.6. */
+function apiVersion(env: NodeJS.ProcessEnv): string {
+  const served = apiVersions.versions.map((v) => v.version);
+  const value = env.API_VERSION || apiVersions.default;
+  if (!served.includes(value)) throw new ConfigError(`API_VERSION: expected one of ${served.join(', ')}, got '${value}'`);
+  return value;
 }
 
 function limits(env: NodeJS.ProcessEnv): Limits {

@@ -6,7 +6,8 @@
 export type ErrorBody = Record<string, unknown> | unknown[];
 
 export class ApiError extends Error {
-  constructor(public readonly status: number, public readonly body: ErrorBody) {
+  /** `headers`: sent with the answer (Retry-After of a 503). */
+  constructor(public readonly status: number, public readonly body: ErrorBody, public readonly headers: Record<string, string> = {}) {
     super(typeof (body as { detail?: unknown }).detail === 'string' ? (body as { detail: string }).detail : JSON.stringify(body));
   }
 }
@@ -26,6 +27,8 @@ export const errors = {
   validation: (body: ErrorBody) => new ApiError(400, body),
   /** filter values that cannot be parsed */
   badFilter: (param: string, message: string) => new ApiError(400, { [param]: [message] }),
+  /** the database cannot be reached now (a failover, a restart): the client may simply try again */
+  unavailable: () => new ApiError(503, { detail: 'The database is unavailable; try again shortly.' }, { 'Retry-After': '2' }),
   protectedDelete: (dependents: string[], total: number) =>
     new ApiError(409, { detail: `Unable to delete object. ${total} dependent objects were found: ${dependents.join(', ')}${total > dependents.length ? ', …' : ''}` }),
 };
@@ -42,6 +45,29 @@ const DATA_ERRORS: Record<string, string> = {
   '54001': 'the request is too complex for one query',
 };
 
+/** Socket errors of a lost or refused database connection. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * PostgreSQL's answers when the server cannot serve this connection: class 08 (connection
+ * exception), shutting down or starting up (57P01-57P03), too many connections (53300), and a
+ * read-only transaction (25006: the server is a standby, e.g. a primary that was just demoted).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
+const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection/i;
+
+/**
+ * Did this fail because the database connection was lost, refused or never obtained (not because of
+ * the statement)? Such a request is answered 503 with Retry-After; a transaction that failed so
+ * before COMMIT was sent may run again (inTransaction).
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const e = error as { code?: unknown; name?: string; message?: string };
+  if (!e) return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08')) return true;
+  return e.name === 'KnexTimeoutError' || LOST_MESSAGES.test(e.message ?? '');
+}
+
 /**
  * A constraint the database enforced after validation passed (two requests racing for the same
  * unique name, or for an object another request just deleted): a 4xx, not a 500.
@@ -49,6 +75,7 @@ const DATA_ERRORS: Record<string, string> = {
 export function fromDatabaseError(error: unknown): ApiError | null {
   const e = error as { code?: string; message?: string };
   const code = e?.code ?? '';
+  if (isConnectionLost(error)) return errors.unavailable();
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new ApiError(400, { non_field_errors: ['An object with these unique values already exists.'] });
   }

@@ -66,6 +66,11 @@ export interface FieldDefinition {
   columns: string[];
   /** m2m: join table with columns from_id, to_id */
   through?: string;
+  /** API versions: shown and accepted from this version on / gone from this version on */
+  since?: string;
+  until?: string;
+  /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on */
+  convert?: Record<string, string>;
 }
 
 export interface CountDefinition {
@@ -169,14 +174,38 @@ export interface ModelDefinition {
   cabling?: CablingDefinition;
 }
 
-export interface SerializerDefinition {
+/** The forms of the default API version, and those of each version. */
+export interface SerializerDefinition extends VersionForms {
   model: string;
+  /** the forms of each API version (schema/versions.yaml), keyed by version: what a request of that version is shown */
+  versions: Record<string, VersionForms>;
+}
+
+/** One API version's forms of a model: field lists, and the fields shown through a named conversion. */
+export interface VersionForms {
   /** field names of the full representation, in order */
   full: string[];
   /** field names of the brief representation (?brief=1) */
   brief: string[];
   /** brief fields shown when the object is nested in another one (brief minus counts) */
   nested: string[];
+  /** field → conversion name (runtime/core/conversions.ts) */
+  convert: Record<string, string>;
+}
+
+/** An API version the service answers in (schema/versions.yaml). */
+export interface ApiVersion {
+  version: string;
+  /** the NetBox release it answers as (/api/status/) */
+  netbox: string;
+  /** the OpenAPI document of this version, a file of generated/ */
+  document: string;
+}
+
+export interface ApiVersions {
+  /** what /api/ serves unless API_VERSION says otherwise */
+  default: string;
+  versions: ApiVersion[];
 }
 
 export type FilterSet = Record<string, FilterDefinition>;
@@ -185,6 +214,8 @@ export interface RouteDefinition {
   model: string;
   list: string;
   detail: string;
+  /** the API versions that serve these routes */
+  versions: string[];
   /** the same list and detail under the app where NetBox 3.6 had the model (`legacy_app:`) */
   legacy?: { list: string; detail: string };
   /** extra detail routes served by the model's hooks, e.g. available-ips */

@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
+import { isConnectionLost } from '../core/errors.js';
 import { inBatch, literalsOf } from './pg-batch.js';
 import { arrayBindings, arrayForm, MOST_LISTED, type ArrayForm } from './id-arrays.js';
 import { asArrays, objectRows, withObjectRows } from './pg-rows.js';
@@ -93,6 +94,10 @@ const knexLog = {
   debug: (message: unknown) => log.debug({ knex: 'debug' }, String(message)),
 };
 
+/** How long opening a PostgreSQL connection, and waiting for a free one, may take. */
+const CONNECT_TIMEOUT_MS = 5_000;
+const ACQUIRE_TIMEOUT_MS = 10_000;
+
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const SQLITE_BUSY_TIMEOUT_MS = 30_000;
 
@@ -102,7 +107,28 @@ export function isPostgres(db: Knex): boolean {
   return db.client.driverName === 'pg';
 }
 
-interface SqliteConnection { pragma(s: string): unknown; prepare(sql: string): unknown }
+interface SqliteConnection {
+  pragma(s: string): unknown;
+  prepare(sql: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown;
+}
+
+/** `regexp(pattern, text)` and `iregexp(…)`, which SQLite leaves to the application (permission constraints' regex lookups). */
+function regexpFunctions(conn: SqliteConnection): void {
+  const compiled = new Map<string, RegExp>();
+  const test = (flags: string) => (pattern: unknown, text: unknown) => {
+    if (pattern === null || text === null) return null;
+    const key = `${flags}/${String(pattern)}`;
+    let re = compiled.get(key);
+    if (!re) {
+      if (compiled.size >= 500) compiled.clear();
+      compiled.set(key, (re = new RegExp(String(pattern), flags)));
+    }
+    return re.test(String(text)) ? 1 : 0;
+  };
+  conn.function('regexp', { deterministic: true }, test(''));
+  conn.function('iregexp', { deterministic: true }, test('i'));
+}
 
 /**
  * knex prepares every statement anew; the same few hundred SQL texts recur on every request, so the
@@ -125,10 +151,13 @@ export function openDatabase(config: Config): Knex {
   if (config.databaseUrl) {
     return knexFactory({
       client: PgClient as unknown as typeof knexFactory.Client,
-      connection: config.databaseUrl,
+      // A server that does not answer (a host that died, a failover under way) fails the request
+      // within seconds (503, errors.ts) instead of holding it: connecting, and waiting for a pool slot.
+      connection: { connectionString: config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+      acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
       log: knexLog,
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: config.databasePoolMax ?? 10 },
     });
   }
   mkdirSync(config.dataDir, { recursive: true });
@@ -142,6 +171,7 @@ export function openDatabase(config: Config): Knex {
       max: 1,
       afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
         reusePreparedStatements(conn);
+        regexpFunctions(conn);
         // Foreign keys are off by default in SQLite; WAL lets readers run beside the single writer.
         conn.pragma('foreign_keys = ON');
         conn.pragma('journal_mode = WAL');
@@ -213,22 +243,37 @@ export function afterCommittedWrites(listener: (db: Knex, rows: ReadonlyMap<stri
 }
 
 /**
- * Runs `fn` in a transaction, running it again (up to three times) when PostgreSQL aborts it as a
- * deadlock victim, e.g. a delete cascading into rows the webhook worker is updating.
+ * Runs `fn` in a transaction, running it again (up to three times in all) when it may safely run
+ * again: PostgreSQL aborted it as a deadlock victim (e.g. a delete cascading into rows the webhook
+ * worker is updating), or the connection was lost or refused before `fn` finished, so COMMIT was
+ * never sent and nothing was committed (a failover: the next attempt connects to the new primary).
+ * A connection lost after `fn` finished is never retried: COMMIT may have been sent and its outcome
+ * is unknown, so the error reaches the client (503), which may retry with an Idempotency-Key.
  */
 export async function inTransaction<T>(db: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    let finished = false;
     try {
       const seen: { trx?: Knex.Transaction } = {};
-      const out = await db.transaction((trx) => fn((seen.trx = trx)));
+      const out = await db.transaction(async (trx) => {
+        const result = await fn((seen.trx = trx));
+        finished = true;
+        return result;
+      });
       const rows = seen.trx && writtenIn.get(seen.trx);
       if (rows) for (const listener of commitListeners) listener(db, rows);
       return out;
     } catch (error) {
-      if (attempt >= 3 || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25 * attempt + Math.random() * 25));
+      const retry = RETRYABLE.has((error as { code?: string }).code ?? '') || (!finished && isConnectionLost(error));
+      if (attempt >= 3 || !retry) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(error, attempt)));
     }
   }
+}
+
+/** A deadlock victim runs again at once (with jitter); a lost connection waits for a new primary a little longer. */
+function retryDelay(error: unknown, attempt: number): number {
+  return (isConnectionLost(error) ? 250 : 25) * attempt + Math.random() * 25;
 }
 
 /**

@@ -9,6 +9,8 @@ import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './r
 import { reverseSource } from './reverse.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
+import { formsOf, nestedInAnyVersion } from '../core/versions.js';
+import { conversions } from '../core/conversions.js';
 
 export type Mode = 'full' | 'brief' | 'nested';
 
@@ -16,7 +18,10 @@ export type Mode = 'full' | 'brief' | 'nested';
 export interface RenderState {
   /** the model whose rows are the response's top-level objects */
   readonly entry: ModelEntry;
+  /** where the answer's API URLs start: scheme, host and the version prefix it was asked under */
   readonly baseUrl: string;
+  /** where the web interface's URLs start (display_url): scheme and host */
+  readonly origin: string;
   row(model: string, id: unknown): Row | undefined;
   /** the nested form of another object (or the fields of `form`, a computed reverse_one's list) */
   nested(model: string, id: unknown, form?: string[]): Record<string, unknown> | null;
@@ -145,6 +150,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'id': return (out, row) => { out.id = Number(row.id); };
     case 'url': return (out, row, s) => { out.url = `${s.baseUrl}${prefix}${row.id}/`; };
     case 'display': return (out, row, s) => { out.display = display(row, s); };
+    case 'display_url': { const page = `/${d.app}/${d.endpoint}/`; return (out, row, s) => { out.display_url = `${s.origin}${page}${row.id}/`; }; }
     case 'tags': return (out, row, s) => { out.tags = s.tags(Number(row.id)).map((id) => s.nested('Tag', id)); };
     case 'custom_fields': return (out, row, s) => { out.custom_fields = s.customFields(entry, row.custom_field_data); };
     case 'created': return d.timestamps
@@ -275,16 +281,27 @@ export function compiledForm(entry: ModelEntry, form: string[]): Put[] {
   return puts;
 }
 
-/** The model's compiled representations, built on first use and kept for the process's life. */
-export function compiledOf(entry: ModelEntry): Compiled {
-  let c = compiled.get(entry.definition.name);
+/**
+ * The model's compiled representations in an API version's forms (undefined: the default forms),
+ * built on first use and kept for the process's life. A field the version shows through a named
+ * conversion gets its function wrapped in it.
+ */
+export function compiledOf(entry: ModelEntry, version?: string): Compiled {
+  const key = version === undefined ? entry.definition.name : `${entry.definition.name}@${version}`;
+  let c = compiled.get(key);
   if (c) return c;
-  const display = compileDisplay(entry);
-  const s = entry.serializer;
-  const build = (mode: Mode, names: string[]) => new Map(names.map((n) => [n, compileField(entry, n, mode, display)] as const));
+  const display = version === undefined ? compileDisplay(entry) : compiledOf(entry).display;
+  const s = formsOf(entry, version);
+  const one = (mode: Mode, n: string): Put | null => {
+    const put = compileField(entry, n, mode, display);
+    const conversion = s.convert[n] ? conversions[s.convert[n]] : undefined;
+    if (!put || !conversion) return put;
+    return (out, row, state) => { put(out, row, state); out[n] = conversion.read(out[n], row, n); };
+  };
+  const build = (mode: Mode, names: string[]) => new Map(names.map((n) => [n, one(mode, n)] as const));
   const fields = { full: build('full', s.full), brief: build('brief', s.brief), nested: build('nested', s.nested) };
   c = { display, fields, nested: [...fields.nested.values()].filter((p): p is Put => !!p) };
-  compiled.set(entry.definition.name, c);
+  compiled.set(key, c);
   return c;
 }
 
@@ -346,7 +363,7 @@ function computeFollow(): void {
   for (const entry of modelList) {
     const d = entry.definition;
     for (const map of Object.values(lists)) map.set(d.name, map.get(d.name) ?? []);
-    for (const name of entry.serializer.nested) {
+    for (const name of nestedInAnyVersion(entry)) {
       const f = d.fields[name];
       if (f) add(d.name, storedField(entry, f));
     }

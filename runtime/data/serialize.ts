@@ -10,6 +10,7 @@ import { compiledForm, compiledOf, followAlways, followRow, type Put, type Rende
 import { reverseIds, reverseSource } from './reverse.js';
 import { batchesReads, readByIds, readTablesByIds, type TableRead } from './db.js';
 import { nestedColumns } from './nested-columns.js';
+import { formsOf, nestedInAnyVersion } from '../core/versions.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -17,7 +18,12 @@ const CHUNK = 5000;
 
 export interface RenderOptions {
   db: Knex;
+  /** where API URLs start: scheme, host and the version prefix the request came under */
   baseUrl: string;
+  /** where web interface URLs start (default: baseUrl) */
+  origin?: string;
+  /** the API version whose forms are shown (default: the default forms) */
+  version?: string;
   brief?: boolean;
   exclude?: string[];
   /** values shown once, e.g. a token key in the response that creates it: id → field → value */
@@ -176,7 +182,7 @@ function genericOf(entry: ModelEntry, fields: string[]): FieldDefinition[] {
 const genericRoots = new Map<string, FieldDefinition[]>();
 function genericRootsOf(entry: ModelEntry): FieldDefinition[] {
   let list = genericRoots.get(entry.definition.name);
-  if (!list) genericRoots.set(entry.definition.name, (list = genericOf(entry, [...entry.serializer.nested, ...displayRoots(entry)])));
+  if (!list) genericRoots.set(entry.definition.name, (list = genericOf(entry, [...nestedInAnyVersion(entry), ...displayRoots(entry)])));
   return list;
 }
 
@@ -221,14 +227,14 @@ type ComputedHook = NonNullable<ReturnType<typeof hooksOf>[number]['computed']>[
 const plans = new Map<string, LoadPlan>();
 
 /** The plan of a model's full or brief form less `exclude` (bounded: a full map starts again). */
-function planOf(entry: ModelEntry, brief: boolean, exclude: string[]): LoadPlan {
-  const key = `${entry.definition.name}:${brief ? 'brief' : 'full'}:${exclude.join(',')}`;
+function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: string | undefined): LoadPlan {
+  const key = `${entry.definition.name}@${version ?? ''}:${brief ? 'brief' : 'full'}:${exclude.join(',')}`;
   let plan = plans.get(key);
   if (plan) return plan;
   const d = entry.definition;
-  const s = entry.serializer;
+  const s = formsOf(entry, version);
   const fieldNames = (brief ? s.brief : s.full).filter((f) => !exclude.includes(f));
-  const compiled = compiledOf(entry).fields[brief ? 'brief' : 'full'];
+  const compiled = compiledOf(entry, version).fields[brief ? 'brief' : 'full'];
   const stored = fieldNames.map((name) => d.fields[name]).filter((f): f is FieldDefinition => !!f).map((raw) => [raw, storedField(entry, raw)] as const);
   const hooks = hooksOf(entry);
   plan = {
@@ -255,6 +261,8 @@ function planOf(entry: ModelEntry, brief: boolean, exclude: string[]): LoadPlan 
 export class Renderer implements RenderState {
   readonly cache: RowCache;
   readonly baseUrl: string;
+  readonly origin: string;
+  private readonly version: string | undefined;
   private extras = new Map<string, Map<number, unknown>>();
   private tagMap = new Map<number, number[]>();
   private m2mMap = new Map<string, Map<number, number[]>>();
@@ -269,7 +277,9 @@ export class Renderer implements RenderState {
   constructor(readonly entry: ModelEntry, private options: RenderOptions) {
     this.cache = new RowCache(options.db);
     this.baseUrl = options.baseUrl;
-    this.plan = planOf(entry, !!options.brief, options.exclude ?? []);
+    this.origin = options.origin ?? options.baseUrl;
+    this.version = options.version;
+    this.plan = planOf(entry, !!options.brief, options.exclude ?? [], options.version);
     this.puts = this.plan.puts;
   }
 
@@ -453,7 +463,7 @@ export class Renderer implements RenderState {
     let out: Record<string, unknown> | null = null;
     if (row) {
       out = {};
-      for (const put of compiledOf(model(name)).nested) put(out, row, this);
+      for (const put of compiledOf(model(name), this.version).nested) put(out, row, this);
     }
     memo.set(n, out);
     return out;

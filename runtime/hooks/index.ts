@@ -48,6 +48,7 @@ import { service, serviceTemplate } from './service.js';
 import { token } from './token.js';
 import { user } from './user.js';
 import { virtualChassis } from './virtual_chassis.js';
+import { virtualDeviceContext } from './virtual_device_context.js';
 import { virtualMachine } from './virtual_machine.js';
 import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
@@ -106,6 +107,7 @@ export const hooks: Record<string, ModelHooks> = {
   token,
   user,
   virtual_chassis: virtualChassis,
+  virtual_device_context: virtualDeviceContext,
   virtual_machine: virtualMachine,
   vlan,
   vlan_group: vlanGroup,

@@ -1,10 +1,10 @@
 /**
- * Object permissions: object types must exist, actions are strings, and constraints are filter
- * objects (or a list of them) whose keys are filters of every object type the permission names.
+ * Object permissions: object types must exist, actions are strings, and constraints are objects (or
+ * a list of them) of Django lookups or filters that apply to every object type the permission names.
  */
 import type { ModelHooks } from '../data/registry.js';
 import { byContentType } from '../data/registry.js';
-import { unknownConstraintKeys } from '../auth/permissions.js';
+import { constraintProblem } from '../auth/permissions.js';
 
 export const permission: ModelHooks = {
   prepare(item) {
@@ -25,8 +25,8 @@ export const permission: ModelHooks = {
       if (typeof c !== 'object' || Array.isArray(c)) { item.errors.add('constraints', 'Constraints must be an object of filters, or a list of them.'); return; }
       for (const ct of Array.isArray(types) ? types : []) {
         const entry = byContentType.get(ct);
-        const unknown = entry ? unknownConstraintKeys(entry, c) : [];
-        if (unknown.length) item.errors.add('constraints', `${unknown.map((k) => `'${k}'`).join(', ')} is not a filter of ${ct}.`);
+        const problem = entry ? constraintProblem(entry, c) : null;
+        if (problem) item.errors.add('constraints', problem);
       }
     }
   },

@@ -5,6 +5,7 @@
  * permission. An app route (`app: true`, /api/<app>/<name>/) has no object. After a write, the
  * services' afterCommit runs, as for the generic views.
  */
+import { renderBase } from './versions.js';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
 import { hooksOf, model, type Action } from '../data/registry.js';
@@ -30,7 +31,7 @@ export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][nu
     }
     const result = await handler({
       db, entry, row, user: state.auth.user, method: ctx.method, body: state.hasBody ? state.body : undefined,
-      baseUrl: `${ctx.protocol}://${ctx.host}`, requestId: state.requestId, query: ctx.URL.searchParams, page: paginate(ctx.URL.searchParams, config),
+      baseUrl: renderBase(ctx).baseUrl, requestId: state.requestId, query: ctx.URL.searchParams, page: paginate(ctx.URL.searchParams, config),
       create: (modelName, build) => createThrough(ctx, services, model(modelName), build),
     });
     ctx.status = result.status;

@@ -25,9 +25,9 @@ import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
 import { metricsEndpoint } from './metrics.js';
 import { jsonAsBuffer } from './json-response.js';
+import { apiVersioning, renderBase, requestVersion } from './versions.js';
+import { idempotency } from './idempotency.js';
 
-export const API_VERSION = '3.7';
-export const NETBOX_VERSION = '3.7.8';
 export const VERSION = '0.1.0';
 const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn'];
 
@@ -48,8 +48,9 @@ function checkId(id: string, _ctx: Context, next: Next) {
   return next();
 }
 
+/** A URL of this API under the base the request came under (`http://host/v4.6/api/dcim/`). */
 function absolute(ctx: Context, path: string): string {
-  return `${ctx.protocol}://${ctx.host}${path}`;
+  return `${renderBase(ctx).baseUrl}${path}`;
 }
 
 /** Middleware run in order, as Koa runs its own: the chain after authentication, which may run twice (identify.ts). */
@@ -68,6 +69,7 @@ async function handleErrors(ctx: Context, next: Next): Promise<void> {
     if (known) {
       ctx.status = known.status;
       ctx.body = known.body;
+      ctx.set(known.headers);
       return;
     }
     const requestId = (ctx.state as State).requestId;
@@ -104,12 +106,10 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     const state = ctx.state as State;
     state.requestId = randomUUID();
     ctx.set('X-Request-ID', state.requestId);
-    if (ctx.path.startsWith('/api')) {
-      ctx.set('API-Version', API_VERSION);
-      ctx.vary('Accept');
-    }
     await handleErrors(ctx, next);
   });
+  // The API version of the request (base path, Accept, API_VERSION); /v<version>/api/... is served as /api/... from here on.
+  app.use(apiVersioning(config.apiVersion));
   // /healthz, /readyz and /metrics, before the trailing-slash redirect and authentication.
   app.use(healthProbes(services));
   app.use(metricsEndpoint(services));
@@ -120,7 +120,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   app.use(async (ctx, next) => {
     if (!ctx.path.endsWith('/') && matches(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
       ctx.status = 302;
-      ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+      ctx.redirect(`${requestVersion(ctx)?.prefix ?? ''}${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       return;
     }
     await next();
@@ -143,7 +143,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
       ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : app === 'extras' ? ['dashboard'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
   }
-  router.get('/api/status/', status(services, { netbox: NETBOX_VERSION, netledger: VERSION }));
+  router.get('/api/status/', status(services, VERSION));
   router.post('/api/users/tokens/provision/', tokenProvision(services));
   const preferences = userConfig(services);
   router.get('/api/users/config/', preferences.get);
@@ -184,6 +184,8 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   const rest = chain([
     // Bodies are read once the requester is known, so an anonymous one costs little.
     jsonBody(config.limits),
+    // A write sent again with the key of one that committed gets the first answer (idempotency.ts).
+    idempotency(services),
     router.routes() as unknown as Koa.Middleware,
     (ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next(),
     async (ctx, next) => {

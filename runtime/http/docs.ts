@@ -1,6 +1,6 @@
 /**
  * The API's own description, readable without a token:
- * - `/api/schema/`: the generated OpenAPI document, JSON (`?format=json`, the default) or YAML
+ * - `/api/schema/`: the generated OpenAPI document of the request's API version (`/v4.6/api/schema/`), JSON (`?format=json`, the default) or YAML
  *   (`?format=yaml`, or an Accept header asking for YAML);
  * - `/api/docs/?format=openapi`: the same document (pynetbox's openapi(), Ansible before NetBox 3.5);
  * - `/api/docs/`: interactive documentation (Swagger UI), served from the swagger-ui-dist package
@@ -13,9 +13,16 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { errors } from '../core/errors.js';
+import { requestVersion } from './versions.js';
 
-const document = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-let yamlText: string | null = null;
+/** Each API version's document (generated/versions.ts names its file), read on first use, as JSON and as YAML. */
+const documents = new Map<string, { json: Record<string, unknown>; yaml?: string }>();
+function documentOf(ctx: Context): { json: Record<string, unknown>; yaml?: string } {
+  const file = requestVersion(ctx).document;
+  let doc = documents.get(file);
+  if (!doc) documents.set(file, (doc = { json: JSON.parse(readFileSync(new URL(`../../generated/${file}`, import.meta.url), 'utf8')) }));
+  return doc;
+}
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist'));
 const STATIC: Record<string, string> = {
@@ -70,13 +77,14 @@ function wantsYaml(ctx: Context): boolean {
 }
 
 function serveDocument(ctx: Context): void {
+  const document = documentOf(ctx);
   if (wantsYaml(ctx)) {
-    yamlText ??= stringify(document, { aliasDuplicateObjects: false });
+    document.yaml ??= stringify(document.json, { aliasDuplicateObjects: false });
     ctx.type = 'application/vnd.oai.openapi; charset=utf-8';
-    ctx.body = yamlText;
+    ctx.body = document.yaml;
     return;
   }
-  ctx.body = document;
+  ctx.body = document.json;
 }
 
 export function mountDocs(router: Router): void {

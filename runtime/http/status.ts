@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runningWorkers } from '../webhooks/worker.js';
 import type { Services } from './views.js';
+import { requestVersion } from './versions.js';
 
 const require = createRequire(import.meta.url);
 
@@ -30,17 +31,18 @@ export function packageVersion(name: string): string | null {
   }
 }
 
-export function status(services: Services, versions: { netbox: string; netledger: string }) {
+/** `netbox-version` is the NetBox release of the API version the request is answered in. */
+export function status(services: Services, netledger: string) {
   const postgres = services.db.client.driverName === 'pg';
-  const apps: Record<string, string | null> = { netledger: versions.netledger };
+  const apps: Record<string, string | null> = { netledger };
   for (const name of ['knex', 'koa', postgres ? 'pg' : 'better-sqlite3']) apps[name] = packageVersion(name);
   const installed = Object.fromEntries(Object.entries(apps).sort(([a], [b]) => a.localeCompare(b)));
   return async (ctx: Context): Promise<void> => {
     ctx.body = {
       'django-version': null,
       'installed-apps': installed,
-      'netbox-version': versions.netbox,
-      'netledger-version': versions.netledger,
+      'netbox-version': requestVersion(ctx).netbox,
+      'netledger-version': netledger,
       'node-version': process.versions.node,
       database: postgres ? 'postgresql' : 'sqlite',
       plugins: {},

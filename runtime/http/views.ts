@@ -21,12 +21,14 @@ import { parentOf, parentParts } from '../data/parent-order.js';
 import { pageColumns } from '../data/page-columns.js';
 import { paginate } from './pagination.js';
 import { filledBefore, listShape, rememberFill } from './full-pages.js';
-import { inTransaction, isPostgres, readByIds, readRows } from '../data/db.js';
+import { isPostgres, readByIds, readRows } from '../data/db.js';
+import { writeTransaction, type Keyed } from './idempotency.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
+import { inChangeForms, renderBase } from './versions.js';
 
 export interface State {
   auth: Auth;
@@ -35,6 +37,8 @@ export interface State {
   hasBody: boolean;
   /** authenticated from caches whose version is not confirmed yet: reads only (identify.ts) */
   unconfirmed?: boolean;
+  /** a write sent with an Idempotency-Key: its answer is stored in its transaction (idempotency.ts) */
+  idempotency?: Keyed;
 }
 
 export interface Services {
@@ -45,7 +49,7 @@ export interface Services {
 }
 
 function baseUrl(ctx: Context): string {
-  return `${ctx.protocol}://${ctx.host}`;
+  return renderBase(ctx).baseUrl;
 }
 
 function exempt(entry: ModelEntry, config: Config): boolean {
@@ -192,12 +196,13 @@ function pageQuery(db: Knex, entry: ModelEntry, base: Knex.QueryBuilder, params:
 async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, result: WriteResult, status: number, many: boolean): Promise<void> {
   const { ids, reveal, data } = result;
   let results: Record<string, unknown>[];
-  if (data && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
+  // The change records' representations (rendered in the change log's forms) answer when the request asks for those forms.
+  if (data && inChangeForms(ctx) && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
   else {
     const rows: Row[] = await whereAny(db, db(entry.definition.table), 'id', ids);
     const order = new Map(ids.map((id, i) => [id, i]));
     rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
-    results = await renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), reveal });
+    results = await renderRows(entry, rows, { db, ...renderBase(ctx), reveal });
   }
   ctx.status = status;
   ctx.body = many ? results : results[0];
@@ -206,7 +211,7 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
 
 function writeContext(ctx: Context, db: Knex, config: Config): WriteContext {
   const state = ctx.state as State;
-  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: baseUrl(ctx), rules: { enforceGlobalUnique: config.enforceGlobalUnique } };
+  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: renderBase(ctx).origin, rules: { enforceGlobalUnique: config.enforceGlobalUnique } };
 }
 
 function requireBody(ctx: Context): unknown {
@@ -221,7 +226,7 @@ function requireBody(ctx: Context): unknown {
  */
 export async function createThrough(ctx: Context, services: Services, entry: ModelEntry, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<{ status: number; body: unknown }> {
   authorize(ctx, entry, 'add', services.config);
-  await inTransaction(services.db, async (trx) => {
+  await writeTransaction(ctx, services.db, async (trx) => {
     const { items, many } = await build(trx);
     const result = await createObjects(entry, items, many, writeContext(ctx, trx, services.config));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
@@ -248,7 +253,7 @@ export function views(entry: ModelEntry, services: Services) {
       if (template) {
         const query = base.clone().select('*');
         applyOrdering(query, entry, params);
-        const all = await renderRows(entry, await query, { db, baseUrl: baseUrl(ctx), exclude: excluded(params) });
+        const all = await renderRows(entry, await query, { db, ...renderBase(ctx), exclude: excluded(params) });
         return sendExport(ctx, entry, template, all);
       }
       const page = paginate(params, config);
@@ -272,7 +277,7 @@ export function views(entry: ModelEntry, services: Services) {
       const counted = page.offset === 0 && short
         ? { count: rows.length, estimated: false }
         : early ?? countRows(db, d.table, base, config.countExactLimit);
-      const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) })]);
+      const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) })]);
       // An estimate may fall short of the rows there are: a full page always has a next one then.
       const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
       if (estimated) ctx.set('X-Count-Estimated', 'true');
@@ -288,7 +293,7 @@ export function views(entry: ModelEntry, services: Services) {
         : await readRows(db, db(d.table).where('id', id).modify(scoped(db, entry, ctx)).limit(1));
       if (!row) throw errors.notFound();
       const params = ctx.URL.searchParams;
-      ctx.body = (await renderRows(entry, [row], { db, baseUrl: baseUrl(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];
+      ctx.body = (await renderRows(entry, [row], { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];
     },
 
     async create(ctx: Context): Promise<void> {
@@ -305,13 +310,13 @@ export function views(entry: ModelEntry, services: Services) {
       if (detail && (body === null || typeof body !== 'object' || Array.isArray(body))) throw errors.validation({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
       if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
-      await inTransaction(db, async (trx) => {
+      await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail);
-      });
+          });
       services.afterCommit?.();
     },
 
@@ -325,14 +330,14 @@ export function views(entry: ModelEntry, services: Services) {
         if (!Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
         items = body;
       }
-      await inTransaction(db, async (trx) => {
+      await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
         await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
-      });
+        ctx.status = 204;
+        ctx.body = null;
+          });
       services.afterCommit?.();
-      ctx.status = 204;
-      ctx.body = null;
     },
 
     /** DRF-style metadata; `actions` only for a token that may write here (pynetbox's choices() reads it). */

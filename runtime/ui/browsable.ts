@@ -72,6 +72,7 @@ export async function browsableApi(ctx: Context, services: Services, next: Next)
     if (!known) throw error;
     ctx.status = known.status;
     ctx.body = known.body;
+    ctx.set(known.headers);
   }
   const body = ctx.body;
   // Only JSON answers become pages (the API docs, files and empty answers pass through).

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CircuitTermination. */
 export const circuitTerminationRoutes: RouteDefinition = {
   model: "CircuitTermination",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/circuit-terminations/",
   detail: "/api/circuits/circuit-terminations/:id/",
   extra: [

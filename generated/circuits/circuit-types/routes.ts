@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CircuitType. */
 export const circuitTypeRoutes: RouteDefinition = {
   model: "CircuitType",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/circuit-types/",
   detail: "/api/circuits/circuit-types/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Circuit. */
 export const circuitRoutes: RouteDefinition = {
   model: "Circuit",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/circuits/",
   detail: "/api/circuits/circuits/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ProviderAccount. */
 export const providerAccountRoutes: RouteDefinition = {
   model: "ProviderAccount",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/provider-accounts/",
   detail: "/api/circuits/provider-accounts/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ProviderNetwork. */
 export const providerNetworkRoutes: RouteDefinition = {
   model: "ProviderNetwork",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/provider-networks/",
   detail: "/api/circuits/provider-networks/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Provider. */
 export const providerRoutes: RouteDefinition = {
   model: "Provider",
+  versions: ["3.7", "4.6"],
   list: "/api/circuits/providers/",
   detail: "/api/circuits/providers/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CableTermination. */
 export const cableTerminationRoutes: RouteDefinition = {
   model: "CableTermination",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/cable-terminations/",
   detail: "/api/dcim/cable-terminations/:id/",
   extra: [],

@@ -10,4 +10,29 @@ export const cableTerminationSerializer: SerializerDefinition = {
   full: ["id", "url", "display", "cable", "cable_end", "termination", "created", "last_updated"],
   brief: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
   nested: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
+  convert: {},
+  versions: {
+    "3.7": {
+      full: ["id", "url", "display", "cable", "cable_end", "termination", "created", "last_updated"],
+      brief: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
+      nested: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
+      convert: {},
+    },
+    "4.6": {
+      full: [
+        "id",
+        "url",
+        "display",
+        "display_url",
+        "cable",
+        "cable_end",
+        "termination",
+        "created",
+        "last_updated",
+      ],
+      brief: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
+      nested: ["id", "url", "display", "cable", "cable_end", "termination_type", "termination_id"],
+      convert: { created: "date_time" },
+    },
+  },
 };

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Cable. */
-export const cableRoutes: RouteDefinition = { model: "Cable", list: "/api/dcim/cables/", detail: "/api/dcim/cables/:id/", extra: [] };
+export const cableRoutes: RouteDefinition = {
+  model: "Cable",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/cables/",
+  detail: "/api/dcim/cables/:id/",
+  extra: [],
+};

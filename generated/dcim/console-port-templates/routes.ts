@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConsolePortTemplate. */
 export const consolePortTemplateRoutes: RouteDefinition = {
   model: "ConsolePortTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/console-port-templates/",
   detail: "/api/dcim/console-port-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConsolePort. */
 export const consolePortRoutes: RouteDefinition = {
   model: "ConsolePort",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/console-ports/",
   detail: "/api/dcim/console-ports/:id/",
   extra: [

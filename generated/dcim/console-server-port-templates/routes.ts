@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConsoleServerPortTemplate. */
 export const consoleServerPortTemplateRoutes: RouteDefinition = {
   model: "ConsoleServerPortTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/console-server-port-templates/",
   detail: "/api/dcim/console-server-port-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConsoleServerPort. */
 export const consoleServerPortRoutes: RouteDefinition = {
   model: "ConsoleServerPort",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/console-server-ports/",
   detail: "/api/dcim/console-server-ports/:id/",
   extra: [

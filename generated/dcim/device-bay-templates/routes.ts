@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for DeviceBayTemplate. */
 export const deviceBayTemplateRoutes: RouteDefinition = {
   model: "DeviceBayTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/device-bay-templates/",
   detail: "/api/dcim/device-bay-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for DeviceBay. */
 export const deviceBayRoutes: RouteDefinition = {
   model: "DeviceBay",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/device-bays/",
   detail: "/api/dcim/device-bays/:id/",
   extra: [],

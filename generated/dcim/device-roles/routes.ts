@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for DeviceRole. */
 export const deviceRoleRoutes: RouteDefinition = {
   model: "DeviceRole",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/device-roles/",
   detail: "/api/dcim/device-roles/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for DeviceType. */
 export const deviceTypeRoutes: RouteDefinition = {
   model: "DeviceType",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/device-types/",
   detail: "/api/dcim/device-types/:id/",
   extra: [],

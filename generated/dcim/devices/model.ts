@@ -113,6 +113,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: [],
       of: "role",
+      until: "4.0",
     },
     tenant: {
       name: "tenant",

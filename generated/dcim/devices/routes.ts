@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Device. */
-export const deviceRoutes: RouteDefinition = { model: "Device", list: "/api/dcim/devices/", detail: "/api/dcim/devices/:id/", extra: [] };
+export const deviceRoutes: RouteDefinition = {
+  model: "Device",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/devices/",
+  detail: "/api/dcim/devices/:id/",
+  extra: [],
+};

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for FrontPortTemplate. */
 export const frontPortTemplateRoutes: RouteDefinition = {
   model: "FrontPortTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/front-port-templates/",
   detail: "/api/dcim/front-port-templates/:id/",
   extra: [],

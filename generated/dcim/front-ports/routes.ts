@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for FrontPort. */
 export const frontPortRoutes: RouteDefinition = {
   model: "FrontPort",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/front-ports/",
   detail: "/api/dcim/front-ports/:id/",
   extra: [

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for InterfaceTemplate. */
 export const interfaceTemplateRoutes: RouteDefinition = {
   model: "InterfaceTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/interface-templates/",
   detail: "/api/dcim/interface-templates/:id/",
   extra: [],

@@ -274,6 +274,27 @@ export const interfaceFilterSet: FilterSet = {
     tree: false,
   },
   updated_by_request: { kind: "request", actions: ["update"] },
+  vdc: {
+    kind: "path",
+    path: [{ field: "vdcs", model: "VirtualDeviceContext" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+  },
+  vdc_id: {
+    kind: "path",
+    path: [{ field: "vdcs", model: "VirtualDeviceContext" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
+  vdc_identifier: {
+    kind: "path",
+    path: [{ field: "vdcs", model: "VirtualDeviceContext" }],
+    by: "identifier",
+    family: "exact",
+    tree: false,
+  },
   virtual_chassis: {
     kind: "path",
     path: [{ field: "device", model: "Device" }, { field: "virtual_chassis", model: "VirtualChassis" }],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Interface. */
 export const interfaceRoutes: RouteDefinition = {
   model: "Interface",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/interfaces/",
   detail: "/api/dcim/interfaces/:id/",
   extra: [

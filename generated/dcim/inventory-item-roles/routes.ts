@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for InventoryItemRole. */
 export const inventoryItemRoleRoutes: RouteDefinition = {
   model: "InventoryItemRole",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/inventory-item-roles/",
   detail: "/api/dcim/inventory-item-roles/:id/",
   extra: [],

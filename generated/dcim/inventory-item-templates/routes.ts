@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for InventoryItemTemplate. */
 export const inventoryItemTemplateRoutes: RouteDefinition = {
   model: "InventoryItemTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/inventory-item-templates/",
   detail: "/api/dcim/inventory-item-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for InventoryItem. */
 export const inventoryItemRoutes: RouteDefinition = {
   model: "InventoryItem",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/inventory-items/",
   detail: "/api/dcim/inventory-items/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Location. */
-export const locationRoutes: RouteDefinition = { model: "Location", list: "/api/dcim/locations/", detail: "/api/dcim/locations/:id/", extra: [] };
+export const locationRoutes: RouteDefinition = {
+  model: "Location",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/locations/",
+  detail: "/api/dcim/locations/:id/",
+  extra: [],
+};

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Manufacturer. */
 export const manufacturerRoutes: RouteDefinition = {
   model: "Manufacturer",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/manufacturers/",
   detail: "/api/dcim/manufacturers/:id/",
   extra: [],

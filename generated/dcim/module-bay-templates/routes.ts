@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ModuleBayTemplate. */
 export const moduleBayTemplateRoutes: RouteDefinition = {
   model: "ModuleBayTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/module-bay-templates/",
   detail: "/api/dcim/module-bay-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ModuleBay. */
 export const moduleBayRoutes: RouteDefinition = {
   model: "ModuleBay",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/module-bays/",
   detail: "/api/dcim/module-bays/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ModuleType. */
 export const moduleTypeRoutes: RouteDefinition = {
   model: "ModuleType",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/module-types/",
   detail: "/api/dcim/module-types/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Module. */
-export const moduleRoutes: RouteDefinition = { model: "Module", list: "/api/dcim/modules/", detail: "/api/dcim/modules/:id/", extra: [] };
+export const moduleRoutes: RouteDefinition = {
+  model: "Module",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/modules/",
+  detail: "/api/dcim/modules/:id/",
+  extra: [],
+};

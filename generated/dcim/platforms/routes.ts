@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Platform. */
-export const platformRoutes: RouteDefinition = { model: "Platform", list: "/api/dcim/platforms/", detail: "/api/dcim/platforms/:id/", extra: [] };
+export const platformRoutes: RouteDefinition = {
+  model: "Platform",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/platforms/",
+  detail: "/api/dcim/platforms/:id/",
+  extra: [],
+};

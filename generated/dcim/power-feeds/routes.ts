@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerFeed. */
 export const powerFeedRoutes: RouteDefinition = {
   model: "PowerFeed",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-feeds/",
   detail: "/api/dcim/power-feeds/:id/",
   extra: [

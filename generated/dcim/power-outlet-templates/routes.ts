@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerOutletTemplate. */
 export const powerOutletTemplateRoutes: RouteDefinition = {
   model: "PowerOutletTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-outlet-templates/",
   detail: "/api/dcim/power-outlet-templates/:id/",
   extra: [],

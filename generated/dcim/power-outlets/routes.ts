@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerOutlet. */
 export const powerOutletRoutes: RouteDefinition = {
   model: "PowerOutlet",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-outlets/",
   detail: "/api/dcim/power-outlets/:id/",
   extra: [

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerPanel. */
 export const powerPanelRoutes: RouteDefinition = {
   model: "PowerPanel",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-panels/",
   detail: "/api/dcim/power-panels/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerPortTemplate. */
 export const powerPortTemplateRoutes: RouteDefinition = {
   model: "PowerPortTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-port-templates/",
   detail: "/api/dcim/power-port-templates/:id/",
   extra: [],

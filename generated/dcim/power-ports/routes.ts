@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for PowerPort. */
 export const powerPortRoutes: RouteDefinition = {
   model: "PowerPort",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/power-ports/",
   detail: "/api/dcim/power-ports/:id/",
   extra: [

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for RackReservation. */
 export const rackReservationRoutes: RouteDefinition = {
   model: "RackReservation",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/rack-reservations/",
   detail: "/api/dcim/rack-reservations/:id/",
   extra: [],

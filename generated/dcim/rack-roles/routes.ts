@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for RackRole. */
 export const rackRoleRoutes: RouteDefinition = {
   model: "RackRole",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/rack-roles/",
   detail: "/api/dcim/rack-roles/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Rack. */
 export const rackRoutes: RouteDefinition = {
   model: "Rack",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/racks/",
   detail: "/api/dcim/racks/:id/",
   extra: [

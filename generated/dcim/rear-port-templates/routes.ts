@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for RearPortTemplate. */
 export const rearPortTemplateRoutes: RouteDefinition = {
   model: "RearPortTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/rear-port-templates/",
   detail: "/api/dcim/rear-port-templates/:id/",
   extra: [],

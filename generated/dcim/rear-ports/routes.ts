@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for RearPort. */
 export const rearPortRoutes: RouteDefinition = {
   model: "RearPort",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/rear-ports/",
   detail: "/api/dcim/rear-ports/:id/",
   extra: [

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Region. */
-export const regionRoutes: RouteDefinition = { model: "Region", list: "/api/dcim/regions/", detail: "/api/dcim/regions/:id/", extra: [] };
+export const regionRoutes: RouteDefinition = {
+  model: "Region",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/regions/",
+  detail: "/api/dcim/regions/:id/",
+  extra: [],
+};

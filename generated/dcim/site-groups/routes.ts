@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for SiteGroup. */
 export const siteGroupRoutes: RouteDefinition = {
   model: "SiteGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/site-groups/",
   detail: "/api/dcim/site-groups/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Site. */
-export const siteRoutes: RouteDefinition = { model: "Site", list: "/api/dcim/sites/", detail: "/api/dcim/sites/:id/", extra: [] };
+export const siteRoutes: RouteDefinition = {
+  model: "Site",
+  versions: ["3.7", "4.6"],
+  list: "/api/dcim/sites/",
+  detail: "/api/dcim/sites/:id/",
+  extra: [],
+};

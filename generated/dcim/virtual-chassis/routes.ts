@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VirtualChassis. */
 export const virtualChassisRoutes: RouteDefinition = {
   model: "VirtualChassis",
+  versions: ["3.7", "4.6"],
   list: "/api/dcim/virtual-chassis/",
   detail: "/api/dcim/virtual-chassis/:id/",
   extra: [],

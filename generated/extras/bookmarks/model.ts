@@ -88,6 +88,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "dcim.site": "Site",
         "dcim.sitegroup": "SiteGroup",
         "dcim.virtualchassis": "VirtualChassis",
+        "dcim.virtualdevicecontext": "VirtualDeviceContext",
         "extras.configcontext": "ConfigContext",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",

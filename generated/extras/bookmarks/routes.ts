@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Bookmark. */
 export const bookmarkRoutes: RouteDefinition = {
   model: "Bookmark",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/bookmarks/",
   detail: "/api/extras/bookmarks/:id/",
   extra: [],

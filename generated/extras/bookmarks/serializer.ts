@@ -10,4 +10,19 @@ export const bookmarkSerializer: SerializerDefinition = {
   full: ["id", "url", "display", "object", "user", "created"],
   brief: ["id", "url", "display", "object_id", "object_type"],
   nested: ["id", "url", "display", "object_id", "object_type"],
+  convert: {},
+  versions: {
+    "3.7": {
+      full: ["id", "url", "display", "object", "user", "created"],
+      brief: ["id", "url", "display", "object_id", "object_type"],
+      nested: ["id", "url", "display", "object_id", "object_type"],
+      convert: {},
+    },
+    "4.6": {
+      full: ["id", "url", "display", "display_url", "object", "user", "created"],
+      brief: ["id", "url", "display", "object_id", "object_type"],
+      nested: ["id", "url", "display", "object_id", "object_type"],
+      convert: { created: "date_time" },
+    },
+  },
 };

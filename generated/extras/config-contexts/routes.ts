@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ConfigContext. */
 export const configContextRoutes: RouteDefinition = {
   model: "ConfigContext",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/config-contexts/",
   detail: "/api/extras/config-contexts/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ContentType. */
 export const contentTypeRoutes: RouteDefinition = {
   model: "ContentType",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/content-types/",
   detail: "/api/extras/content-types/:id/",
   extra: [],

@@ -10,4 +10,19 @@ export const contentTypeSerializer: SerializerDefinition = {
   full: ["id", "url", "display", "app_label", "model"],
   brief: ["id", "url", "display", "app_label", "model"],
   nested: ["id", "url", "display", "app_label", "model"],
+  convert: {},
+  versions: {
+    "3.7": {
+      full: ["id", "url", "display", "app_label", "model"],
+      brief: ["id", "url", "display", "app_label", "model"],
+      nested: ["id", "url", "display", "app_label", "model"],
+      convert: {},
+    },
+    "4.6": {
+      full: ["id", "url", "display", "display_url", "app_label", "model"],
+      brief: ["id", "url", "display", "app_label", "model"],
+      nested: ["id", "url", "display", "app_label", "model"],
+      convert: {},
+    },
+  },
 };

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CustomFieldChoiceSet. */
 export const customFieldChoiceSetRoutes: RouteDefinition = {
   model: "CustomFieldChoiceSet",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/custom-field-choice-sets/",
   detail: "/api/extras/custom-field-choice-sets/:id/",
   extra: [

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CustomField. */
 export const customFieldRoutes: RouteDefinition = {
   model: "CustomField",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/custom-fields/",
   detail: "/api/extras/custom-fields/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for CustomLink. */
 export const customLinkRoutes: RouteDefinition = {
   model: "CustomLink",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/custom-links/",
   detail: "/api/extras/custom-links/:id/",
   extra: [],

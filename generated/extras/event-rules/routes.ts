@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for EventRule. */
 export const eventRuleRoutes: RouteDefinition = {
   model: "EventRule",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/event-rules/",
   detail: "/api/extras/event-rules/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ExportTemplate. */
 export const exportTemplateRoutes: RouteDefinition = {
   model: "ExportTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/export-templates/",
   detail: "/api/extras/export-templates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for JournalEntry. */
 export const journalEntryRoutes: RouteDefinition = {
   model: "JournalEntry",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/journal-entries/",
   detail: "/api/extras/journal-entries/:id/",
   extra: [],

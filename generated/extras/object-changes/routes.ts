@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ObjectChange. */
 export const objectChangeRoutes: RouteDefinition = {
   model: "ObjectChange",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/object-changes/",
   detail: "/api/extras/object-changes/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for SavedFilter. */
 export const savedFilterRoutes: RouteDefinition = {
   model: "SavedFilter",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/saved-filters/",
   detail: "/api/extras/saved-filters/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Tag. */
-export const tagRoutes: RouteDefinition = { model: "Tag", list: "/api/extras/tags/", detail: "/api/extras/tags/:id/", extra: [] };
+export const tagRoutes: RouteDefinition = {
+  model: "Tag",
+  versions: ["3.7", "4.6"],
+  list: "/api/extras/tags/",
+  detail: "/api/extras/tags/:id/",
+  extra: [],
+};

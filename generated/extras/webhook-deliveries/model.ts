@@ -129,6 +129,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "dcim.site": "Site",
         "dcim.sitegroup": "SiteGroup",
         "dcim.virtualchassis": "VirtualChassis",
+        "dcim.virtualdevicecontext": "VirtualDeviceContext",
         "extras.configcontext": "ConfigContext",
         "extras.customfield": "CustomField",
         "extras.customfieldchoiceset": "CustomFieldChoiceSet",

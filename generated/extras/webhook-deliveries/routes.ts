@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for WebhookDelivery. */
 export const webhookDeliveryRoutes: RouteDefinition = {
   model: "WebhookDelivery",
+  versions: ["3.7", "4.6"],
   list: "/api/extras/webhook-deliveries/",
   detail: "/api/extras/webhook-deliveries/:id/",
   extra: [

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Webhook. */
-export const webhookRoutes: RouteDefinition = { model: "Webhook", list: "/api/extras/webhooks/", detail: "/api/extras/webhooks/:id/", extra: [] };
+export const webhookRoutes: RouteDefinition = {
+  model: "Webhook",
+  versions: ["3.7", "4.6"],
+  list: "/api/extras/webhooks/",
+  detail: "/api/extras/webhooks/:id/",
+  extra: [],
+};

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Aggregate. */
 export const aggregateRoutes: RouteDefinition = {
   model: "Aggregate",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/aggregates/",
   detail: "/api/ipam/aggregates/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ASNRange. */
 export const asnRangeRoutes: RouteDefinition = {
   model: "ASNRange",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/asn-ranges/",
   detail: "/api/ipam/asn-ranges/:id/",
   extra: [

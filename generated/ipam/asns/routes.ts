@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for ASN. */
-export const asnRoutes: RouteDefinition = { model: "ASN", list: "/api/ipam/asns/", detail: "/api/ipam/asns/:id/", extra: [] };
+export const asnRoutes: RouteDefinition = {
+  model: "ASN",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/asns/",
+  detail: "/api/ipam/asns/:id/",
+  extra: [],
+};

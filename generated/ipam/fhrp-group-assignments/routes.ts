@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for FHRPGroupAssignment. */
 export const fhrpGroupAssignmentRoutes: RouteDefinition = {
   model: "FHRPGroupAssignment",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/fhrp-group-assignments/",
   detail: "/api/ipam/fhrp-group-assignments/:id/",
   extra: [],

@@ -10,4 +10,29 @@ export const fhrpGroupAssignmentSerializer: SerializerDefinition = {
   full: ["id", "url", "display", "group", "interface", "priority", "created", "last_updated"],
   brief: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
   nested: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
+  convert: {},
+  versions: {
+    "3.7": {
+      full: ["id", "url", "display", "group", "interface", "priority", "created", "last_updated"],
+      brief: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
+      nested: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
+      convert: {},
+    },
+    "4.6": {
+      full: [
+        "id",
+        "url",
+        "display",
+        "display_url",
+        "group",
+        "interface",
+        "priority",
+        "created",
+        "last_updated",
+      ],
+      brief: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
+      nested: ["id", "url", "display", "group", "interface_type", "interface_id", "priority"],
+      convert: { created: "date_time" },
+    },
+  },
 };

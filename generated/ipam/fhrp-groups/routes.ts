@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for FHRPGroup. */
 export const fhrpGroupRoutes: RouteDefinition = {
   model: "FHRPGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/fhrp-groups/",
   detail: "/api/ipam/fhrp-groups/:id/",
   extra: [],

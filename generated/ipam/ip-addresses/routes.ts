@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IPAddress. */
 export const ipAddressRoutes: RouteDefinition = {
   model: "IPAddress",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/ip-addresses/",
   detail: "/api/ipam/ip-addresses/:id/",
   extra: [],

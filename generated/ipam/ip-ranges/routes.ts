@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for IPRange. */
 export const ipRangeRoutes: RouteDefinition = {
   model: "IPRange",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/ip-ranges/",
   detail: "/api/ipam/ip-ranges/:id/",
   extra: [

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Prefix. */
 export const prefixRoutes: RouteDefinition = {
   model: "Prefix",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/prefixes/",
   detail: "/api/ipam/prefixes/:id/",
   extra: [

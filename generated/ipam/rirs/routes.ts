@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for RIR. */
-export const rirRoutes: RouteDefinition = { model: "RIR", list: "/api/ipam/rirs/", detail: "/api/ipam/rirs/:id/", extra: [] };
+export const rirRoutes: RouteDefinition = {
+  model: "RIR",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/rirs/",
+  detail: "/api/ipam/rirs/:id/",
+  extra: [],
+};

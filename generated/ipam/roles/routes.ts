@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Role. */
-export const roleRoutes: RouteDefinition = { model: "Role", list: "/api/ipam/roles/", detail: "/api/ipam/roles/:id/", extra: [] };
+export const roleRoutes: RouteDefinition = {
+  model: "Role",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/roles/",
+  detail: "/api/ipam/roles/:id/",
+  extra: [],
+};

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for RouteTarget. */
 export const routeTargetRoutes: RouteDefinition = {
   model: "RouteTarget",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/route-targets/",
   detail: "/api/ipam/route-targets/:id/",
   extra: [],

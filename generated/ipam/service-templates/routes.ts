@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ServiceTemplate. */
 export const serviceTemplateRoutes: RouteDefinition = {
   model: "ServiceTemplate",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/service-templates/",
   detail: "/api/ipam/service-templates/:id/",
   extra: [],

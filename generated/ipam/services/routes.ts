@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Service. */
-export const serviceRoutes: RouteDefinition = { model: "Service", list: "/api/ipam/services/", detail: "/api/ipam/services/:id/", extra: [] };
+export const serviceRoutes: RouteDefinition = {
+  model: "Service",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/services/",
+  detail: "/api/ipam/services/:id/",
+  extra: [],
+};

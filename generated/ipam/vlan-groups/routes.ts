@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VLANGroup. */
 export const vlanGroupRoutes: RouteDefinition = {
   model: "VLANGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/ipam/vlan-groups/",
   detail: "/api/ipam/vlan-groups/:id/",
   extra: [

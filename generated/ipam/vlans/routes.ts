@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for VLAN. */
-export const vlanRoutes: RouteDefinition = { model: "VLAN", list: "/api/ipam/vlans/", detail: "/api/ipam/vlans/:id/", extra: [] };
+export const vlanRoutes: RouteDefinition = {
+  model: "VLAN",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/vlans/",
+  detail: "/api/ipam/vlans/:id/",
+  extra: [],
+};

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for VRF. */
-export const vrfRoutes: RouteDefinition = { model: "VRF", list: "/api/ipam/vrfs/", detail: "/api/ipam/vrfs/:id/", extra: [] };
+export const vrfRoutes: RouteDefinition = {
+  model: "VRF",
+  versions: ["3.7", "4.6"],
+  list: "/api/ipam/vrfs/",
+  detail: "/api/ipam/vrfs/:id/",
+  extra: [],
+};

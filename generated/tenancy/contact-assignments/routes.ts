@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ContactAssignment. */
 export const contactAssignmentRoutes: RouteDefinition = {
   model: "ContactAssignment",
+  versions: ["3.7", "4.6"],
   list: "/api/tenancy/contact-assignments/",
   detail: "/api/tenancy/contact-assignments/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ContactGroup. */
 export const contactGroupRoutes: RouteDefinition = {
   model: "ContactGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/tenancy/contact-groups/",
   detail: "/api/tenancy/contact-groups/:id/",
   extra: [],

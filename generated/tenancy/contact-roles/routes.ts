@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ContactRole. */
 export const contactRoleRoutes: RouteDefinition = {
   model: "ContactRole",
+  versions: ["3.7", "4.6"],
   list: "/api/tenancy/contact-roles/",
   detail: "/api/tenancy/contact-roles/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Contact. */
 export const contactRoutes: RouteDefinition = {
   model: "Contact",
+  versions: ["3.7", "4.6"],
   list: "/api/tenancy/contacts/",
   detail: "/api/tenancy/contacts/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for TenantGroup. */
 export const tenantGroupRoutes: RouteDefinition = {
   model: "TenantGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/tenancy/tenant-groups/",
   detail: "/api/tenancy/tenant-groups/:id/",
   extra: [],

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Tenant. */
-export const tenantRoutes: RouteDefinition = { model: "Tenant", list: "/api/tenancy/tenants/", detail: "/api/tenancy/tenants/:id/", extra: [] };
+export const tenantRoutes: RouteDefinition = {
+  model: "Tenant",
+  versions: ["3.7", "4.6"],
+  list: "/api/tenancy/tenants/",
+  detail: "/api/tenancy/tenants/:id/",
+  extra: [],
+};

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Group. */
-export const groupRoutes: RouteDefinition = { model: "Group", list: "/api/users/groups/", detail: "/api/users/groups/:id/", extra: [] };
+export const groupRoutes: RouteDefinition = {
+  model: "Group",
+  versions: ["3.7", "4.6"],
+  list: "/api/users/groups/",
+  detail: "/api/users/groups/:id/",
+  extra: [],
+};

@@ -10,4 +10,19 @@ export const groupSerializer: SerializerDefinition = {
   full: ["id", "url", "display", "name", "user_count"],
   brief: ["id", "url", "display", "name"],
   nested: ["id", "url", "display", "name"],
+  convert: {},
+  versions: {
+    "3.7": {
+      full: ["id", "url", "display", "name", "user_count"],
+      brief: ["id", "url", "display", "name"],
+      nested: ["id", "url", "display", "name"],
+      convert: {},
+    },
+    "4.6": {
+      full: ["id", "url", "display", "display_url", "name", "user_count"],
+      brief: ["id", "url", "display", "name"],
+      nested: ["id", "url", "display", "name"],
+      convert: {},
+    },
+  },
 };

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ObjectPermission. */
 export const objectPermissionRoutes: RouteDefinition = {
   model: "ObjectPermission",
+  versions: ["3.7", "4.6"],
   list: "/api/users/permissions/",
   detail: "/api/users/permissions/:id/",
   extra: [],

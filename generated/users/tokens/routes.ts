@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for Token. */
-export const tokenRoutes: RouteDefinition = { model: "Token", list: "/api/users/tokens/", detail: "/api/users/tokens/:id/", extra: [] };
+export const tokenRoutes: RouteDefinition = {
+  model: "Token",
+  versions: ["3.7", "4.6"],
+  list: "/api/users/tokens/",
+  detail: "/api/users/tokens/:id/",
+  extra: [],
+};

@@ -5,4 +5,10 @@
 import type { RouteDefinition } from "../../../runtime/core/types.js";
 
 /** Paths served for User. */
-export const userRoutes: RouteDefinition = { model: "User", list: "/api/users/users/", detail: "/api/users/users/:id/", extra: [] };
+export const userRoutes: RouteDefinition = {
+  model: "User",
+  versions: ["3.7", "4.6"],
+  list: "/api/users/users/",
+  detail: "/api/users/users/:id/",
+  extra: [],
+};

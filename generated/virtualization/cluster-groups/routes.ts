@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ClusterGroup. */
 export const clusterGroupRoutes: RouteDefinition = {
   model: "ClusterGroup",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/cluster-groups/",
   detail: "/api/virtualization/cluster-groups/:id/",
   extra: [],

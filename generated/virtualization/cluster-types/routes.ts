@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for ClusterType. */
 export const clusterTypeRoutes: RouteDefinition = {
   model: "ClusterType",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/cluster-types/",
   detail: "/api/virtualization/cluster-types/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for Cluster. */
 export const clusterRoutes: RouteDefinition = {
   model: "Cluster",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/clusters/",
   detail: "/api/virtualization/clusters/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VMInterface. */
 export const vmInterfaceRoutes: RouteDefinition = {
   model: "VMInterface",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/interfaces/",
   detail: "/api/virtualization/interfaces/:id/",
   extra: [],

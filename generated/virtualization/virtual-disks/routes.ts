@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VirtualDisk. */
 export const virtualDiskRoutes: RouteDefinition = {
   model: "VirtualDisk",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/virtual-disks/",
   detail: "/api/virtualization/virtual-disks/:id/",
   extra: [],

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for VirtualMachine. */
 export const virtualMachineRoutes: RouteDefinition = {
   model: "VirtualMachine",
+  versions: ["3.7", "4.6"],
   list: "/api/virtualization/virtual-machines/",
   detail: "/api/virtualization/virtual-machines/:id/",
   extra: [],

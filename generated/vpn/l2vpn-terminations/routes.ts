@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for L2VPNTermination. */
 export const l2VPNTerminationRoutes: RouteDefinition = {
   model: "L2VPNTermination",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/l2vpn-terminations/",
   detail: "/api/vpn/l2vpn-terminations/:id/",
   legacy: { list: "/api/ipam/l2vpn-terminations/", detail: "/api/ipam/l2vpn-terminations/:id/" },

@@ -7,6 +7,7 @@ import type { RouteDefinition } from "../../../runtime/core/types.js";
 /** Paths served for L2VPN. */
 export const l2VPNRoutes: RouteDefinition = {
   model: "L2VPN",
+  versions: ["3.7", "4.6"],
   list: "/api/vpn/l2vpns/",
   detail: "/api/vpn/l2vpns/:id/",
   legacy: { list: "/api/ipam/l2vpns/", detail: "/api/ipam/l2vpns/:id/" },

@@ -1,0 +1,34 @@
+/**
+ * API versions as data: the versions served (generated/versions.ts, from schema/versions.yaml), the
+ * forms a model shows in each (its serializer's `versions`), and how a request names one.
+ */
+import type { ModelEntry, VersionForms } from './types.js';
+
+/** Numeric order of "major.minor" versions. */
+export function compareVersions(a: string, b: string): number {
+  const [am, an] = a.split('.').map(Number);
+  const [bm, bn] = b.split('.').map(Number);
+  return am - bm || an - bn;
+}
+
+/** Does something with these keys (a field's or model's `since:` / `until:`) exist in `version`? */
+export function inVersion(version: string, keys: { since?: string; until?: string }): boolean {
+  return (!keys.since || compareVersions(version, keys.since) >= 0) && (!keys.until || compareVersions(version, keys.until) < 0);
+}
+
+/** A model's forms in `version` (unknown or none: its default forms). */
+export function formsOf(entry: ModelEntry, version: string | undefined): VersionForms {
+  return (version !== undefined && entry.serializer.versions[version]) || entry.serializer;
+}
+
+/** Every field name any version's nested form shows (what loading a nested row must cover). */
+export function nestedInAnyVersion(entry: ModelEntry): string[] {
+  return [...new Set([entry.serializer.nested, ...Object.values(entry.serializer.versions).map((v) => v.nested)].flat())];
+}
+
+/** The version an `Accept` header names (`application/json; version=4.6`), or undefined. */
+export function acceptedVersion(accept: string | undefined): string | undefined {
+  if (!accept) return undefined;
+  const m = /(?:^|[;,\s])version\s*=\s*"?([^";,\s]+)"?/i.exec(accept);
+  return m?.[1];
+}
