@@ -25,6 +25,8 @@ async function usage(): Promise<string> {
   worker    deliver webhooks only, no API (npm run worker)
   webhook-receiver [--port 9000] [--host 127.0.0.1]
             print the headers and body of every request received, answer 200
+  import-netbox <postgres-url> [--replace] [--dry-run]
+            import a NetBox 3.7-4.2 database whole (ids, users and passwords, tags, cables)
 ${Object.values(accountCommands).map((c) => `  ${c.usage}`).join('\n')}
   help      this text`;
 }
@@ -66,6 +68,11 @@ async function main(argv: string[]): Promise<number> {
         await import('./compose.js');
         const { runAccountCommand } = await import('./auth/accounts.js');
         return await runAccountCommand(command, argv.slice(1));
+      }
+      case 'import-netbox': {
+        await import('./compose.js');
+        const { runImportNetbox } = await import('./import-netbox.js');
+        return await runImportNetbox(argv.slice(1));
       }
       case 'help': case '--help': case '-h':
         console.log(await usage());

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
-import { hashPassword, verifyPasswordAsync } from '../core/secrets.js';
+import { hashPassword, needsRehash, verifyPasswordAsync } from '../core/secrets.js';
 import { model, type Row } from '../data/registry.js';
 import { beginRequestAttempt } from './throttle.js';
 
@@ -47,5 +47,7 @@ export async function checkCredentials(ctx: Context, db: Knex, credentials: Cred
   const matches = await verifyPasswordAsync(credentials.password, user?.password ?? dummyHash);
   if (!user || !matches || !(user.is_active === true || user.is_active === 1)) throw errors.forbidden(INVALID_CREDENTIALS);
   await attempt.succeeded();
+  // A password imported with another scheme's hash (NetBox's): stored anew in this one.
+  if (needsRehash(user.password)) await db(model('User').definition.table).where('id', user.id).update({ password: hashPassword(credentials.password) });
   return user;
 }

@@ -1,8 +1,10 @@
 /**
  * How secrets are stored. Token keys are stored only as SHA-256 digests (a key has 160 random bits,
- * so a fast hash is enough); passwords are hashed with scrypt, which is slow on purpose.
+ * so a fast hash is enough); passwords are hashed with scrypt, which is slow on purpose. Passwords
+ * imported from NetBox keep Django's `pbkdf2_sha256$iterations$salt$hash` until their first login,
+ * which rehashes them (needsRehash).
  */
-import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, pbkdf2, pbkdf2Sync, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -12,7 +14,21 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/** A Django PBKDF2-SHA256 hash's parts, or null when `stored` is not one. */
+function djangoHash(stored: string): { iterations: number; salt: string; expected: Buffer } | null {
+  const [scheme, iterations, salt, hash] = stored.split('$');
+  if (scheme !== 'pbkdf2_sha256' || !hash || !/^\d+$/.test(iterations) || Number(iterations) > 10_000_000) return null;
+  return { iterations: Number(iterations), salt, expected: Buffer.from(hash, 'base64') };
+}
+
+/** Whether a stored hash is of another scheme than the one hashPassword makes (rehash it after a successful login). */
+export function needsRehash(stored: string): boolean {
+  return !stored.startsWith('scrypt$');
+}
+
 export function verifyPassword(password: string, stored: string): boolean {
+  const django = djangoHash(stored);
+  if (django) return timingSafeEqual(pbkdf2Sync(password, django.salt, django.iterations, django.expected.length, 'sha256'), django.expected);
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
@@ -22,6 +38,11 @@ export function verifyPassword(password: string, stored: string): boolean {
 
 /** verifyPassword without blocking the event loop (login and token provisioning). */
 export async function verifyPasswordAsync(password: string, stored: string): Promise<boolean> {
+  const django = djangoHash(stored);
+  if (django && django.expected.length) {
+    const actual = await new Promise<Buffer>((resolve, reject) => pbkdf2(password, django.salt, django.iterations, django.expected.length, 'sha256', (err, key) => (err ? reject(err) : resolve(key))));
+    return timingSafeEqual(actual, django.expected);
+  }
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !hash) return false;
   const expected = Buffer.from(hash, 'base64');

@@ -1,0 +1,275 @@
+/**
+ * Importing a NetBox database whole (`npm run cli -- import-netbox <url>`): every model NetLedger has,
+ * read table by table from the NetBox database (netbox-source.ts) in batches and written with the
+ * same ids into the target in one transaction, so a failure leaves the target as it was.
+ *
+ * The mapping is the schema's: NetLedger's tables and columns carry NetBox's names, so a row's
+ * columns are taken by name; what a field stores beside its value is derived as a write would
+ * (network bounds, natural sort keys, token digests); generic relations' content type ids become
+ * `app.model`; many-to-many links and tags are carried from NetBox's link tables. Passwords keep their
+ * Django hashes (verified at login, then rehashed). Relations that form a cycle (a device and its
+ * virtual chassis, a region and its parent) are written once every row is in. What the source keeps
+ * elsewhere in its newer schemas (4.2's scopes, terminations and MAC address objects) is taken from
+ * there (SOURCES).
+ */
+import type { Knex } from 'knex';
+import { modelList } from './registry.js';
+import { insertRows } from './insert.js';
+import { isPostgres } from './db.js';
+import { naturalKey } from './natural.js';
+import { parseNetwork, networkText } from '../core/ipnet.js';
+import { keyDigest } from '../core/secrets.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import type { NetboxSource } from './netbox-source.js';
+
+const BATCH = 2000;
+
+/** Tables NetBox 3.7 names after Django's own apps. */
+const TABLE_IN_37: Record<string, string> = { users_user: 'auth_user', users_group: 'auth_group', users_user_groups: 'auth_user_groups' };
+
+/** Tables whose rows NetLedger makes itself: never imported. */
+const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
+
+export interface ModelSummary { model: string; read: number; imported: number; skipped: number; reason: string }
+
+export class ImportRefused extends Error {}
+
+type Src = Record<string, any>;
+
+/** The source's name of a NetLedger table. */
+const sourceTable = (source: NetboxSource, table: string) => (source.version === '3.7' && TABLE_IN_37[table]) || table;
+
+/** Models in an order where every relation points at a model written before, but those in a cycle (returned apart). */
+function writeOrder(): { order: ModelEntry[]; late: Map<ModelEntry, FieldDefinition[]> } {
+  const byName = new Map(modelList.map((e) => [e.definition.name, e]));
+  const order: ModelEntry[] = [];
+  const late = new Map<ModelEntry, FieldDefinition[]>();
+  const state = new Map<ModelEntry, 'visiting' | 'done'>();
+  const visit = (e: ModelEntry) => {
+    state.set(e, 'visiting');
+    for (const f of Object.values(e.definition.fields)) {
+      if (f.type !== 'fk') continue;
+      const target = byName.get(f.to!);
+      if (!target) continue;
+      if (target === e || state.get(target) === 'visiting') late.set(e, [...(late.get(e) ?? []), f]);
+      else if (!state.has(target)) visit(target);
+    }
+    state.set(e, 'done');
+    order.push(e);
+  };
+  for (const e of modelList) if (!state.has(e)) visit(e);
+  return { order, late };
+}
+
+/** The NetLedger row of a NetBox row; throws naming the field when a value cannot be taken. */
+function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: FieldDefinition[], extra: Src): Src {
+  const row: Src = { id: Number(src.id) };
+  const has = (c: string) => c in src;
+  for (const f of Object.values(entry.definition.fields)) {
+    if (['m2m', 'computed', 'alias'].includes(f.type)) continue;
+    const column = f.columns[0];
+    const value = column in extra ? extra[column] : src[column];
+    switch (f.type) {
+      case 'fk':
+        row[column] = lateFields.includes(f) ? null : value ?? null;
+        break;
+      case 'generic_fk': {
+        const typeId = src[`${f.name}_type_id`];
+        row[`${f.name}_type`] = typeId === null || typeId === undefined ? null : source.contentTypes.get(Number(typeId)) ?? null;
+        row[`${f.name}_id`] = src[`${f.name}_id`] ?? null;
+        break;
+      }
+      case 'ip_prefix': case 'ip_address': {
+        if (value === null || value === undefined) { row[column] = null; break; }
+        const n = parseNetwork(String(value));
+        if (!n) throw new Error(`${f.name}: '${value}' is not a valid network`);
+        if (n.length === 0) throw new Error(`${f.name}: '${value}' has a /0 mask, which NetLedger refuses`);
+        if (f.type === 'ip_prefix' && n.hostBitsSet) throw new Error(`${f.name}: '${value}' has host bits set`);
+        row[column] = f.type === 'ip_prefix' ? networkText(n) : n.text;
+        if (f.type === 'ip_address') row[`${f.name}_host`] = n.host;
+        row[`${f.name}_first`] = n.first;
+        row[`${f.name}_last`] = n.last;
+        row[`${f.name}_length`] = n.length;
+        row.family = n.family;
+        break;
+      }
+      case 'token_key': {
+        const key = String(src.key ?? '');
+        if (!/^[0-9a-fA-F]{40}$/.test(key)) throw new Error(`key: not a 40-character hexadecimal key`);
+        row[f.columns[0]] = keyDigest(key.toLowerCase());
+        row[f.columns[1]] = '*'.repeat(34) + key.slice(-6);
+        break;
+      }
+      case 'json':
+        row[column] = has(column) || column in extra ? JSON.stringify(value ?? null) : JSON.stringify(f.default ?? null);
+        break;
+      default:
+        if (has(column) || column in extra) row[column] = value instanceof Date ? value.toISOString() : value;
+        else if (f.default !== undefined) row[column] = f.default;
+        else row[column] = f.nullable ? null : f.type === 'boolean' ? false : ['choice', 'string', 'text', 'slug'].includes(f.type) ? '' : null;
+        if (f.natural && f.columns[1]) row[f.columns[1]] = naturalKey(row[column]);
+    }
+  }
+  if (entry.definition.customFields) row.custom_field_data = JSON.stringify(src.custom_field_data ?? {});
+  if (entry.definition.timestamps) {
+    row.created = src.created instanceof Date ? src.created.toISOString() : src.created ?? null;
+    row.last_updated = src.last_updated instanceof Date ? src.last_updated.toISOString() : src.last_updated ?? null;
+  }
+  return row;
+}
+
+/** Values a NetBox 4.x schema keeps elsewhere, by the target's column: 4.2's scopes and generic terminations. */
+function fromScope(src: Src, source: NetboxSource, kind: string, column: string): Src {
+  const type = src[`${kind}_type_id`];
+  if (type === null || type === undefined || column in src) return {};
+  const name = source.contentTypes.get(Number(type));
+  const id = src[`${kind}_id`];
+  if (column === 'site_id') return { site_id: name === 'dcim.site' ? id : null };
+  if (column === 'provider_network_id') return { provider_network_id: name === 'circuits.providernetwork' ? id : null };
+  return {};
+}
+
+/** The object types (`app.model` list) of a row from NetBox's link table of them. */
+async function objectTypeLists(source: NetboxSource, table: string, column: string, base: string): Promise<Map<number, string[]> | null> {
+  for (const [link, target] of [[`${table}_${column}`, 'contenttype_id'], [`${table}_object_types`, 'objecttype_id'], [`${table}_content_types`, 'contenttype_id']]) {
+    const cols = source.tables.get(link);
+    if (!cols?.has(target)) continue;
+    const owner = `${base}_id`;
+    const out = new Map<number, string[]>();
+    for await (const rows of source.rows(link, 10_000)) {
+      for (const r of rows) {
+        const name = source.contentTypes.get(Number(r[target]));
+        if (name) out.set(Number(r[owner]), [...(out.get(Number(r[owner])) ?? []), name]);
+      }
+    }
+    return out;
+  }
+  return null;
+}
+
+/** The id columns of NetBox's many-to-many table: (owner, target). */
+function linkColumns(cols: Set<string>, owner: string): [string, string] | null {
+  const ids = [...cols].filter((c) => c !== 'id' && c.endsWith('_id'));
+  if (ids.length !== 2) return null;
+  const first = ids.includes(`${owner}_id`) ? `${owner}_id` : ids.includes(`from_${owner}_id`) ? `from_${owner}_id` : null;
+  return first ? [first, ids.find((c) => c !== first)!] : null;
+}
+
+/** `fn`, its failure named after `what`. */
+async function within<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+export interface ImportOptions { replace: boolean; dryRun: boolean; progress?: (line: string) => void }
+
+/** Whether the target holds inventory data: any row in a model table but accounts and the change log. */
+async function holdsData(db: Knex): Promise<string | null> {
+  for (const e of modelList) {
+    if (e.definition.app === 'users' || NOT_IMPORTED.has(e.definition.table)) continue;
+    if ((await db(e.definition.table).first('id'))) return e.definition.table;
+  }
+  return null;
+}
+
+/** Imports `source` into `db`; the summary per model. Everything in one transaction (rolled back on a dry run). */
+export async function importNetbox(db: Knex, source: NetboxSource, options: ImportOptions): Promise<ModelSummary[]> {
+  const summary: ModelSummary[] = [];
+  const filled = new Set<string>();
+  const DRY = Symbol('dry run');
+  const { order, late } = writeOrder();
+  try {
+    await db.transaction(async (trx) => {
+      const occupied = await holdsData(trx);
+      if (occupied && !options.replace) throw new ImportRefused(`the target already holds inventory data (${occupied} has rows): import into an empty database, or pass --replace`);
+      if (occupied || options.replace) {
+        for (const e of [...order].reverse()) {
+          for (const f of Object.values(e.definition.fields)) if (f.type === 'm2m' && f.through) await trx(f.through).delete();
+          if (!NOT_IMPORTED.has(e.definition.table)) await trx(e.definition.table).delete();
+        }
+        await trx('extras_taggeditem').delete();
+      }
+      const macs = new Map<number, string>();
+      if (source.tables.has('dcim_macaddress')) for await (const rows of source.rows('dcim_macaddress', 10_000)) for (const r of rows) macs.set(Number(r.id), r.mac_address);
+      const pending: { table: string; updates: { id: number; values: Src }[] }[] = [];
+      for (const e of order) {
+        const d = e.definition;
+        const table = sourceTable(source, d.table);
+        const cols = source.tables.get(table);
+        if (NOT_IMPORTED.has(d.table)) continue;
+        if (!cols) { summary.push({ model: d.name, read: 0, imported: 0, skipped: 0, reason: 'not in the source' }); continue; }
+        const lateFields = late.get(e) ?? [];
+        const types = new Map<string, Map<number, string[]> | null>();
+        for (const f of Object.values(d.fields)) {
+          if (f.type === 'json' && f.name.endsWith('_types') && !cols.has(f.columns[0])) types.set(f.columns[0], await objectTypeLists(source, table, f.name, d.table.split('_').slice(1).join('_')));
+        }
+        let read = 0;
+        for await (const batch of source.rows(table, BATCH)) {
+          const rows: Src[] = [];
+          for (const src of batch) {
+            read++;
+            const extra: Src = { ...fromScope(src, source, 'scope', 'site_id'), ...fromScope(src, source, 'termination', 'site_id'), ...fromScope(src, source, 'termination', 'provider_network_id') };
+            for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
+            if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;
+            if (Array.isArray(src.event_types)) for (const [flag, event] of [['type_create', 'object_created'], ['type_update', 'object_updated'], ['type_delete', 'object_deleted'], ['type_job_start', 'job_started'], ['type_job_end', 'job_completed']]) extra[flag] = src.event_types.includes(event);
+            try {
+              rows.push(mapRow(e, src, source, lateFields, extra));
+            } catch (error) {
+              throw new Error(`${table} row ${src.id}: ${(error as Error).message}`);
+            }
+            if (lateFields.length) {
+              const values = Object.fromEntries(lateFields.filter((f) => src[f.columns[0]] !== null && src[f.columns[0]] !== undefined).map((f) => [f.columns[0], src[f.columns[0]]]));
+              if (Object.keys(values).length) pending.push({ table: d.table, updates: [{ id: Number(src.id), values }] });
+            }
+          }
+          try {
+            await insertRows(trx, d.table, rows);
+          } catch (error) {
+            throw new Error(`${table}, rows ${rows[0]?.id}-${rows[rows.length - 1]?.id}: ${(error as Error).message.split('\n')[0]}`);
+          }
+          options.progress?.(`${d.name}: ${read} rows`);
+        }
+        if (read) filled.add(d.table);
+        summary.push({ model: d.name, read, imported: read, skipped: 0, reason: '' });
+      }
+      // Links once every model is in: their targets may come later in the order.
+      for (const e of order) {
+        const d = e.definition;
+        for (const f of Object.values(d.fields)) {
+          if (f.type !== 'm2m' || !f.through) continue;
+          const link = sourceTable(source, f.through);
+          const linkCols = source.tables.get(link);
+          const pair = linkCols && linkColumns(linkCols, d.table.split('_').slice(1).join('_'));
+          if (!pair) continue;
+          for await (const batch of source.rows(link, 10_000)) await within(`${link}`, () => insertRows(trx, f.through!, batch.map((r) => ({ from_id: r[pair[0]], to_id: r[pair[1]] }))));
+          filled.add(f.through);
+        }
+      }
+      for (const p of pending) {
+        const columns = Object.keys(p.updates[0].values);
+        for (const u of p.updates) await within(`${p.table} row ${u.id}`, () => trx(p.table).where('id', u.id).update(Object.fromEntries(columns.map((c) => [c, u.values[c]]))));
+      }
+      let tagged = 0;
+      for await (const batch of source.rows('extras_taggeditem', 10_000)) {
+        await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
+        tagged += batch.length;
+      }
+      if (tagged) filled.add('extras_taggeditem');
+      summary.push({ model: 'tags on objects', read: tagged, imported: tagged, skipped: 0, reason: '' });
+      if (isPostgres(trx)) {
+        for (const table of filled) {
+          const { rows } = await trx.raw("select pg_get_serial_sequence(?, 'id') as seq", [table]);
+          if (rows[0]?.seq) await trx.raw(`select setval(?, greatest((select max(id) from ??), 1))`, [rows[0].seq, table]);
+        }
+      }
+      if (options.dryRun) throw DRY;
+    });
+  } catch (error) {
+    if (error !== DRY) throw error;
+  }
+  if (!options.dryRun) for (const table of filled) await db.raw(isPostgres(db) ? 'analyze ??' : 'analyze ??', [table]);
+  return summary;
+}

@@ -1,0 +1,133 @@
+/**
+ * `npm run cli -- import-netbox <url>` (runtime/data/netbox-import.ts) from a small NetBox-shaped
+ * database the test builds (a PostgreSQL schema: django_migrations of 4.2, content types, a tenant,
+ * a site with a tag and custom field data, an address on it, a user with a Django password hash),
+ * into the engine under test: the same ids, the tag, the custom field data, a login with the old
+ * password, no first-start superuser; a row NetLedger refuses fails the import whole and names the row;
+ * an occupied target is refused without --replace; --dry-run writes nothing. (A PostgreSQL server is
+ * needed on both engines: the source is one.)
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { pbkdf2Sync } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import knex from 'knex';
+import { engine, startApp, testDatabase, testSchemaName } from './helpers.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const nodeBin = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const test = suite(`import-netbox (${engine})`);
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'runtime/cli.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli did not finish: ${stdout} ${stderr}`)); }, 120_000);
+    child.on('close', (code) => { clearTimeout(timer); resolveRun({ code, stdout, stderr }); });
+  });
+}
+
+const django = (password: string) => `pbkdf2_sha256$1000$salty$${pbkdf2Sync(password, 'salty', 1000, 32, 'sha256').toString('base64')}`;
+
+/** The NetBox-shaped source, in a schema of its own. */
+async function buildSource(schema: string, badAddress = false): Promise<void> {
+  const db = knex({ client: 'pg', connection: PG_URL });
+  try {
+    await db.raw(`create schema ${schema}`);
+    const t = (sql: string) => db.raw(sql.replaceAll('%s', schema));
+    await t(`create table %s.django_migrations (id serial primary key, app text, name text)`);
+    await t(`insert into %s.django_migrations (app, name) values ('dcim', '0199_macaddress'), ('dcim', '0200_populate_mac_addresses')`);
+    await t(`create table %s.django_content_type (id integer primary key, app_label text, model text)`);
+    await t(`insert into %s.django_content_type values (3, 'dcim', 'site'), (4, 'tenancy', 'tenant'), (9, 'dcim', 'interface')`);
+    await t(`create table %s.tenancy_tenant (id bigint primary key, name text, slug text, description text, comments text, group_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.tenancy_tenant values (41, 'Acme', 'acme', '', '', null, '{}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
+    await t(`create table %s.dcim_site (id bigint primary key, name text, slug text, status text, tenant_id bigint, facility text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.dcim_site values (17, 'Alpha', 'alpha', 'active', 41, 'F1', '', '', '{"owner": "ops"}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
+    await t(`create table %s.ipam_ipaddress (id bigint primary key, address inet, status text, role text, dns_name text, description text, comments text, tenant_id bigint, vrf_id bigint, nat_inside_id bigint, assigned_object_type_id integer, assigned_object_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await db.raw(`insert into ${schema}.ipam_ipaddress values (250, ?, 'active', '', '', '', '', 41, null, null, null, null, '{}', now(), now())`, [badAddress ? '0.0.0.0/0' : '192.0.2.7/24']);
+    await t(`create table %s.extras_tag (id bigint primary key, name text, slug text, color text, description text, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.extras_tag values (5, 'Core', 'core', 'ff0000', '', now(), now())`);
+    await t(`create table %s.extras_taggeditem (id bigint primary key, object_id integer, content_type_id integer, tag_id bigint)`);
+    await t(`insert into %s.extras_taggeditem values (1, 17, 3, 5)`);
+    await t(`create table %s.users_user (id integer primary key, username text, password text, first_name text, last_name text, email text, is_staff boolean, is_active boolean, is_superuser boolean, date_joined timestamptz, last_login timestamptz)`);
+    await db.raw(`insert into ${schema}.users_user values (8, 'olduser', ?, '', '', '', true, true, true, now(), null)`, [django('netbox-password')]);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function dropSource(schema: string): Promise<void> {
+  const db = knex({ client: 'pg', connection: PG_URL });
+  try { await db.raw(`drop schema if exists ${schema} cascade`); } finally { await db.destroy(); }
+}
+
+const sourceUrl = (schema: string) => `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+test('a NetBox database imports whole, with its ids, tags, custom field data and passwords; refusals leave the target as it was', async () => {
+  const good = testSchemaName('nbsrc');
+  const bad = testSchemaName('nbbad');
+  const target = testDatabase();
+  const env = { ...target.env, PORT: '0' };
+  await buildSource(good);
+  await buildSource(bad, true);
+  try {
+    // A row NetLedger refuses: the whole import fails, naming the row, and nothing is written.
+    const refused = await cli(['import-netbox', sourceUrl(bad)], env);
+    assert.is(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /ipam_ipaddress row 250/);
+    const dry = await cli(['import-netbox', '--dry-run', sourceUrl(good)], env);
+    assert.is(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /dry run/);
+    const run = await cli(['import-netbox', sourceUrl(good)], env);
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Site\s+1\s+1\s+0/);
+    const again = await cli(['import-netbox', sourceUrl(good)], env);
+    assert.is(again.code, 1);
+    assert.match(again.stderr, /already holds inventory data/);
+
+    const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
+    try {
+      assert.is(app.running.admin, null, 'no first-start superuser beside the imported users');
+      const provision = await app.api('POST', '/api/users/tokens/provision/', { username: 'olduser', password: 'netbox-password' }, { token: null });
+      assert.is(provision.status, 201, provision.text);
+      const token = provision.body.key as string;
+      const get = async (path: string) => (await app.api('GET', path, undefined, { token })).body;
+      const site = await get('/api/dcim/sites/17/');
+      assert.is(site.name, 'Alpha');
+      assert.is(site.tenant.id, 41);
+      assert.equal(site.tags.map((t: { name: string }) => t.name), ['Core']);
+      const stored = await app.running.db('dcim_site').where('id', 17).first('custom_field_data');
+      assert.equal(typeof stored.custom_field_data === 'string' ? JSON.parse(stored.custom_field_data) : stored.custom_field_data, { owner: 'ops' }, 'custom field data carried (shown once its field is defined)');
+      const ip = await get('/api/ipam/ip-addresses/250/');
+      assert.is(ip.address, '192.0.2.7/24');
+      assert.is((await get('/api/ipam/ip-addresses/?parent=192.0.2.0/24')).count, 1);
+      // Ids go on past the imported ones.
+      const next = await app.api('POST', '/api/dcim/sites/', { name: 'Beta', slug: 'beta' }, { token });
+      assert.is(next.status, 201, next.text);
+      assert.ok(next.body.id > 17);
+      // The imported hash was replaced by this service's own after the login.
+      const user = await app.running.db('users_user').where('id', 8).first('password');
+      assert.match(user.password, /^scrypt\$/);
+      const again2 = await app.api('POST', '/api/users/tokens/provision/', { username: 'olduser', password: 'netbox-password' }, { token: null });
+      assert.is(again2.status, 201);
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    await dropSource(good);
+    await dropSource(bad);
+    rmSync(target.dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
