@@ -79,7 +79,7 @@ export async function ensureAdmin(db: Knex, config: Config): Promise<Running['ad
 export async function start(config: Config = loadConfig(), options: { prepared?: boolean } = {}): Promise<Running> {
   const db = options.prepared ? openPrepared(config) : (await prepareDatabase(config)).db;
   await loadSearchIndexes(db);
-  const statistics = await keepStatistics(db, config.statisticsInterval);
+  const statistics = await keepStatistics(db, config.statisticsInterval, config.statisticsRefreshRows);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
   const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);

@@ -28,6 +28,8 @@ export interface Config {
   countExactLimit: number;
   /** seconds between rounds of planner-statistics upkeep (statistics.ts); null: the engine's default */
   statisticsInterval: number | null;
+  /** rows a table must owe (changed since its last analysis) before it is analysed after writes (fresh-statistics.ts) */
+  statisticsRefreshRows: number;
   /** content types readable without a token; '*' for all */
   exemptViewPermissions: string[];
   adminUsername: string;
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize,
     countExactLimit: integer(env, 'COUNT_EXACT_LIMIT', 100_000, 0, Number.MAX_SAFE_INTEGER),
     statisticsInterval: env.STATISTICS_INTERVAL ? amount(env, 'STATISTICS_INTERVAL', 0, 0.1, 86_400) : null,
+    statisticsRefreshRows: amount(env, 'STATISTICS_REFRESH_ROWS', 500, 1, 1e12),
     exemptViewPermissions: exempt,
     adminUsername: env.ADMIN_USERNAME || 'admin',
     adminPassword: env.ADMIN_PASSWORD || null,

@@ -22,7 +22,8 @@ import { model } from './registry.js';
 import { registry } from '../core/metrics.js';
 import { log } from '../core/log.js';
 
-const MIN_ROWS = 500;
+/** The default of STATISTICS_REFRESH_ROWS. */
+export const MIN_ROWS = 500;
 const SHARE = 0.5;
 const DELAY_MS = 50;
 /** Advisory lock of a table's analysis, with a hash of the schema and the table. */
@@ -52,8 +53,8 @@ async function analysedSize(db: Knex, table: string): Promise<number> {
 }
 
 /** Analyses `table` when it still owes enough rows; whether it did. */
-async function analyseIfDue(db: Knex, table: string, owed: number): Promise<boolean> {
-  const due = async (q: Knex) => owed >= Math.max(MIN_ROWS, SHARE * await analysedSize(q, table));
+async function analyseIfDue(db: Knex, table: string, owed: number, minRows: number): Promise<boolean> {
+  const due = async (q: Knex) => owed >= Math.max(minRows, SHARE * await analysedSize(q, table));
   if (!isPostgres(db)) {
     if (!(await due(db))) return false;
     await db.raw('pragma analysis_limit = 1000');
@@ -69,13 +70,13 @@ async function analyseIfDue(db: Knex, table: string, owed: number): Promise<bool
 }
 
 /** `fresh`: commits added rows since the last round began (a round runs only then). */
-interface Refresher { owed: Map<string, number>; fresh: boolean; timer: NodeJS.Timeout | null; round: Promise<void> | null; stopped: boolean }
+interface Refresher { minRows: number; owed: Map<string, number>; fresh: boolean; timer: NodeJS.Timeout | null; round: Promise<void> | null; stopped: boolean }
 
 const refreshers = new Map<Knex, Refresher>();
 
 function schedule(db: Knex, r: Refresher): void {
   if (!r.fresh || r.timer || r.round || r.stopped) return;
-  if (![...r.owed.values()].some((n) => n >= MIN_ROWS)) return;
+  if (![...r.owed.values()].some((n) => n >= r.minRows)) return;
   r.timer = setTimeout(() => {
     r.timer = null;
     r.fresh = false;
@@ -86,11 +87,11 @@ function schedule(db: Knex, r: Refresher): void {
 
 async function runRound(db: Knex, r: Refresher): Promise<void> {
   for (const [table, owed] of [...r.owed]) {
-    if (owed < MIN_ROWS || r.stopped) continue;
+    if (owed < r.minRows || r.stopped) continue;
     try {
       // Taken before the analysis: commits during it owe again.
       r.owed.delete(table);
-      if (await analyseIfDue(db, table, owed)) statisticsRefreshes.inc({ table });
+      if (await analyseIfDue(db, table, owed, r.minRows)) statisticsRefreshes.inc({ table });
       else r.owed.set(table, (r.owed.get(table) ?? 0) + owed);
     } catch (error) {
       log.warn({ err: error, table }, 'analysing a table after writes failed');
@@ -106,9 +107,12 @@ afterCommittedWrites((db, rows) => {
   schedule(db, r);
 });
 
-/** Starts refreshing the statistics of `db`'s tables after its writes; the returned stop waits for a round in flight. */
-export function refreshAfterWrites(db: Knex): () => Promise<void> {
-  const r: Refresher = { owed: new Map(), fresh: false, timer: null, round: null, stopped: false };
+/**
+ * Starts refreshing the statistics of `db`'s tables after its writes, once a table owes `minRows`
+ * (STATISTICS_REFRESH_ROWS); the returned stop waits for a round in flight.
+ */
+export function refreshAfterWrites(db: Knex, minRows = MIN_ROWS): () => Promise<void> {
+  const r: Refresher = { minRows, owed: new Map(), fresh: false, timer: null, round: null, stopped: false };
   refreshers.set(db, r);
   return async () => {
     r.stopped = true;

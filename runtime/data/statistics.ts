@@ -99,9 +99,9 @@ export interface StatisticsKeeper {
  * Stopping waits for a round in flight, so that nothing runs on a pool being closed or a schema
  * being dropped. `everySeconds`: the rounds' interval (STATISTICS_INTERVAL), null for the engine's own.
  */
-export async function keepStatistics(db: Knex, everySeconds: number | null = null): Promise<StatisticsKeeper> {
+export async function keepStatistics(db: Knex, everySeconds: number | null = null, refreshRows?: number): Promise<StatisticsKeeper> {
   await upkeep(db);
-  const stopRefreshing = refreshAfterWrites(db);
+  const stopRefreshing = refreshAfterWrites(db, refreshRows);
   const every = everySeconds !== null ? everySeconds * 1000 : isPostgres(db) ? POSTGRES_EVERY_MS : SQLITE_EVERY_MS;
   const inFlight = new Set<Promise<void>>();
   const timer = setInterval(() => {
