@@ -49,8 +49,11 @@ async function buildSource(schema: string, badAddress = false): Promise<void> {
     await t(`insert into %s.django_migrations (app, name) values ('dcim', '0199_macaddress'), ('dcim', '0200_populate_mac_addresses')`);
     await t(`create table %s.django_content_type (id integer primary key, app_label text, model text)`);
     await t(`insert into %s.django_content_type values (3, 'dcim', 'site'), (4, 'tenancy', 'tenant'), (9, 'dcim', 'interface')`);
+    // A child group whose parent has the higher id: its parent is set after both rows are in.
+    await t(`create table %s.tenancy_tenantgroup (id bigint primary key, name text, slug text, description text, parent_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.tenancy_tenantgroup values (3, 'Customers', 'customers', '', 7, '{}', now(), now()), (7, 'External', 'external', '', null, '{}', now(), now())`);
     await t(`create table %s.tenancy_tenant (id bigint primary key, name text, slug text, description text, comments text, group_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
-    await t(`insert into %s.tenancy_tenant values (41, 'Acme', 'acme', '', '', null, '{}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
+    await t(`insert into %s.tenancy_tenant values (41, 'Acme', 'acme', '', '', 3, '{}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
     await t(`create table %s.dcim_site (id bigint primary key, name text, slug text, status text, tenant_id bigint, facility text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
     await t(`insert into %s.dcim_site values (17, 'Alpha', 'alpha', 'active', 41, 'F1', '', '', '{"owner": "ops"}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
     await t(`create table %s.ipam_ipaddress (id bigint primary key, address inet, status text, role text, dns_name text, description text, comments text, tenant_id bigint, vrf_id bigint, nat_inside_id bigint, assigned_object_type_id integer, assigned_object_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
@@ -105,6 +108,9 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       const site = await get('/api/dcim/sites/17/');
       assert.is(site.name, 'Alpha');
       assert.is(site.tenant.id, 41);
+      const child = await get('/api/tenancy/tenant-groups/3/');
+      assert.is(child.parent?.id, 7, 'a reference to a row with a higher id is set');
+      assert.equal((await get('/api/tenancy/tenants/?group_id=7')).results.map((r: { id: number }) => r.id), [41], 'the tree holds: the parent group contains the tenant');
       assert.equal(site.tags.map((t: { name: string }) => t.name), ['Core']);
       const stored = await app.running.db('dcim_site').where('id', 17).first('custom_field_data');
       assert.equal(typeof stored.custom_field_data === 'string' ? JSON.parse(stored.custom_field_data) : stored.custom_field_data, { owner: 'ops' }, 'custom field data carried (shown once its field is defined)');

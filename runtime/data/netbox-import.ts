@@ -15,7 +15,7 @@
 import type { Knex } from 'knex';
 import { modelList } from './registry.js';
 import { insertRows } from './insert.js';
-import { isPostgres } from './db.js';
+import { isPostgres, updateEach } from './db.js';
 import { naturalKey } from './natural.js';
 import { parseNetwork, networkText } from '../core/ipnet.js';
 import { keyDigest } from '../core/secrets.js';
@@ -221,7 +221,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
               throw new Error(`${table} row ${src.id}: ${(error as Error).message}`);
             }
             if (lateFields.length) {
-              const values = Object.fromEntries(lateFields.filter((f) => src[f.columns[0]] !== null && src[f.columns[0]] !== undefined).map((f) => [f.columns[0], src[f.columns[0]]]));
+              const values = Object.fromEntries(lateFields.filter((f) => src[f.columns[0]] !== null && src[f.columns[0]] !== undefined).map((f) => [f.columns[0], Number(src[f.columns[0]])]));
               if (Object.keys(values).length) pending.push({ table: d.table, updates: [{ id: Number(src.id), values }] });
             }
           }
@@ -248,10 +248,14 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           filled.add(f.through);
         }
       }
+      // The late references, set-based: one UPDATE per chunk of rows that set the same columns.
+      const byColumns = new Map<string, { table: string; updates: { id: number; values: Src }[] }>();
       for (const p of pending) {
-        const columns = Object.keys(p.updates[0].values);
-        for (const u of p.updates) await within(`${p.table} row ${u.id}`, () => trx(p.table).where('id', u.id).update(Object.fromEntries(columns.map((c) => [c, u.values[c]]))));
+        const key = `${p.table} ${Object.keys(p.updates[0].values).join(',')}`;
+        const group = byColumns.get(key) ?? byColumns.set(key, { table: p.table, updates: [] }).get(key)!;
+        group.updates.push(...p.updates);
       }
+      for (const { table, updates } of byColumns.values()) await within(table, () => updateEach(trx, table, updates));
       let tagged = 0;
       for await (const batch of source.rows('extras_taggeditem', 10_000)) {
         await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
