@@ -62,8 +62,10 @@ test('a device shows a tab per component kind with its count; the interface tabl
   assert.not.ok(headers.includes('Device'), 'the device column is left out of its own tab');
   assert.is(await page.locator('table[aria-label="Interfaces"] tbody tr').count(), 48);
   const first = page.locator('table[aria-label="Interfaces"] tbody tr').first();
-  const peer = first.locator('td:nth-child(13) a');
-  assert.match(await peer.innerText(), /ams-srv1.*eth0/);
+  const peer = first.locator('td:nth-child(13) a').last();
+  assert.match(await first.locator('td:nth-child(13)').innerText(), /ams-srv1.*eth0/);
+  assert.is(await first.locator('td:nth-child(13) a').first().getAttribute('href'), `/dcim/devices/${server.id}/`, 'the peer\'s device is a link too');
+  assert.is(await peer.innerText(), 'eth0');
   const href = await peer.getAttribute('href');
   assert.match(href!, /^\/dcim\/interfaces\/\d+\/$/);
   assert.match(await first.locator(`a[href="/dcim/cables/${cable.id}/"]`).innerText(), /\S/);

@@ -18,6 +18,8 @@ import { homePage, searchPage } from './home.js';
 import { changelogPage } from './changelog-page.js';
 import { userPages } from './user.js';
 import { deliveryPages } from './deliveries.js';
+import { tracePage } from './trace.js';
+import { cableFormPage } from './cable-form.js';
 import { browsableApi, wantsBrowsable } from './browsable.js';
 import { CSRF_FIELD, useLoginPages, type Session } from '../auth/sessions.js';
 import { CONTENT_SECURITY_POLICY, renderTemplate } from './render.js';
@@ -43,7 +45,7 @@ export function uiRoutes(services: Services) {
   });
   const api: ApiViews = new Map(modelList.map((entry) => [entry, views(entry, services)]));
   const byPath = new Map(modelList.map((entry) => [`${entry.definition.app}/${entry.definition.endpoint}`, entry]));
-  const special = [userPages, deliveryPages];
+  const special = [userPages, deliveryPages, tracePage, cableFormPage];
 
   async function modelPage(ui: UiContext, entry: ModelEntry, m: RegExpExecArray): Promise<void> {
     const { ctx, page, session } = ui;

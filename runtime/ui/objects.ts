@@ -19,6 +19,7 @@ import type { Services } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
 import { tabLinks, tabPage, tabsOf } from './tabs.js';
 import { renderPanels } from './panels.js';
+import { cableModel } from './cabling.js';
 
 export type ApiViews = Map<ModelEntry, { list: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;
 const JOURNAL_TYPE = 'extras.journalentry';
@@ -81,6 +82,7 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     csrf: page.csrf,
     csrfField: page.csrfField,
   };
+  if (d.cabling) Object.assign(view, cableButtons(ctx, services, entry, object));
   if (uiTab) return tabPage(ctx, services, page, entry, api, object, uiTab, view);
   view.tabs = await tabLinks(ctx, services, api, entry, object, null);
   if (tab === 'object') {
@@ -104,6 +106,17 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
       .filter((i) => i.name === 'kind' || i.name === 'comments');
   }
   sendPage(ctx, { ...page, title: String(view.display) }, 'detail', view);
+}
+
+/** A cabled object's page: Trace, and Connect while it has no cable. */
+function cableButtons(ctx: Context, services: Services, entry: ModelEntry, object: Record<string, any>): { traceUrl: string; connectUrl: string | null } {
+  const cable = cableModel();
+  const free = !object.cable && !object.mark_connected && !!cable && !cable.definition.readOnly && may(ctx, cable, 'add', services);
+  const here = `${listUrl(entry)}${object.id}/`;
+  return {
+    traceUrl: `${here}trace/`,
+    connectUrl: free ? `${listUrl(cable!)}add/?${new URLSearchParams({ a_terminations_type: entry.definition.contentType, a_terminations: String(object.id), return_url: here })}` : null,
+  };
 }
 
 export async function addJournalEntry(ctx: Context, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string): Promise<void> {

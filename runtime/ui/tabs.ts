@@ -12,6 +12,7 @@ import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
 import { columnLabel, columnsOf } from './list.js';
+import { cableModel } from './cabling.js';
 import type { Services } from '../http/views.js';
 import type { ApiViews } from './objects.js';
 
@@ -55,6 +56,17 @@ export async function tabLinks(ctx: Context, services: Services, api: ApiViews, 
   return out;
 }
 
+/** A cabled model's rows get a Trace link and, while free, a Connect link (a cable form with this row as its A side). */
+function cableLinksFor(ctx: Context, services: Services, other: ModelEntry, here: string): ((r: Record<string, any>) => { traceUrl: string; connectUrl: string | null }) | null {
+  if (!other.definition.cabling) return null;
+  const cable = cableModel();
+  const canCable = !!cable && may(ctx, cable, 'add', services) && !cable.definition.readOnly;
+  return (r) => ({
+    traceUrl: `${listUrl(other)}${r.id}/trace/`,
+    connectUrl: canCable && !r._occupied ? `${listUrl(cable!)}add/?${new URLSearchParams({ a_terminations_type: other.definition.contentType, a_terminations: String(r.id), return_url: here })}` : null,
+  });
+}
+
 /** `/<app>/<endpoint>/<id>/<tab>/`: the tab's table. */
 export async function tabPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, object: Record<string, any>, tab: Tab, header: Record<string, unknown>): Promise<void> {
   const other = modelNamed(tab.model)!;
@@ -66,7 +78,7 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   const query = tabQuery(tab, object);
   // The object the tab belongs to is the same in every row: its column is left out.
   const columns = columnsOf(other).filter((c) => c !== tab.add && !(c in tab.filter) && `${c}_id` in tab.filter === false);
-  const shown = new Set(['id', 'url', 'display', ...columns]);
+  const shown = new Set(['id', 'url', 'display', ...columns, ...(other.definition.cabling ? ['cable', '_occupied'] : [])]);
   query.set('exclude', other.serializer.full.filter((f) => !shown.has(f)).join(','));
   query.set('limit', String(TAB_LIMIT));
   const result = await callView(ctx, api.get(other)!.list, { query });
@@ -75,6 +87,7 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   const canDelete = may(ctx, other, 'delete', services) && !other.definition.readOnly;
   const canAdd = !!tab.add && may(ctx, other, 'add', services) && !other.definition.readOnly;
   const tabLabel = tab.label ?? label(other, true);
+  const cableLinks = cableLinksFor(ctx, services, other, here);
   const view = {
     ...header,
     tabs: await tabLinks(ctx, services, api, entry, object, tab.path),
@@ -93,7 +106,9 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
     canRename: canChange && !!other.definition.fields.name,
     canDisconnect: canChange && !!other.definition.cabling,
     columns: columns.map((name) => ({ label: columnLabel(other, name) })),
+    cabled: !!cableLinks,
     rows: rows.map((r) => ({
+      ...cableLinks?.(r),
       id: r.id,
       display: r.display,
       url: `${listUrl(other)}${r.id}/`,

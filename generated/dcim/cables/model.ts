@@ -29,6 +29,7 @@ export const cableDefinition: ModelDefinition = {
   hooks: ["cable"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: { tabs: [], patterns: [], panels: ["cable_ends"] },
   fields: {
     type: {
       name: "type",
