@@ -39,13 +39,22 @@ export interface State {
   unconfirmed?: boolean;
   /** a write sent with an Idempotency-Key: its answer is stored in its transaction (idempotency.ts) */
   idempotency?: Keyed;
+  /** the database a read uses: the standby when read routing chose it (read-routing.ts) */
+  readDb?: Knex;
 }
 
 export interface Services {
   db: Knex;
+  /** a streaming standby that serves reads (DATABASE_READ_URL) */
+  readDb?: Knex;
   config: Config;
   /** called after a write commits (the webhook worker listens here) */
   afterCommit?: () => void;
+}
+
+/** The database a read of this request uses: the standby read routing chose, else the primary. */
+function readerOf(ctx: Context, services: Services): Knex {
+  return (ctx.state as State).readDb ?? services.db;
 }
 
 function baseUrl(ctx: Context): string {
@@ -243,6 +252,7 @@ export function views(entry: ModelEntry, services: Services) {
   return {
     async list(ctx: Context): Promise<void> {
       authorize(ctx, entry, 'view', config);
+      const db = readerOf(ctx, services);
       const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
       const template = await exportTemplateFor(db, entry, params);
       const base = db(d.table);
@@ -286,6 +296,7 @@ export function views(entry: ModelEntry, services: Services) {
 
     async retrieve(ctx: Context): Promise<void> {
       authorize(ctx, entry, 'view', config);
+      const db = readerOf(ctx, services);
       const id = Number(ctx.params.id);
       // Nothing to narrow (a superuser, a permission without constraints): the read compiled once.
       const [row] = unscoped(entry, ctx)
