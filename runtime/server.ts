@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './core/config.js';
 import { openPrepared, prepareDatabase } from './data/prepare.js';
+import { openDatabase } from './data/db.js';
 import { loadSearchIndexes } from './data/search-index.js';
 import { keepStatistics, type StatisticsKeeper } from './data/statistics.js';
 import { createApp } from './http/app.js';
@@ -82,7 +83,9 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   const statistics = await keepStatistics(db, config.statisticsInterval, config.statisticsRefreshRows);
   const worker = config.runWorker ? await startWorker(config, db) : null;
   trackPool('api', db);
-  const app = createApp({ db, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
+  const readDb = config.databaseReadUrl ? openDatabase(config, config.databaseReadUrl) : undefined;
+  if (readDb) trackPool('api-read', readDb);
+  const app = createApp({ db, readDb, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
   let listening: Server | null = null;
   /** Everything start opened, closed again (by close, or when the start fails half-way). */
   const release = async () => {
@@ -91,6 +94,8 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     if (open) await new Promise<void>((resolve) => { open.close(() => resolve()); open.closeAllConnections(); });
     await worker?.stop();
     untrackPool('api');
+    untrackPool('api-read');
+    await readDb?.destroy();
     await db.destroy();
   };
   let server: Server;

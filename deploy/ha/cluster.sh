@@ -11,10 +11,12 @@ cd "$(dirname "$0")/../.."
 : "${HA_DIR:?set HA_DIR to an empty temporary folder}"
 ETCD_PORT=${ETCD_PORT:-23790} ETCD_PEER_PORT=${ETCD_PEER_PORT:-23800}
 PG1_PORT=${PG1_PORT:-55431} PG2_PORT=${PG2_PORT:-55432} REST1_PORT=${REST1_PORT:-18008} REST2_PORT=${REST2_PORT:-18009}
-DB_PORT=${DB_PORT:-55430} HTTP_PORT=${HTTP_PORT:-18080} NODE_BASE_PORT=${NODE_BASE_PORT:-18081}
+DB_PORT=${DB_PORT:-55430} DB_READ_PORT=${DB_READ_PORT:-55429} HTTP_PORT=${HTTP_PORT:-18080} NODE_BASE_PORT=${NODE_BASE_PORT:-18081}
 NETLEDGER_NODES=${NETLEDGER_NODES:-2}
 BIN_DIR=${BIN_DIR:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}
 export DATABASE_URL="postgres://postgres:postgres@127.0.0.1:$DB_PORT/netledger"
+# READ_SCALING=1: the nodes read from the standby through HAProxy's replica port (DATABASE_READ_URL).
+READ_URL=$([ "${READ_SCALING:-0}" = 1 ] && echo "postgres://postgres:postgres@127.0.0.1:$DB_READ_PORT/netledger" || true)
 NODE=node_modules/.bin/node
 
 # start NAME COMMAND...: runs the command in a session of its own, its id in HA_DIR/pids/NAME.
@@ -40,7 +42,7 @@ wait_for() { # wait_for SECONDS COMMAND...
 
 fill() { # fill TEMPLATE: the @…@ values
   sed -e "s|@DATA@|$HA_DIR|g" -e "s|@BIN_DIR@|$BIN_DIR|g" -e "s|@ETCD_PORT@|$ETCD_PORT|g" \
-    -e "s|@DB_PORT@|$DB_PORT|g" -e "s|@HTTP_PORT@|$HTTP_PORT|g" -e "s|@PG1_PORT@|$PG1_PORT|g" -e "s|@PG2_PORT@|$PG2_PORT|g" \
+    -e "s|@DB_PORT@|$DB_PORT|g" -e "s|@DB_READ_PORT@|$DB_READ_PORT|g" -e "s|@HTTP_PORT@|$HTTP_PORT|g" -e "s|@PG1_PORT@|$PG1_PORT|g" -e "s|@PG2_PORT@|$PG2_PORT|g" \
     -e "s|@REST1_PORT@|$REST1_PORT|g" -e "s|@REST2_PORT@|$REST2_PORT|g" "$@"
 }
 
@@ -68,7 +70,7 @@ patroni_down() {
 node_up() {
   local i=$1
   start "netledger-$i" env PORT=$((NODE_BASE_PORT + i - 1)) HOST=127.0.0.1 DATA_DIR="$HA_DIR/node$i" \
-    DATABASE_URL="$DATABASE_URL" SECRET_KEY=ha-test-secret-key-0123456789abcdef0123 \
+    DATABASE_URL="$DATABASE_URL" DATABASE_READ_URL="$READ_URL" SECRET_KEY=ha-test-secret-key-0123456789abcdef0123 \
     ADMIN_TOKEN=${ADMIN_TOKEN:-0123456789abcdef0123456789abcdef01234567} ADMIN_PASSWORD=ha-admin-password \
     WEB_CONCURRENCY=${WEB_CONCURRENCY:-1} RUN_WORKER=1 LOG_REQUESTS=0 LOG_FORMAT=json \
     WEBHOOK_TIMEOUT=5 WEBHOOK_RETRY_SCHEDULE=1,2,5,10,20,30 \

@@ -20,6 +20,8 @@ export interface Config {
   databaseSchema: string | null;
   /** PostgreSQL connections each process's pool may open (DATABASE_POOL_MAX) */
   databasePoolMax?: number;
+  /** a streaming standby of DATABASE_URL that serves reads (DATABASE_READ_URL; read-routing.ts) */
+  databaseReadUrl?: string | null;
   secretKey: string;
   paginateCount: number;
   /** null: no maximum (limit=0 returns everything) */
@@ -123,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const item of metricsAllowed) {
     if (!parseNetwork(item)) throw new ConfigError(`METRICS_ALLOWED: '${item}' is not an IP address or network`);
   }
+  const databaseReadUrl = env.DATABASE_READ_URL || null;
+  if (databaseReadUrl && !databaseUrl) throw new ConfigError('DATABASE_READ_URL: reads go to a standby of DATABASE_URL, which is not set (SQLite has no standby)');
+  if (databaseReadUrl && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) throw new ConfigError(`DATABASE_READ_URL: expected postgres://user@host:port/database, got '${databaseReadUrl}'`);
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new ConfigError(`DATABASE_SCHEMA: '${schema}' is not a plain identifier`);
   return {
     port: integer(env, 'PORT', 8000, 0, 65535),
@@ -131,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseSchema: schema,
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseReadUrl,
     secretKey: secretKey(env, dataDir, production),
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,

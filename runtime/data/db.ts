@@ -147,13 +147,14 @@ function reusePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
-export function openDatabase(config: Config): Knex {
-  if (config.databaseUrl) {
+/** The database's knex: PostgreSQL at `url` (DATABASE_URL, or DATABASE_READ_URL for the standby), else SQLite in DATA_DIR. */
+export function openDatabase(config: Config, url = config.databaseUrl): Knex {
+  if (url) {
     return knexFactory({
       client: PgClient as unknown as typeof knexFactory.Client,
       // A server that does not answer (a host that died, a failover under way) fails the request
       // within seconds (503, errors.ts) instead of holding it: connecting, and waiting for a pool slot.
-      connection: { connectionString: config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+      connection: { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
       acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
       log: knexLog,

@@ -27,6 +27,7 @@ import { metricsEndpoint } from './metrics.js';
 import { jsonAsBuffer } from './json-response.js';
 import { apiVersioning, renderBase, requestVersion } from './versions.js';
 import { idempotency } from './idempotency.js';
+import { readRouting } from './read-routing.js';
 
 export const VERSION = '0.1.0';
 const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
@@ -187,6 +188,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     jsonBody(config.limits),
     // A write sent again with the key of one that committed gets the first answer (idempotency.ts).
     idempotency(services),
+    ...(services.readDb ? [readRouting(services.db, services.readDb)] : []),
     router.routes() as unknown as Koa.Middleware,
     (ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next(),
     async (ctx, next) => {

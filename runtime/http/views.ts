@@ -42,13 +42,22 @@ export interface State {
   idempotency?: Keyed;
   /** a page listing the user's own objects of an owned model (their tokens): no view permission needed */
   ownObjects?: boolean;
+  /** the database a read uses: the standby when read routing chose it (read-routing.ts) */
+  readDb?: Knex;
 }
 
 export interface Services {
   db: Knex;
+  /** a streaming standby that serves reads (DATABASE_READ_URL) */
+  readDb?: Knex;
   config: Config;
   /** called after a write commits (the webhook worker listens here) */
   afterCommit?: () => void;
+}
+
+/** The database a read of this request uses: the standby read routing chose, else the primary. */
+function readerOf(ctx: Context, services: Services): Knex {
+  return (ctx.state as State).readDb ?? services.db;
 }
 
 function baseUrl(ctx: Context): string {
@@ -264,6 +273,7 @@ export function views(entry: ModelEntry, services: Services) {
   return {
     async list(ctx: Context): Promise<void> {
       authorize(ctx, entry, 'view', config, true);
+      const db = readerOf(ctx, services);
       const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
       const template = await exportTemplateFor(db, entry, params);
       const base = db(d.table);
@@ -307,6 +317,7 @@ export function views(entry: ModelEntry, services: Services) {
 
     async retrieve(ctx: Context): Promise<void> {
       authorize(ctx, entry, 'view', config);
+      const db = readerOf(ctx, services);
       const id = Number(ctx.params.id);
       // Nothing to narrow (a superuser, a permission without constraints): the read compiled once.
       const [row] = unscoped(entry, ctx)
