@@ -35,7 +35,7 @@ let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
 const from = (ip: string) => ({ token: null, headers: { 'X-Forwarded-For': ip } });
 
-interface Account { id: number; username: string; password: string; key: string }
+interface Account { id: number; username: string; password: string; key: string; tokenId: number }
 
 /** A user (not a superuser) with a password and a token made by the admin. */
 async function account(target: TestApp = app, prefix = 'user'): Promise<Account> {
