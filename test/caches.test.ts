@@ -36,27 +36,27 @@ async function userWithToken(extra: Record<string, unknown> = {}): Promise<{ id:
 
 test('a deleted token fails on the next request, in both apps', async () => {
   const { token, tokenId } = await userWithToken();
-  expectStatus(await b.api('GET', '/api/users/tokens/', undefined, { token }), 200);
-  expectStatus(await b.api('GET', '/api/users/tokens/', undefined, { token }), 200);
+  expectStatus(await b.api('GET', `/api/users/tokens/${tokenId}/`, undefined, { token }), 200);
+  expectStatus(await b.api('GET', `/api/users/tokens/${tokenId}/`, undefined, { token }), 200);
   expectStatus(await a.api('DELETE', `/api/users/tokens/${tokenId}/`), 204);
-  const after = await b.api('GET', '/api/users/tokens/', undefined, { token });
+  const after = await b.api('GET', `/api/users/tokens/${tokenId}/`, undefined, { token });
   assert.is(after.status, 403);
   assert.is(after.body.detail, 'Invalid token');
-  assert.is((await a.api('GET', '/api/users/tokens/', undefined, { token })).status, 403);
+  assert.is((await a.api('GET', `/api/users/tokens/${tokenId}/`, undefined, { token })).status, 403);
 });
 
 test('a deactivated user, an expired or read-only token take effect at once', async () => {
   const alice = await userWithToken();
-  expectStatus(await b.api('GET', '/api/users/tokens/', undefined, { token: alice.token }), 200);
+  expectStatus(await b.api('GET', `/api/users/tokens/${alice.tokenId}/`, undefined, { token: alice.token }), 200);
   await a.patch(`/api/users/users/${alice.id}/`, { is_active: false });
-  const inactive = await b.api('GET', '/api/users/tokens/', undefined, { token: alice.token });
+  const inactive = await b.api('GET', `/api/users/tokens/${alice.tokenId}/`, undefined, { token: alice.token });
   assert.is(inactive.status, 403);
   assert.is(inactive.body.detail, 'User inactive');
 
   const bob = await userWithToken();
-  expectStatus(await b.api('GET', '/api/users/tokens/', undefined, { token: bob.token }), 200);
+  expectStatus(await b.api('GET', `/api/users/tokens/${bob.tokenId}/`, undefined, { token: bob.token }), 200);
   await a.patch(`/api/users/tokens/${bob.tokenId}/`, { expires: '2000-01-01T00:00:00Z' });
-  assert.is((await b.api('GET', '/api/users/tokens/', undefined, { token: bob.token })).body.detail, 'Token expired');
+  assert.is((await b.api('GET', `/api/users/tokens/${bob.tokenId}/`, undefined, { token: bob.token })).body.detail, 'Token expired');
 
   const carol = await userWithToken({ write_enabled: true });
   await a.post('/api/users/permissions/', { name: `carol adds tags ${n}`, object_types: ['extras.tag'], actions: ['add', 'view'], users: [carol.id] });
@@ -140,7 +140,7 @@ test('a revoked token never works again in another process, not even while reque
       ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl, DATABASE_SCHEMA: config.databaseSchema! } : {}),
     } });
     const { token, tokenId } = await userWithToken();
-    const other = async () => (await fetch(`${url}/api/users/tokens/`, { headers: { Authorization: `Token ${token}`, Accept: 'application/json' } })).status;
+    const other = async () => (await fetch(`${url}/api/users/tokens/${tokenId}/`, { headers: { Authorization: `Token ${token}`, Accept: 'application/json' } })).status;
     assert.is(await other(), 200);
     // The other process keeps asking while the token is deleted here: every request sent after
     // the DELETE was answered must fail.

@@ -16,16 +16,8 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/netbox-3.7.json', im
 /** Fields this service adds to NetBox's brief shape, by list path (the spec's). */
 const EXTRA: Record<string, string[]> = { '/api/dcim/devices/': ['display_name'] };
 
-/** Known differences (list path -> what differs), to be fixed (issue 34); may only get shorter. */
-const KNOWN: Record<string, string> = {
-  '/api/dcim/device-roles/': 'missing [virtualmachine_count], extra []',
-  '/api/dcim/platforms/': 'missing [virtualmachine_count], extra []',
-  '/api/dcim/module-bays/': 'missing [installed_module], extra [device]',
-  '/api/extras/custom-fields/': 'missing [], extra [description]',
-  '/api/extras/saved-filters/': 'missing [], extra [description]',
-  '/api/extras/export-templates/': 'missing [], extra [description]',
-  '/api/users/permissions/': 'missing [groups, users], extra []',
-};
+/** Known differences (list path -> what differs), to be fixed; may only get shorter. */
+const KNOWN: Record<string, string> = {};
 
 const test = suite('NetBox 3.7 brief shapes');
 

@@ -49,7 +49,7 @@ async function queryGrants(db: Knex, user: User): Promise<Grant[]> {
 }
 
 /** `'denied'`, `null` (every object) or the constraint objects any of which an object must match. */
-export function constraintFor(grants: Grant[], contentType: string, action: Action): 'denied' | Record<string, unknown>[] | null {
+export function constraintFor(grants: Grant[], contentType: string, action: Action | 'grant'): 'denied' | Record<string, unknown>[] | null {
   const matching = grants.filter((g) => g.actions.includes(action) && (g.objectTypes.includes(contentType) || g.objectTypes.includes('*')));
   if (!matching.length) return 'denied';
   if (matching.some((g) => g.constraints === null)) return null;

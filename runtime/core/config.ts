@@ -22,6 +22,8 @@ export interface Config {
   databasePoolMax?: number;
   /** a streaming standby of DATABASE_URL that serves reads (DATABASE_READ_URL; read-routing.ts) */
   databaseReadUrl?: string | null;
+  /** reads batched as EXECUTEs of prepared statements (off behind a transaction-mode pooler; pg-batch.ts) */
+  databasePreparedStatements?: boolean;
   secretKey: string;
   paginateCount: number;
   /** null: no maximum (limit=0 returns everything) */
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseSchema: schema,
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseReadUrl,
+    databasePreparedStatements: flag(env, 'DATABASE_PREPARED_STATEMENTS', true),
     secretKey: secretKey(env, dataDir, production),
     paginateCount: integer(env, 'PAGINATE_COUNT', 50, 1, 1_000_000),
     maxPageSize,

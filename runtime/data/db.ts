@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { Config } from '../core/config.js';
 import { log } from '../core/log.js';
 import { isConnectionLost } from '../core/errors.js';
-import { inBatch, literalsOf } from './pg-batch.js';
+import { inBatch, literalsOf, neverPrepare } from './pg-batch.js';
 import { arrayBindings, arrayForm, MOST_LISTED, type ArrayForm } from './id-arrays.js';
 import { asArrays, objectRows, withObjectRows } from './pg-rows.js';
 
@@ -150,7 +150,7 @@ function reusePreparedStatements(conn: SqliteConnection): void {
 /** The database's knex: PostgreSQL at `url` (DATABASE_URL, or DATABASE_READ_URL for the standby), else SQLite in DATA_DIR. */
 export function openDatabase(config: Config, url = config.databaseUrl): Knex {
   if (url) {
-    return knexFactory({
+    const db = knexFactory({
       client: PgClient as unknown as typeof knexFactory.Client,
       // A server that does not answer (a host that died, a failover under way) fails the request
       // within seconds (503, errors.ts) instead of holding it: connecting, and waiting for a pool slot.
@@ -160,6 +160,8 @@ export function openDatabase(config: Config, url = config.databaseUrl): Knex {
       log: knexLog,
       pool: { min: 0, max: config.databasePoolMax ?? 10 },
     });
+    if (config.databasePreparedStatements === false) neverPrepare(db);
+    return db;
   }
   mkdirSync(config.dataDir, { recursive: true });
   return knexFactory({

@@ -60,10 +60,20 @@ function parseScalar(param: string, value: string, type: string): string | numbe
       return value;
     case 'datetime':
       if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+Z?)?$/.test(value)) throw errors.badFilter(param, 'Enter a valid date/time.');
-      return value.replace(' ', 'T');
+      return storedDateTime(value.replace(' ', 'T'));
     default:
       return value;
   }
+}
+
+/**
+ * A date-time as stored (UTC, with milliseconds), so `2099-12-31T23:59:59Z` finds what was written
+ * as such; a date alone stays as given (it compares as the start of that day).
+ */
+function storedDateTime(value: string): string {
+  if (!value.includes('T')) return value;
+  const time = Date.parse(value.endsWith('Z') ? value : `${value}Z`);
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
 }
 
 /** Column and value type a `field` filter compares. */

@@ -11,11 +11,18 @@
  * EXECUTEs). A statement is prepared the second time this process sees it, so one-off texts (a page
  * of 37 ids) cost the backend nothing to keep.
  *
+ * Statement names carry a tag of the process, so that behind a transaction-mode pooler (PgBouncer),
+ * where one server connection serves many clients, a name means one text or nothing: an EXECUTE that
+ * lands on a server connection without its statement fails and runs again alone (below), never runs
+ * another process's statement. `DATABASE_PREPARED_STATEMENTS=0` (neverPrepare) sends every statement
+ * as text instead, for poolers that do not keep prepared statements (PgBouncer before 1.21).
+ *
  * A failing statement aborts the rest of a multi-statement query, and a table changed under a
  * prepared plan (a migration of another process: "cached plan must not change result type") fails
  * its EXECUTE: then the connection forgets every prepared statement (DEALLOCATE ALL) and each read
  * runs alone, bound, so every read gets its own answer or error, and the next batch prepares anew.
  */
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { asArrays, objectRows, simpleQueryRows } from './pg-rows.js';
 
@@ -46,6 +53,14 @@ const MOST_PREPARED = 200;
  */
 const MOST_PARAMETERS = 100;
 let names = 0;
+const PROCESS_TAG = randomBytes(4).toString('hex');
+/** The databases (their knex clients) whose batches prepare nothing. */
+const unprepared = new WeakSet<object>();
+
+/** Batches of `db` send their statements as text, never PREPARE/EXECUTE. */
+export function neverPrepare(db: Knex): void {
+  unprepared.add(db.client);
+}
 
 /** Values written into SQL as they are: integers, booleans, and plain names (content types). */
 const PLAIN = /^[A-Za-z0-9_.:-]*$/;
@@ -99,7 +114,7 @@ function firstSighting(sql: string): boolean {
 }
 
 /** The batch's text, and for each read the index of its result among the statements'. */
-function batchText(prepared: Map<string, string>, list: Waiting[]): { text: string; at: number[]; made: [string, string][] } {
+function batchText(prepared: Map<string, string>, list: Waiting[], prepares: boolean): { text: string; at: number[]; made: [string, string][] } {
   const parts: string[] = [];
   const made: [string, string][] = [];
   if (prepared.size >= MOST_PREPARED) {
@@ -108,12 +123,12 @@ function batchText(prepared: Map<string, string>, list: Waiting[]): { text: stri
   }
   const at = list.map((w) => {
     let name = prepared.get(w.sql);
-    if (!name && (w.literals.length > MOST_PARAMETERS || firstSighting(w.sql))) {
+    if (!name && (!prepares || w.literals.length > MOST_PARAMETERS || firstSighting(w.sql))) {
       parts.push(written(w));
       return parts.length - 1;
     }
     if (!name) {
-      name = `netledger_${++names}`;
+      name = `netledger_${PROCESS_TAG}_${++names}`;
       parts.push(`PREPARE ${name} AS ${w.sql}`);
       prepared.set(w.sql, name);
       made.push([w.sql, name]);
@@ -135,7 +150,7 @@ async function runBatch(db: Knex, list: Waiting[]): Promise<void> {
   }
   let prepared = preparedOn.get(connection);
   if (!prepared) preparedOn.set(connection, (prepared = new Map()));
-  const { text, at, made } = batchText(prepared, list);
+  const { text, at, made } = batchText(prepared, list, !unprepared.has(db.client));
   try {
     let results: Record<string, any>[][] | null = null;
     try {

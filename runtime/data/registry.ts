@@ -83,8 +83,14 @@ export interface ModelHooks {
   scope?: (qb: Knex.QueryBuilder, user: User | null, table: string) => void;
   /** whether a user may perform an action at all on this model (beyond the generic token rules) */
   authorize?: (action: Action, user: User, config: Config) => boolean;
-  /** every user may act on the objects this model's scope shows them (their own tokens), without a permission */
+  /** every authenticated user may read this model without an object permission (content types) */
   selfService?: boolean;
+  /**
+   * narrows a query to the user's own objects (their tokens): a user views, changes and deletes
+   * their own, and creates them for themselves, without a permission; others' follow object
+   * permissions, and listing needs a view permission
+   */
+  owner?: (qb: Knex.QueryBuilder, userId: number, table: string) => void;
   /** brings rows an upgrade left incomplete up to date, once per process start, after migrations */
   startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */

@@ -127,8 +127,17 @@ function scalarText(field: FieldDefinition): string {
     case 'integer': case 'decimal': return 'v === null || v === undefined ? null : Number(v)';
     case 'boolean': return "v === null || v === undefined ? null : v === true || v === 1 || v === '1' || v === 't'";
     case 'json': return "v === null || v === undefined ? null : typeof v === 'string' ? JSON.parse(v) : v";
+    case 'datetime': return 'v === null || v === undefined ? null : wholeSeconds(v)';
     default: return 'v === undefined ? null : v';
   }
+}
+
+/**
+ * A stored date-time (always with milliseconds) as NetBox prints it: fractional seconds only when
+ * there are some. `last_updated` is not read through this: the spec gives it fractional seconds always.
+ */
+export function wholeSeconds(v: unknown): unknown {
+  return typeof v === 'string' && v.endsWith('.000Z') ? `${v.slice(0, -5)}Z` : v;
 }
 
 /**
@@ -155,7 +164,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'custom_fields': return (out, row, s) => { out.custom_fields = s.customFields(entry, row.custom_field_data); };
     case 'created': return d.timestamps
       ? (out, row) => { out.created = row.created ? String(row.created).slice(0, 10) : null; }
-      : (out, row) => { out.created = row.created ?? null; };
+      : (out, row) => { out.created = d.fields.created?.type === 'datetime' ? wholeSeconds(row.created ?? null) : row.created ?? null; };
     case 'last_updated': return (out, row) => { out.last_updated = row.last_updated ?? null; };
   }
   if (d.counts[name]) {
@@ -254,7 +263,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     }
     case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
     case 'password': return null;
-    default: return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`);
+    default: return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`, { wholeSeconds });
   }
 }
 

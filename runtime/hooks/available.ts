@@ -169,7 +169,8 @@ export async function availablePrefixes(ctx: ActionContext): Promise<ActionResul
     if (length < 0 || length > bits(family)) return { prefix_length: [`Ensure this value is less than or equal to ${bits(family)}.`] };
     return {};
   });
-  if (problems.some((p) => Object.keys(p).length)) throw errors.validation(many ? problems : problems[0]);
+  // NetBox checks the lengths as a list whatever was sent: its errors are a list of error objects.
+  if (problems.some((p) => Object.keys(p).length)) throw errors.validation(problems);
   return ctx.create('Prefix', async (trx) => {
     await lock(trx, LOCKS.prefixes);
     const pool = await freeBlocks(trx, prefix);

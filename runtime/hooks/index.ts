@@ -27,7 +27,6 @@ import { deviceType } from './device_type.js';
 import { frontPort } from './front_port.js';
 import { frontPortTemplate } from './front_port_template.js';
 import { interfaceTemplate } from './interface_template.js';
-import { moduleBay } from './module_bay.js';
 import { fhrpGroup } from './fhrp_group.js';
 import { group } from './group.js';
 import { permission } from './permission.js';
@@ -98,7 +97,6 @@ export const hooks: Record<string, ModelHooks> = {
   group,
   interface: interfaceHooks,
   interface_template: interfaceTemplate,
-  module_bay: moduleBay,
   permission,
   ip_address: ipAddress,
   ip_range: ipRange,

@@ -4,8 +4,8 @@
  * face (full-depth devices on both), paginated like a list; or, with `render=svg`, a drawing of that
  * face. Parameters are checked as NetBox's elevation serializer does (a 400 naming the parameter):
  * `face`, `render`, `exclude` (a device id), `expand_devices` (false: a device only on its bottom
- * unit), `include_images`, `unit_width`, `unit_height`, `legend_width`, `margin_width`, `q` (unit ids
- * containing it). Devices the user may not see leave their units occupied but show no device.
+ * unit), `include_images`, `unit_width`, `unit_height`, `legend_width`, `margin_width`, `q` (units whose id
+ * or name contains it). Devices the user may not see leave their units occupied but show no device.
  */
 import type { Knex } from 'knex';
 import type { ActionContext, ActionResult, Row } from '../data/registry.js';
@@ -122,8 +122,8 @@ export async function rackElevation(ctx: ActionContext): Promise<ActionResult> {
   if (params.render === 'svg') {
     return { status: 200, type: 'image/svg+xml', body: elevationSvg(ctx.row, params.face.label, params.drawing, mounted, nested, ctx.baseUrl) };
   }
-  // NetBox matches q against the unit's number as text ("42.0", "42.5")
-  const listed = params.q ? all.filter((u) => (Number.isInteger(u.id) ? `${u.id}.0` : String(u.id)).includes(params.q!)) : all;
+  // NetBox matches q against the unit's number as text ("42.0", "42.5") and against its name ("U42")
+  const listed = params.q ? all.filter((u) => (Number.isInteger(u.id) ? `${u.id}.0` : String(u.id)).includes(params.q!) || u.name.includes(params.q!)) : all;
   const { page } = ctx;
   const results = page.limit === null ? listed.slice(page.offset) : listed.slice(page.offset, page.offset + page.limit);
   const links = page.links(`${ctx.baseUrl}/api/dcim/racks/${ctx.row.id}/elevation/`, ctx.query, listed.length);

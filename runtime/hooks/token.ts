@@ -1,13 +1,16 @@
 /**
- * Tokens: every user manages their own without an object permission; superusers manage
- * everyone's. Creating one for somebody else needs superuser rights, and RESTRICT_TOKEN_CREATION
- * withholds creation from non-superusers altogether. allowed_ips must be a list of networks.
+ * Tokens: every user views, changes and deletes their own, and creates them for themselves, without
+ * an object permission; other users' tokens follow object permissions (users.view_token, ...), as
+ * in NetBox 3.7. Creating a token for somebody else (or moving one to them) also needs the
+ * `grant` action on users.token (NetBox's users.grant_token); RESTRICT_TOKEN_CREATION withholds
+ * creation from non-superusers altogether. allowed_ips must be a list of networks.
  */
 import type { ModelHooks } from '../data/registry.js';
 import { errors } from '../core/errors.js';
 import { keyDigest } from '../core/secrets.js';
 import { parseBoolean } from '../core/query-values.js';
 import { parseNetwork, networkText } from '../core/ipnet.js';
+import { constraintFor, loadGrants } from '../auth/permissions.js';
 
 export const token: ModelHooks = {
   filters: {
@@ -22,15 +25,15 @@ export const token: ModelHooks = {
       else qb.whereIn('key_digest', digests);
     },
   },
-  selfService: true,
+  owner(qb, userId, table) {
+    qb.where(`${table}.user_id`, userId);
+  },
   authorize(action, user, config) {
     return !(action === 'add' && config.restrictTokenCreation && !user.isSuperuser);
   },
-  scope(qb, user, table) {
-    if (user && !user.isSuperuser) qb.where(`${table}.user_id`, user.id);
-  },
-  prepare(item, { user }) {
-    if (user && !user.isSuperuser && item.values.user_id !== undefined && item.values.user_id !== user.id) {
+  async prepare(item, { db, user }) {
+    if (user && !user.isSuperuser && item.values.user_id !== undefined && item.values.user_id !== user.id
+      && constraintFor(await loadGrants(db, user), 'users.token', 'grant') === 'denied') {
       throw errors.forbidden('This user does not have permission to create tokens for other users.');
     }
     if (item.values.allowed_ips !== undefined && item.values.allowed_ips !== null) {

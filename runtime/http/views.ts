@@ -9,7 +9,7 @@ import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
 import { parseBoolean } from '../core/query-values.js';
-import { choiceSet, hooksOf, storedField, type Action, type Row } from '../data/registry.js';
+import { hooksOf, storedField, type Action, type Row } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
 import { whereAny } from '../data/any.js';
 import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
@@ -29,6 +29,7 @@ import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
 import { inChangeForms, renderBase } from './versions.js';
+import { describeFields } from './describe-fields.js';
 
 export interface State {
   auth: Auth;
@@ -39,6 +40,8 @@ export interface State {
   unconfirmed?: boolean;
   /** a write sent with an Idempotency-Key: its answer is stored in its transaction (idempotency.ts) */
   idempotency?: Keyed;
+  /** a page listing the user's own objects of an owned model (their tokens): no view permission needed */
+  ownObjects?: boolean;
   /** the database a read uses: the standby when read routing chose it (read-routing.ts) */
   readDb?: Knex;
 }
@@ -66,17 +69,22 @@ function exempt(entry: ModelEntry, config: Config): boolean {
   return config.exemptViewPermissions.includes(d.contentType) || (config.exemptViewPermissions.includes('*') && d.app !== 'users');
 }
 
-/** Self-service models (a user's own tokens) need no object permission; their hook scopes them. */
+/** Models every authenticated user may read without an object permission (content types). */
 function selfService(entry: ModelEntry): boolean {
   return hooksOf(entry).some((h) => h.selfService);
+}
+
+/** The condition of a user's own objects, for models whose objects have an owner (tokens). */
+function ownerOf(entry: ModelEntry): ((qb: Knex.QueryBuilder, userId: number, table: string) => void) | undefined {
+  return hooksOf(entry).find((h) => h.owner)?.owner;
 }
 
 /**
  * May this request perform `action` on the model at all? Anonymous reads need
  * EXEMPT_VIEW_PERMISSIONS; writes need a write-enabled token; non-superusers need a permission.
  */
-export function authorize(ctx: Context, entry: ModelEntry, action: Action, config: Config): void {
-  const { auth, unconfirmed } = ctx.state as State;
+export function authorize(ctx: Context, entry: ModelEntry, action: Action, config: Config, listing = false): void {
+  const { auth, unconfirmed, ownObjects } = ctx.state as State;
   if (unconfirmed && action !== 'view') throw new Unconfirmed();
   if (!auth.user) {
     if (action === 'view' && exempt(entry, config)) return;
@@ -85,6 +93,8 @@ export function authorize(ctx: Context, entry: ModelEntry, action: Action, confi
   if (action !== 'view' && !auth.writeEnabled) throw errors.forbidden();
   for (const hook of hooksOf(entry)) if (hook.authorize && !hook.authorize(action, auth.user, config)) throw errors.forbidden();
   if (auth.user.isSuperuser || selfService(entry)) return;
+  // An owner acts on their own objects without a permission (scoped() narrows to them); a list needs one, as in NetBox.
+  if (ownerOf(entry) && (!listing || ownObjects)) return;
   if (constraintFor(auth.grants ?? [], entry.definition.contentType, action) === 'denied' && !(action === 'view' && exempt(entry, config))) throw errors.forbidden();
 }
 
@@ -110,6 +120,16 @@ export function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action
     for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table);
     if (!user || user.isSuperuser || selfService(entry)) return;
     const constraint = constraintFor(auth.grants ?? [], entry.definition.contentType, action);
+    const own = ownerOf(entry);
+    if (own) {
+      // The user's own objects, and others' as far as the permission reaches.
+      if (constraint === null) return;
+      qb.where((any) => {
+        any.where((mine) => { own(mine, user.id, entry.definition.table); });
+        if (constraint !== 'denied') any.orWhere((granted) => { applyConstraints(granted, db, entry, constraint, user); });
+      });
+      return;
+    }
     if (constraint === 'denied') { if (action !== 'view') qb.whereRaw('1 = 0'); return; }
     if (constraint) applyConstraints(qb, db, entry, constraint, user);
   };
@@ -120,6 +140,7 @@ function unscoped(entry: ModelEntry, ctx: Context): boolean {
   const { user, grants } = (ctx.state as State).auth;
   if (hooksOf(entry).some((h) => h.scope)) return false;
   if (!user || user.isSuperuser || selfService(entry)) return true;
+  if (ownerOf(entry)) return false;
   const constraint = constraintFor(grants ?? [], entry.definition.contentType, 'view');
   return constraint === 'denied' || constraint === null;
 }
@@ -251,7 +272,7 @@ export function views(entry: ModelEntry, services: Services) {
 
   return {
     async list(ctx: Context): Promise<void> {
-      authorize(ctx, entry, 'view', config);
+      authorize(ctx, entry, 'view', config, true);
       const db = readerOf(ctx, services);
       const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
       const template = await exportTemplateFor(db, entry, params);
@@ -367,39 +388,4 @@ export function views(entry: ModelEntry, services: Services) {
       ctx.body = body;
     },
   };
-}
-
-function describeFields(entry: ModelEntry): Record<string, unknown> {
-  const d = entry.definition;
-  const out: Record<string, unknown> = {
-    id: { type: 'integer', required: false, read_only: true, label: 'ID' },
-    url: { type: 'field', required: false, read_only: true, label: 'Url' },
-    display: { type: 'field', required: false, read_only: true, label: 'Display' },
-  };
-  const types: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', date: 'date', datetime: 'datetime', json: 'json', choice: 'choice', fk: 'nested object', m2m: 'list', computed: 'field' };
-  for (const raw of Object.values(d.fields)) {
-    const f = storedField(entry, raw);
-    if (raw.type === 'generic_fk') {
-      out[raw.typeKey!] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
-      out[`${raw.name}_id`] = { type: 'integer', required: false, read_only: false, label: `${raw.label} ID` };
-      out[raw.name] = { type: 'field', required: false, read_only: true, label: raw.label };
-      continue;
-    }
-    const meta: Record<string, unknown> = { type: types[f.type] ?? 'string', required: raw.required, read_only: raw.readOnly || raw.type === 'computed', label: raw.label };
-    if (f.maxLength) meta.max_length = f.maxLength;
-    if (f.minValue !== undefined) meta.min_value = f.minValue;
-    if (f.maxValue !== undefined) meta.max_value = f.maxValue;
-    if (raw.helpText) meta.help_text = raw.helpText;
-    if (f.type === 'choice') meta.choices = choiceSet(f.choices!).choices.map((c) => ({ value: c.value, display_name: c.label }));
-    if (raw.writeOnly) meta.write_only = true;
-    out[raw.name] = meta;
-  }
-  if (d.tags) out.tags = { type: 'list', required: false, read_only: false, label: 'Tags' };
-  if (d.customFields) out.custom_fields = { type: 'field', required: false, read_only: false, label: 'Custom fields' };
-  if (d.timestamps) {
-    out.created = { type: 'date', required: false, read_only: true, label: 'Created' };
-    out.last_updated = { type: 'datetime', required: false, read_only: true, label: 'Last updated' };
-  }
-  for (const name of Object.keys(d.counts)) out[name] = { type: 'integer', required: false, read_only: true, label: name.replace(/_/g, ' ') };
-  return out;
 }

@@ -15,6 +15,8 @@ export interface ViewCall {
   query?: URLSearchParams;
   params?: Record<string, string>;
   body?: unknown;
+  /** a page listing the user's own objects of an owned model (State.ownObjects) */
+  ownObjects?: boolean;
 }
 
 export type ViewResult = { ok: true; status: number; body: any } | { ok: false; status: number; error: any };
@@ -27,7 +29,7 @@ export async function callView(ctx: Context, view: ViewFn, call: ViewCall = {}):
   Object.defineProperty(sub, 'path', { value: url.pathname });
   Object.defineProperty(sub, 'query', { value: Object.fromEntries(url.searchParams) });
   sub.params = call.params ?? {};
-  const state: State = { ...(ctx.state as State), body: call.body, hasBody: call.body !== undefined };
+  const state: State = { ...(ctx.state as State), body: call.body, hasBody: call.body !== undefined, ownObjects: call.ownObjects };
   Object.defineProperty(sub, 'state', { value: state });
   try {
     await view(sub);

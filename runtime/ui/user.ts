@@ -120,7 +120,7 @@ async function tokenPage(ui: UiContext, m: RegExpExecArray): Promise<void> {
     }, error ? 400 : 200);
     return;
   }
-  const result = await callView(ctx, v.list, { query: new URLSearchParams({ user_id: String(session!.userId), limit: '1000' }) });
+  const result = await callView(ctx, v.list, { query: new URLSearchParams({ user_id: String(session!.userId), limit: '1000' }), ownObjects: true });
   sendPage(ctx, { ...page, title: 'API tokens' }, 'tokens', {
     tokens: result.ok ? (result.body.results as Record<string, any>[]).map(tokenRow) : [], mayAdd, restricted: !mayAdd,
   });

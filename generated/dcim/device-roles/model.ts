@@ -24,7 +24,7 @@ export const deviceRoleDefinition: ModelDefinition = {
   lookup: "slug",
   display: ["{name}"],
   ordering: ["name"],
-  brief: ["id", "url", "display", "name", "slug", "device_count"],
+  brief: ["id", "url", "display", "name", "slug", "device_count", "virtualmachine_count"],
   search: ["name", "slug", "description"],
   hooks: [],
   uniqueTogether: [],
@@ -118,6 +118,13 @@ export const deviceRoleDefinition: ModelDefinition = {
       field: "role",
       cumulative: false,
       column: "device_count",
+    },
+    virtualmachine_count: {
+      name: "virtualmachine_count",
+      model: "VirtualMachine",
+      field: "role",
+      cumulative: false,
+      column: "virtualmachine_count",
     },
   },
 };

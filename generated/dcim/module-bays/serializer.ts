@@ -23,8 +23,8 @@ export const moduleBaySerializer: SerializerDefinition = {
     "created",
     "last_updated",
   ],
-  brief: ["id", "url", "display", "device", "name"],
-  nested: ["id", "url", "display", "device", "name"],
+  brief: ["id", "url", "display", "installed_module", "name"],
+  nested: ["id", "url", "display", "installed_module", "name"],
   convert: {},
   versions: {
     "3.7": {
@@ -44,8 +44,8 @@ export const moduleBaySerializer: SerializerDefinition = {
         "created",
         "last_updated",
       ],
-      brief: ["id", "url", "display", "device", "name"],
-      nested: ["id", "url", "display", "device", "name"],
+      brief: ["id", "url", "display", "installed_module", "name"],
+      nested: ["id", "url", "display", "installed_module", "name"],
       convert: {},
     },
     "4.6": {
@@ -66,8 +66,8 @@ export const moduleBaySerializer: SerializerDefinition = {
         "created",
         "last_updated",
       ],
-      brief: ["id", "url", "display", "device", "name", "description"],
-      nested: ["id", "url", "display", "device", "name", "description"],
+      brief: ["id", "url", "display", "installed_module", "name", "description"],
+      nested: ["id", "url", "display", "installed_module", "name", "description"],
       convert: { created: "date_time" },
     },
   },

@@ -25,7 +25,7 @@ export const platformDefinition: ModelDefinition = {
   lookup: "slug",
   display: ["{name}"],
   ordering: ["name"],
-  brief: ["id", "url", "display", "name", "slug", "device_count"],
+  brief: ["id", "url", "display", "name", "slug", "device_count", "virtualmachine_count"],
   search: ["name", "slug", "description"],
   hooks: ["platform"],
   uniqueTogether: [],
@@ -107,6 +107,13 @@ export const platformDefinition: ModelDefinition = {
       field: "platform",
       cumulative: false,
       column: "device_count",
+    },
+    virtualmachine_count: {
+      name: "virtualmachine_count",
+      model: "VirtualMachine",
+      field: "platform",
+      cumulative: false,
+      column: "virtualmachine_count",
     },
   },
 };

@@ -24,7 +24,7 @@ export const customFieldDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{label}", "{name}"],
   ordering: ["group_name", "weight", "name"],
-  brief: ["id", "url", "display", "name", "description"],
+  brief: ["id", "url", "display", "name"],
   search: ["name", "label", "group_name", "description"],
   hooks: ["custom_field"],
   uniqueTogether: [],

@@ -34,8 +34,8 @@ export const customFieldSerializer: SerializerDefinition = {
     "created",
     "last_updated",
   ],
-  brief: ["id", "url", "display", "name", "description"],
-  nested: ["id", "url", "display", "name", "description"],
+  brief: ["id", "url", "display", "name"],
+  nested: ["id", "url", "display", "name"],
   convert: {},
   versions: {
     "3.7": {
@@ -66,8 +66,8 @@ export const customFieldSerializer: SerializerDefinition = {
         "created",
         "last_updated",
       ],
-      brief: ["id", "url", "display", "name", "description"],
-      nested: ["id", "url", "display", "name", "description"],
+      brief: ["id", "url", "display", "name"],
+      nested: ["id", "url", "display", "name"],
       convert: {},
     },
     "4.6": {

@@ -23,7 +23,7 @@ export const exportTemplateDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name}"],
   ordering: ["name"],
-  brief: ["id", "url", "display", "name", "description"],
+  brief: ["id", "url", "display", "name"],
   search: ["name", "description"],
   hooks: ["export_template"],
   uniqueTogether: [],

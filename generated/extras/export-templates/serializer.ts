@@ -21,8 +21,8 @@ export const exportTemplateSerializer: SerializerDefinition = {
     "created",
     "last_updated",
   ],
-  brief: ["id", "url", "display", "name", "description"],
-  nested: ["id", "url", "display", "name", "description"],
+  brief: ["id", "url", "display", "name"],
+  nested: ["id", "url", "display", "name"],
   convert: {},
   versions: {
     "3.7": {
@@ -40,8 +40,8 @@ export const exportTemplateSerializer: SerializerDefinition = {
         "created",
         "last_updated",
       ],
-      brief: ["id", "url", "display", "name", "description"],
-      nested: ["id", "url", "display", "name", "description"],
+      brief: ["id", "url", "display", "name"],
+      nested: ["id", "url", "display", "name"],
       convert: {},
     },
     "4.6": {

@@ -24,7 +24,7 @@ export const savedFilterDefinition: ModelDefinition = {
   lookup: "slug",
   display: ["{name}"],
   ordering: ["weight", "name"],
-  brief: ["id", "url", "display", "name", "slug", "description"],
+  brief: ["id", "url", "display", "name", "slug"],
   search: ["name", "slug", "description"],
   hooks: ["saved_filter"],
   uniqueTogether: [],

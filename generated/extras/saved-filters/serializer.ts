@@ -23,8 +23,8 @@ export const savedFilterSerializer: SerializerDefinition = {
     "created",
     "last_updated",
   ],
-  brief: ["id", "url", "display", "name", "slug", "description"],
-  nested: ["id", "url", "display", "name", "slug", "description"],
+  brief: ["id", "url", "display", "name", "slug"],
+  nested: ["id", "url", "display", "name", "slug"],
   convert: {},
   versions: {
     "3.7": {
@@ -44,8 +44,8 @@ export const savedFilterSerializer: SerializerDefinition = {
         "created",
         "last_updated",
       ],
-      brief: ["id", "url", "display", "name", "slug", "description"],
-      nested: ["id", "url", "display", "name", "slug", "description"],
+      brief: ["id", "url", "display", "name", "slug"],
+      nested: ["id", "url", "display", "name", "slug"],
       convert: {},
     },
     "4.6": {

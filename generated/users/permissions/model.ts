@@ -23,7 +23,7 @@ export const objectPermissionDefinition: ModelDefinition = {
   lookup: "name",
   display: ["{name}"],
   ordering: ["name"],
-  brief: ["id", "url", "display", "name", "enabled", "object_types", "actions"],
+  brief: ["id", "url", "display", "name", "enabled", "object_types", "actions", "users", "groups"],
   search: ["name", "description"],
   hooks: ["permission"],
   uniqueTogether: [],

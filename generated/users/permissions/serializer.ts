@@ -20,8 +20,8 @@ export const objectPermissionSerializer: SerializerDefinition = {
     "actions",
     "constraints",
   ],
-  brief: ["id", "url", "display", "name", "enabled", "object_types", "actions"],
-  nested: ["id", "url", "display", "name", "enabled", "object_types", "actions"],
+  brief: ["id", "url", "display", "name", "enabled", "object_types", "actions", "users", "groups"],
+  nested: ["id", "url", "display", "name", "enabled", "object_types", "actions", "users", "groups"],
   convert: {},
   versions: {
     "3.7": {
@@ -38,8 +38,8 @@ export const objectPermissionSerializer: SerializerDefinition = {
         "actions",
         "constraints",
       ],
-      brief: ["id", "url", "display", "name", "enabled", "object_types", "actions"],
-      nested: ["id", "url", "display", "name", "enabled", "object_types", "actions"],
+      brief: ["id", "url", "display", "name", "enabled", "object_types", "actions", "users", "groups"],
+      nested: ["id", "url", "display", "name", "enabled", "object_types", "actions", "users", "groups"],
       convert: {},
     },
     "4.6": {
@@ -57,8 +57,8 @@ export const objectPermissionSerializer: SerializerDefinition = {
         "actions",
         "constraints",
       ],
-      brief: ["id", "url", "display", "name", "enabled", "object_types", "actions", "description"],
-      nested: ["id", "url", "display", "name", "enabled", "object_types", "actions", "description"],
+      brief: ["id", "url", "display", "name", "description", "enabled", "object_types", "actions"],
+      nested: ["id", "url", "display", "name", "description", "enabled", "object_types", "actions"],
       convert: {},
     },
   },
