@@ -20,6 +20,7 @@ import { userPages } from './user.js';
 import { deliveryPages } from './deliveries.js';
 import { tracePage } from './trace.js';
 import { cableFormPage } from './cable-form.js';
+import { RACK_ELEVATIONS, rackElevationsPage } from './rack-elevations.js';
 import { browsableApi, wantsBrowsable } from './browsable.js';
 import { CSRF_FIELD, useLoginPages, type Session } from '../auth/sessions.js';
 import { CONTENT_SECURITY_POLICY, renderTemplate } from './render.js';
@@ -45,7 +46,7 @@ export function uiRoutes(services: Services) {
   });
   const api: ApiViews = new Map(modelList.map((entry) => [entry, views(entry, services)]));
   const byPath = new Map(modelList.map((entry) => [`${entry.definition.app}/${entry.definition.endpoint}`, entry]));
-  const special = [userPages, deliveryPages, tracePage, cableFormPage];
+  const special = [userPages, deliveryPages, tracePage, cableFormPage, rackElevationsPage];
 
   async function modelPage(ui: UiContext, entry: ModelEntry, m: RegExpExecArray): Promise<void> {
     const { ctx, page, session } = ui;
@@ -81,11 +82,11 @@ export function uiRoutes(services: Services) {
     const m = MODEL_PAGE.exec(ctx.path);
     const entry = m ? byPath.get(`${m[1]}/${m[2]}`) : undefined;
     const known = ctx.path === '/' || ctx.path === '/search/' || ctx.path === '/extras/changelog/' || ctx.path.startsWith('/user/') || !!entry
-      || ctx.path.startsWith('/extras/webhook-deliveries/');
+      || ctx.path.startsWith('/extras/webhook-deliveries/') || ctx.path === RACK_ELEVATIONS;
     if (!known) {
       // A page path without its slash: redirect, keeping the query string.
       const slashed = `${ctx.path}/`;
-      if (!ctx.path.endsWith('/') && (MODEL_PAGE.exec(slashed) && byPath.has(slashed.split('/').slice(1, 3).join('/')) || ['/search/', '/user/profile/', '/user/api-tokens/', '/user/password/'].includes(slashed))) {
+      if (!ctx.path.endsWith('/') && (MODEL_PAGE.exec(slashed) && byPath.has(slashed.split('/').slice(1, 3).join('/')) || ['/search/', '/user/profile/', '/user/api-tokens/', '/user/password/', RACK_ELEVATIONS].includes(slashed))) {
         ctx.status = 302;
         ctx.redirect(`${slashed}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
         return;
