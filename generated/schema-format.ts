@@ -190,6 +190,10 @@ export interface ModelFile {
          * The relation of the listed model that the tab's Add button fills in with this object
          */
         add?: string;
+        /**
+         * What the tab's table adds to the listed rows (free space between them as rows that open an add form, a hierarchy, utilization): a runtime/ui/tab-views/<name>.ts module
+         */
+        view?: string;
       };
     };
     /**
@@ -396,6 +400,27 @@ export interface Field {
     [k: string]: {
       path: string;
       by?: string;
+    };
+  };
+  /**
+   * generic_fk: keys added to the nested target in this model's own representation, each computed for a page by a hook of this model (an IP address's assigned interface carries `connection_status`)
+   */
+  extra?: {
+    [k: string]: {
+      /**
+       * The computed hook giving, per row of this model, the key's value (none: the key is left out)
+       */
+      hook: string;
+      /**
+       * The content types of the targets that carry the key
+       *
+       * @minItems 1
+       */
+      on: [string, ...string[]];
+      /**
+       * The value's JSON type (OpenAPI)
+       */
+      type: "boolean" | "integer" | "string";
     };
   };
   /**

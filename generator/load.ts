@@ -194,6 +194,9 @@ function checkCrossReferences(
             if (fieldOf(target, name)) problems.push(`${at}: reverse_filters.${name}: ${target} has a field of that name`);
           }
         }
+        for (const [name, x] of Object.entries(f.extra ?? {})) {
+          for (const ct of x.on) if (!Object.keys(targetsOf(f.types)).includes(ct)) problems.push(`${at}: extra.${name}: on: '${ct}' is not one of the relation's types`);
+        }
         for (const [ct, target] of Object.entries(typeof f.types === 'object' ? f.types : {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);
@@ -262,6 +265,7 @@ function checkCrossReferences(
         if (head !== 'id' && !hasField(spec.model, head)) problems.push(`${file}: ui.tabs.${tab}.filter.${param}: '${head}' is not a field of ${spec.model}`);
       }
       if (def.add && byName.has(def.model) && !hasField(def.model, def.add)) problems.push(`${file}: ui.tabs.${tab}.add: '${def.add}' is not a field of ${def.model}`);
+      if (def.view && !existsSync(join(hooksDir, '..', 'ui', 'tab-views', `${def.view}.ts`))) problems.push(`${file}: ui.tabs.${tab}.view: no file runtime/ui/tab-views/${def.view}.ts`);
     }
     for (const name of spec.ui?.patterns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.patterns: '${name}' is not a field of ${spec.model}`);

@@ -46,6 +46,8 @@ export interface FieldDefinition {
   same?: string[];
   /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
   typeKey?: string;
+  /** generic_fk: keys added to the nested target (of the types in `on`) in this model's own forms, computed by a hook per row */
+  extra?: Record<string, { hook: string; on: string[]; type: string }>;
   /** alias: mirrored field */
   of?: string;
   /** computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'any:<field>,<field>' (true when one is set), 'reverse:<Model>.<field>' (a list), 'reverse_one:<Model>.<field>' (the first) or 'value' */
@@ -155,7 +157,8 @@ export interface ModelDefinition {
   ui?: {
     columns?: string[];
     /** tabs of the object's page, each a table of another model's rows filtered by paths into this object */
-    tabs: { path: string; model: string; filter: Record<string, string>; label?: string; add?: string }[];
+    /** (`view`: runtime/ui/tab-views/<name>.ts, what the table adds to the rows: free space, a hierarchy) */
+    tabs: { path: string; model: string; filter: Record<string, string>; label?: string; add?: string; view?: string }[];
     /** fields whose add-form value may be a range pattern */
     patterns: string[];
     /** extra panels of the object's page (runtime/ui/panels/<name>.ts) */

@@ -27,9 +27,15 @@ export const ipAddressDefinition: ModelDefinition = {
   ordering: ["address"],
   brief: ["id", "url", "display", "family", "address"],
   search: ["dns_name", "description", "address"],
-  hooks: ["ip_address"],
+  hooks: ["ip_address", "connection_status"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
+    tabs: [],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     family: {
       name: "family",
@@ -131,6 +137,7 @@ export const ipAddressDefinition: ModelDefinition = {
       },
       onDelete: "cascade",
       typeKey: "assigned_object_type",
+      extra: { connection_status: { hook: "connection_status", on: ["dcim.interface"], type: "boolean" } },
     },
     nat_inside: {
       name: "nat_inside",
