@@ -16,6 +16,8 @@ export interface WriteContext extends ChangeContext {
 export interface RuleSettings {
   /** NetBox's ENFORCE_GLOBAL_UNIQUE (default true): duplicates refused in the global table too */
   enforceGlobalUnique: boolean;
+  /** IMAGE_ATTACHMENT_MAX_SIZE: bytes of one uploaded image */
+  imageAttachmentMaxSize?: number;
 }
 
 /** Rows per set-wise statement: far below every database's bound-parameter limit. */

@@ -241,7 +241,7 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
 
 function writeContext(ctx: Context, db: Knex, config: Config): WriteContext {
   const state = ctx.state as State;
-  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: renderBase(ctx).origin, rules: { enforceGlobalUnique: config.enforceGlobalUnique } };
+  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: renderBase(ctx).origin, rules: { enforceGlobalUnique: config.enforceGlobalUnique, imageAttachmentMaxSize: config.limits.imageAttachmentMaxSize } };
 }
 
 function requireBody(ctx: Context): unknown {
