@@ -399,6 +399,27 @@ export interface Field {
     };
   };
   /**
+   * generic_fk: keys added to the nested target in this model's own representation, each computed for a page by a hook of this model (an IP address's assigned interface carries `connection_status`)
+   */
+  extra?: {
+    [k: string]: {
+      /**
+       * The computed hook giving, per row of this model, the key's value (none: the key is left out)
+       */
+      hook: string;
+      /**
+       * The content types of the targets that carry the key
+       *
+       * @minItems 1
+       */
+      on: [string, ...string[]];
+      /**
+       * The value's JSON type (OpenAPI)
+       */
+      type: "boolean" | "integer" | "string";
+    };
+  };
+  /**
    * computed reverse_one: only rows of the other model with these column values (e.g. term_side: A)
    */
   where?: {

@@ -194,6 +194,9 @@ function checkCrossReferences(
             if (fieldOf(target, name)) problems.push(`${at}: reverse_filters.${name}: ${target} has a field of that name`);
           }
         }
+        for (const [name, x] of Object.entries(f.extra ?? {})) {
+          for (const ct of x.on) if (!Object.keys(targetsOf(f.types)).includes(ct)) problems.push(`${at}: extra.${name}: on: '${ct}' is not one of the relation's types`);
+        }
         for (const [ct, target] of Object.entries(typeof f.types === 'object' ? f.types : {})) {
           const t = byName.get(target);
           if (!t) problems.push(`${at}: types: unknown model '${target}'`);

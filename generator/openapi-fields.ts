@@ -90,6 +90,16 @@ export class Builder {
     return ref(`Nested${model}`);
   }
 
+  /** A generic relation's target in its nested form, with the keys the relation's `extra` adds to that type. */
+  private nestedWithExtra(f: FieldDefinition, contentType: string, model: string): Schema {
+    const extra = Object.entries(f.extra ?? {}).filter(([, x]) => x.on.includes(contentType));
+    const target = this.models.get(model);
+    if (!extra.length || !target) return this.nestedRef(model);
+    const nested = this.representation(target.definition, target.serializer.nested, 'nested', target.serializer.nested);
+    const properties = { ...(nested.properties as Schema), ...Object.fromEntries(extra.map(([key, x]) => [key, { type: x.type, readOnly: true }])) };
+    return { ...nested, properties, required: [...(nested.required as string[]), ...extra.map(([key]) => key)] };
+  }
+
   /** One field of a response in the given form. */
   read(d: ModelDefinition, name: string, mode: Mode): Schema {
     switch (name) {
@@ -118,7 +128,7 @@ export class Builder {
     switch (f.type) {
       case 'fk': schema = this.nestedRef(f.to!); break;
       case 'm2m': return { type: 'array', items: this.nestedRef(f.to!) };
-      case 'generic_fk': return orNull({ anyOf: Object.values(f.types!).sort().map((m) => this.nestedRef(m)) });
+      case 'generic_fk': return orNull({ anyOf: Object.entries(f.types!).sort(([, a], [, b]) => a.localeCompare(b)).map(([ct, m]) => this.nestedWithExtra(f, ct, m)) });
       case 'choice': {
         const value = this.scalar(f, false);
         schema = mode === 'full' && !f.plain

@@ -105,6 +105,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
       definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
       definition.typeKey = f.type_key ?? `${name}_type`;
     }
+    if (f.extra) definition.extra = f.extra;
     if (f.where) definition.where = f.where;
     if (f.form) definition.form = f.form;
     if (f.sum_of) definition.sumOf = { ...f.sum_of };

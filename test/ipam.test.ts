@@ -415,7 +415,8 @@ assignment('assigned_object is the nested interface with its nested device', asy
   assert.is(a.assigned_object_id, iface.id);
   const o = a.assigned_object;
   assert.ok(o, 'assigned_object set');
-  assert.equal(Object.keys(o).sort(), ['_occupied', 'cable', 'device', 'display', 'id', 'name', 'url']);
+  assert.equal(Object.keys(o).sort(), ['_occupied', 'cable', 'connection_status', 'device', 'display', 'id', 'name', 'url']);
+  assert.is(o.connection_status, false, 'no cable: not connected');
   assert.is(o.id, iface.id);
   assert.is(o.url, `${app.url}/api/dcim/interfaces/${iface.id}/`);
   assert.is(o.display, 'eth0');
@@ -436,6 +437,35 @@ assignment('assigned_object is the nested interface with its nested device', asy
   assert.is(loose.assigned_object, null);
   assert.is(loose.assigned_object_type, null);
   assert.is(loose.assigned_object_id, null);
+});
+
+assignment('connection_status: true on a cabled interface with a complete path, false otherwise, in lists and details', async () => {
+  const [near, far, spare] = await app.post('/api/dcim/interfaces/', [
+    { device: device.id, name: 'cs0', type: '1000base-t' }, { device: device.id, name: 'cs1', type: '1000base-t' }, { device: device.id, name: 'cs2', type: '1000base-t' },
+  ]);
+  const on = await post(ADDRESSES, { address: '198.51.100.1/24', assigned_object_type: 'dcim.interface', assigned_object_id: near.id });
+  const off = await post(ADDRESSES, { address: '198.51.100.2/24', assigned_object_type: 'dcim.interface', assigned_object_id: spare.id });
+  const fhrp = await post('/api/ipam/fhrp-groups/', { protocol: 'vrrp2', group_id: 77 });
+  const group = await post(ADDRESSES, { address: '198.51.100.3/24', assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: fhrp.id });
+  const cable = await post('/api/dcim/cables/', { a_terminations: [{ object_type: 'dcim.interface', object_id: near.id }], b_terminations: [{ object_type: 'dcim.interface', object_id: far.id }] });
+  try {
+    assert.is((await app.get(`${ADDRESSES}${on.id}/`)).assigned_object.connection_status, true, 'detail: connected');
+    assert.is((await app.get(`${ADDRESSES}${off.id}/`)).assigned_object.connection_status, false, 'detail: not connected');
+    const list = (await app.get(`${ADDRESSES}?id=${on.id}&id=${off.id}&id=${group.id}`)).results;
+    const byId = new Map(list.map((r: any) => [r.id, r.assigned_object]));
+    assert.is((byId.get(on.id) as any).connection_status, true, 'list: connected');
+    assert.is((byId.get(off.id) as any).connection_status, false, 'list: not connected');
+    assert.is('connection_status' in (byId.get(group.id) as any), false, 'an FHRP group has none');
+    // the interface's own forms are NetBox 3.7's
+    assert.is('connection_status' in (await app.get(`/api/dcim/interfaces/${near.id}/`)), false);
+    expectStatus(await app.api('DELETE', `/api/dcim/cables/${cable.id}/`), 204);
+    assert.is((await app.get(`${ADDRESSES}${on.id}/`)).assigned_object.connection_status, false, 'cable gone: not connected');
+  } finally {
+    await app.api('DELETE', `/api/dcim/cables/${cable.id}/`);
+    for (const a of [on, off, group]) await app.api('DELETE', `${ADDRESSES}${a.id}/`);
+    await app.api('DELETE', `/api/ipam/fhrp-groups/${fhrp.id}/`);
+    for (const i of [near, far, spare]) await app.api('DELETE', `/api/dcim/interfaces/${i.id}/`);
+  }
 });
 
 assignment('interface_id and device_id find the address; the interface counts it', async () => {

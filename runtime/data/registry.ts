@@ -172,6 +172,9 @@ export function checkHooks(): void {
       if (f.source?.startsWith('hook:') && !hooks.some((h) => h.computed?.[f.source!.slice(5)])) {
         throw new Error(`${entry.definition.source}: no hook of ${entry.definition.name} computes '${f.source}'`);
       }
+      for (const [key, x] of Object.entries(f.extra ?? {})) {
+        if (!hooks.some((h) => h.computed?.[x.hook])) throw new Error(`${entry.definition.source}: ${f.name}.extra.${key} names hook '${x.hook}', which no hook of ${entry.definition.name} computes`);
+      }
     }
     for (const [name, filter] of Object.entries(entry.filters)) {
       if (filter.kind === 'method' && !hooks.some((h) => h.filters?.[filter.method])) {

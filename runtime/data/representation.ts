@@ -196,12 +196,22 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       const typeKey = f.typeKey ?? typeColumn;
       const idKey = `${name}_id`;
       const types = f.types!;
+      // keys the relation adds to targets of some types, computed for the page's own rows (`<name>.<key>`)
+      const extra = Object.entries(f.extra ?? {}).map(([key, x]) => ({ key, on: new Set(x.on), computed: `${name}.${key}` }));
       return (out, row, s) => {
         const type = row[typeColumn] ?? null;
         const target = type ? types[type] : undefined;
         out[typeKey] = type;
         out[idKey] = toNumber(row[idKey]);
-        out[name] = target ? s.nested(target, row[idKey]) : null;
+        let nested = target ? s.nested(target, row[idKey]) : null;
+        if (nested && extra.length && s.entry === entry) {
+          // nested forms are shared within a response: the keys go on a copy
+          for (const x of extra) {
+            const v = x.on.has(type) ? s.extra(x.computed, Number(row.id)) : undefined;
+            if (v !== undefined) nested = { ...nested, [x.key]: v };
+          }
+        }
+        out[name] = nested;
       };
     }
     case 'choice': {

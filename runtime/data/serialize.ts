@@ -247,6 +247,8 @@ function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: s
     counted: fieldNames.filter((name) => d.counts[name] && !d.counts[name].column),
     reverseOne: stored.filter(([raw]) => raw.type === 'computed' && raw.source?.startsWith('reverse_one:')).map(([raw]) => raw),
     computed: stored.flatMap(([raw]) => {
+      // a generic relation's extra keys: computed per row under `<relation>.<key>`
+      if (raw.extra) return Object.entries(raw.extra).map(([key, x]) => ({ name: `${raw.name}.${key}`, source: `hook:${x.hook}`, hook: hooks.map((h) => h.computed?.[x.hook]).find(Boolean)! }));
       const source = raw.source;
       if (source?.startsWith('hook:')) return [{ name: raw.name, source, hook: hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)! }];
       if (source?.startsWith('reverse:')) return [{ name: raw.name, source }];

@@ -59,6 +59,7 @@ import { vlanGroup } from './vlan_group.js';
 import { vmInterface } from './vm_interface.js';
 import { wirelessLink } from './wireless_link.js';
 import { wirelessPeers } from './wireless_peers.js';
+import { connectionStatusHooks } from './connection_status.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -127,6 +128,7 @@ export const hooks: Record<string, ModelHooks> = {
   vm_interface: vmInterface,
   wireless_link: wirelessLink,
   wireless_peers: wirelessPeers,
+  connection_status: connectionStatusHooks,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

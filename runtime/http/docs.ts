@@ -5,6 +5,8 @@
  * - `/api/docs/?format=openapi`: the same document (pynetbox's openapi(), Ansible before NetBox 3.5);
  * - `/api/docs/`: interactive documentation (Swagger UI), served from the swagger-ui-dist package
  *   under `/api/docs/static/`, so nothing is loaded from another site.
+ * The document and those files are compressed once per process (gzip and Brotli, on first use) and
+ * sent in the encoding the client accepts, with an ETag.
  */
 import type { Context } from 'koa';
 import type Router from '@koa/router';
@@ -14,13 +16,28 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { errors } from '../core/errors.js';
 import { requestVersion } from './versions.js';
+import { encode, sendEncoded, type Encoded } from './precompressed.js';
 
-/** Each API version's document (generated/versions.ts names its file), read on first use, as JSON and as YAML. */
-const documents = new Map<string, { json: Record<string, unknown>; yaml?: string }>();
-function documentOf(ctx: Context): { json: Record<string, unknown>; yaml?: string } {
+/** The document is the same for every client and changes only with a new release: a client revalidates after five minutes. */
+const DOCUMENT_CACHE = 'public, max-age=300';
+
+/**
+ * Each API version's document (generated/versions.ts names its file) as JSON and as YAML, encoded
+ * on first use (the pending promise is shared: concurrent first requests compress once).
+ */
+const documents = new Map<string, Promise<Encoded>>();
+function documentOf(ctx: Context, yaml: boolean): Promise<Encoded> {
   const file = requestVersion(ctx).document;
-  let doc = documents.get(file);
-  if (!doc) documents.set(file, (doc = { json: JSON.parse(readFileSync(new URL(`../../generated/${file}`, import.meta.url), 'utf8')) }));
+  const key = `${file}:${yaml ? 'yaml' : 'json'}`;
+  let doc = documents.get(key);
+  if (!doc) {
+    const json = JSON.parse(readFileSync(new URL(`../../generated/${file}`, import.meta.url), 'utf8'));
+    doc = yaml
+      ? encode(Buffer.from(stringify(json, { aliasDuplicateObjects: false })), 'application/vnd.oai.openapi; charset=utf-8')
+      : encode(Buffer.from(JSON.stringify(json)), 'application/json; charset=utf-8');
+    documents.set(key, doc);
+    doc.catch(() => documents.delete(key));
+  }
   return doc;
 }
 
@@ -33,7 +50,7 @@ const STATIC: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
   'favicon-16x16.png': 'image/png',
 };
-const staticCache = new Map<string, Buffer>();
+const staticCache = new Map<string, Promise<Encoded>>();
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
@@ -76,36 +93,29 @@ function wantsYaml(ctx: Context): boolean {
   return /yaml|application\/vnd\.oai\.openapi(?!\+json)/.test(accept) && !accept.includes('application/json');
 }
 
-function serveDocument(ctx: Context): void {
-  const document = documentOf(ctx);
-  if (wantsYaml(ctx)) {
-    document.yaml ??= stringify(document.json, { aliasDuplicateObjects: false });
-    ctx.type = 'application/vnd.oai.openapi; charset=utf-8';
-    ctx.body = document.yaml;
-    return;
-  }
-  ctx.body = document.json;
+async function serveDocument(ctx: Context): Promise<void> {
+  // JSON or YAML may follow from the Accept header
+  ctx.vary('Accept');
+  sendEncoded(ctx, await documentOf(ctx, wantsYaml(ctx)), DOCUMENT_CACHE);
 }
 
 export function mountDocs(router: Router): void {
   router.get('/api/schema/', serveDocument);
-  router.get('/api/docs/', (ctx) => {
+  router.get('/api/docs/', async (ctx) => {
     if (ctx.query.format !== undefined) {
-      serveDocument(ctx);
+      await serveDocument(ctx);
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = PAGE;
   });
   // strict: a file name never gets the trailing slash every other path has.
-  router.register('/api/docs/static/:file', ['GET', 'HEAD'], (ctx) => {
+  router.register('/api/docs/static/:file', ['GET', 'HEAD'], async (ctx) => {
     const file = ctx.params.file;
     const type = STATIC[file];
     if (!type) throw errors.notFound();
     let body = staticCache.get(file);
-    if (!body) staticCache.set(file, (body = readFileSync(join(swaggerDir, file))));
-    ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = body;
+    if (!body) staticCache.set(file, (body = encode(readFileSync(join(swaggerDir, file)), type)));
+    sendEncoded(ctx, await body, 'public, max-age=86400');
   }, { strict: true });
 }

@@ -27,7 +27,7 @@ export const ipAddressDefinition: ModelDefinition = {
   ordering: ["address"],
   brief: ["id", "url", "display", "family", "address"],
   search: ["dns_name", "description", "address"],
-  hooks: ["ip_address"],
+  hooks: ["ip_address", "connection_status"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -131,6 +131,7 @@ export const ipAddressDefinition: ModelDefinition = {
       },
       onDelete: "cascade",
       typeKey: "assigned_object_type",
+      extra: { connection_status: { hook: "connection_status", on: ["dcim.interface"], type: "boolean" } },
     },
     nat_inside: {
       name: "nat_inside",
