@@ -1030,6 +1030,11 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "deprecated", label: "Deprecated" },
     ],
   },
+  "webhook-api-version": {
+    name: "webhook-api-version",
+    integer: false,
+    choices: [{ value: "3.7", label: "NetBox 3.7" }, { value: "4.6", label: "NetBox 4.6" }],
+  },
   "webhook-delivery-state": {
     name: "webhook-delivery-state",
     integer: false,

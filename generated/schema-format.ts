@@ -190,6 +190,10 @@ export interface ModelFile {
          * The relation of the listed model that the tab's Add button fills in with this object
          */
         add?: string;
+        /**
+         * What the tab's table adds to the listed rows (free space between them as rows that open an add form, a hierarchy, utilization): a runtime/ui/tab-views/<name>.ts module
+         */
+        view?: string;
       };
     };
     /**

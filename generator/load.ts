@@ -265,6 +265,7 @@ function checkCrossReferences(
         if (head !== 'id' && !hasField(spec.model, head)) problems.push(`${file}: ui.tabs.${tab}.filter.${param}: '${head}' is not a field of ${spec.model}`);
       }
       if (def.add && byName.has(def.model) && !hasField(def.model, def.add)) problems.push(`${file}: ui.tabs.${tab}.add: '${def.add}' is not a field of ${def.model}`);
+      if (def.view && !existsSync(join(hooksDir, '..', 'ui', 'tab-views', `${def.view}.ts`))) problems.push(`${file}: ui.tabs.${tab}.view: no file runtime/ui/tab-views/${def.view}.ts`);
     }
     for (const name of spec.ui?.patterns ?? []) {
       if (!hasField(spec.model, name)) problems.push(`${file}: ui.patterns: '${name}' is not a field of ${spec.model}`);

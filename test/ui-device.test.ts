@@ -122,11 +122,11 @@ test('a prefix lists its child prefixes and addresses; a VLAN group its VLANs', 
   assert.ok(tabs.some((t) => /Child prefixes\s*2/.test(t)), tabs.join('|'));
   assert.ok(tabs.some((t) => /IP addresses\s*2/.test(t)), tabs.join('|'));
   await page.goto(`${base}/ipam/prefixes/${prefix.id}/prefixes/`);
-  assert.equal(await page.locator('table[aria-label="Child prefixes"] tbody tr td:nth-child(2)').allInnerTexts(), ['10.20.1.0/24', '10.20.2.0/24']);
+  assert.equal(await page.locator('table[aria-label="Child prefixes"] tbody tr:not(.nl-free) td:nth-child(2)').allInnerTexts(), ['10.20.1.0/24', '10.20.2.0/24']);
   await page.goto(`${base}/ipam/prefixes/${prefix.id}/ip-addresses/`);
-  assert.equal(await page.locator('table[aria-label="IP addresses"] tbody tr td:nth-child(2)').allInnerTexts(), ['10.20.1.1/24', '10.20.1.2/24']);
+  assert.equal(await page.locator('table[aria-label="IP addresses"] tbody tr:not(.nl-free) td:nth-child(2)').allInnerTexts(), ['10.20.1.1/24', '10.20.1.2/24']);
   await page.goto(`${base}/ipam/vlan-groups/${group.id}/vlans/`);
-  const vlans = await page.locator('table[aria-label="VLANs"] tbody tr td:nth-child(2) a').allInnerTexts();
+  const vlans = await page.locator('table[aria-label="VLANs"] tbody tr:not(.nl-free) td:nth-child(2) a').allInnerTexts();
   assert.is(vlans.length, 2, vlans.join('|'));
   await expectAccessible(page, 'a VLAN group\'s VLANs');
 });

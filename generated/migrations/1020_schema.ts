@@ -6,21 +6,13 @@ import type { Knex } from 'knex';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('users_token', (t) => {
-    t.bigInteger('version').nullable();
-    t.string('v2_key', 12).nullable();
-    t.boolean('enabled').notNullable().defaultTo(true);
-    t.bigInteger('pepper_id').nullable();
-    t.unique(['v2_key'], { indexName: 'users_token_v2_key_key' });
+  await knex.schema.alterTable('extras_webhook', (t) => {
+    t.string('api_version', 100).nullable();
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('users_token', (t) => {
-    t.dropUnique(['v2_key'], 'users_token_v2_key_key');
-    t.dropColumn('version');
-    t.dropColumn('v2_key');
-    t.dropColumn('enabled');
-    t.dropColumn('pepper_id');
+  await knex.schema.alterTable('extras_webhook', (t) => {
+    t.dropColumn('api_version');
   });
 }

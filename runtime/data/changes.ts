@@ -28,6 +28,12 @@ export interface Change {
    */
   data: Record<string, unknown>;
   repr: string;
+  /**
+   * the representation in other API versions' shapes, by version: a delete's is taken before its rows
+   * go (for the versions a listener asks for: `deletedVersions`), others are rendered when asked
+   * (`inVersion`)
+   */
+  shapes?: Map<string, Record<string, unknown>>;
 }
 
 export interface ChangeContext {
@@ -55,15 +61,28 @@ export interface ListenerOptions {
    * database is still removing the rows (recordDeletes).
    */
   changesOnly?: boolean;
+  /**
+   * The API versions other than the default in which it reads deleted objects of a model (a webhook
+   * whose body takes another version's shape): rendered before the rows go.
+   */
+  deletedVersions?: (entry: ModelEntry, ctx: ChangeContext) => Promise<string[]>;
 }
 
 const listeners: { listener: ChangeListener; changesOnly: boolean }[] = [];
 const deletedWanted: WantsDeleted[] = [];
+const versionsWanted: NonNullable<ListenerOptions['deletedVersions']>[] = [];
 
 /** Registers a listener that runs inside the writing transaction (the change log, the webhook queue). */
 export function onChanges(listener: ChangeListener, options: ListenerOptions = {}): void {
   listeners.push({ listener, changesOnly: !!options.changesOnly });
   if (options.wantsDeleted) deletedWanted.push(options.wantsDeleted);
+  if (options.deletedVersions) versionsWanted.push(options.deletedVersions);
+}
+
+async function deletedVersions(entry: ModelEntry, ctx: ChangeContext): Promise<string[]> {
+  const all = new Set<string>();
+  for (const wants of versionsWanted) for (const v of await wants(entry, ctx)) all.add(v);
+  return [...all];
 }
 
 async function fullWanted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
@@ -145,7 +164,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
 }
 
 /** The API representations of objects, keyed by id (one render for a whole batch). */
-export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], options: { brief?: boolean; fresh?: boolean } = {}): Promise<Map<number, Record<string, unknown>>> {
+export async function representations(db: Knex, entry: ModelEntry, ids: number[], baseUrl: string, loaded?: Row[], options: { brief?: boolean; fresh?: boolean; version?: string; origin?: string } = {}): Promise<Map<number, Record<string, unknown>>> {
   if (!ids.length) return new Map();
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
   const rendered = await renderRows(entry, rows, { db, baseUrl, ...options });
@@ -158,13 +177,40 @@ export interface Doomed {
   ids: number[];
   prechange: Map<number, Record<string, unknown>>;
   data: Map<number, Record<string, unknown>>;
+  /** full representations in other API versions (`deletedVersions`), by version */
+  shapes: Map<string, Map<number, Record<string, unknown>>>;
 }
 
 export async function beforeDelete(ctx: ChangeContext, entry: ModelEntry, ids: number[]): Promise<Doomed | null> {
   if (!entry.definition.changelog || !ids.length) return null;
   const rows = await loadRows(ctx.db, entry, ids);
   const brief = !(await fullWanted(entry, ctx));
-  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, { brief }) };
+  const shapes = new Map<string, Map<number, Record<string, unknown>>>();
+  for (const version of await deletedVersions(entry, ctx)) shapes.set(version, await representations(ctx.db, entry, ids, versionBase(ctx, version), rows, { version, origin: ctx.baseUrl }));
+  return { entry, ids, prechange: await snapshots(ctx.db, entry, ids, rows), data: await representations(ctx.db, entry, ids, ctx.baseUrl, rows, { brief }), shapes };
+}
+
+/** Where API URLs of a version's representation start: the origin (a change's `baseUrl`) and the version's prefix. */
+export function versionBase(ctx: ChangeContext, version: string): string {
+  return `${ctx.baseUrl}/v${version}`;
+}
+
+/**
+ * The representations of changed objects in a version's shape (`version`: not the default one,
+ * whose are `data`), rendered once per model for a batch and kept on each change. A delete has
+ * only what was taken before its rows went (else its default `data`).
+ */
+export async function inVersion(ctx: ChangeContext, changes: Change[], version: string): Promise<void> {
+  const todo = new Map<ModelEntry, Change[]>();
+  for (const c of changes) {
+    if (c.shapes?.has(version)) continue;
+    if (c.action === 'delete') { (c.shapes ??= new Map()).set(version, c.data); continue; }
+    todo.set(c.entry, [...(todo.get(c.entry) ?? []), c]);
+  }
+  for (const [entry, list] of todo) {
+    const rendered = await representations(ctx.db, entry, [...new Set(list.map((c) => c.id))], versionBase(ctx, version), undefined, { version, origin: ctx.baseUrl });
+    for (const c of list) (c.shapes ??= new Map()).set(version, rendered.get(c.id) ?? c.data);
+  }
 }
 
 function withoutLastUpdated(snap: Record<string, unknown> | null): string {
@@ -274,7 +320,8 @@ export function deleteChanges(doomed: (Doomed | null)[]): Change[] {
     for (const id of d.ids) {
       const data = d.data.get(id);
       if (!data) continue;
-      changes.push({ entry: d.entry, action: 'delete', id, prechange: d.prechange.get(id) ?? null, postchange: null, data, repr: String(data.display ?? id) });
+      const shapes = new Map([...d.shapes].filter(([, byId]) => byId.has(id)).map(([version, byId]) => [version, byId.get(id)!]));
+      changes.push({ entry: d.entry, action: 'delete', id, prechange: d.prechange.get(id) ?? null, postchange: null, data, repr: String(data.display ?? id), shapes });
     }
   }
   return changes;

@@ -52,17 +52,22 @@ export async function freeBetween(db: Knex, family: number, first: bigint, last:
   return free;
 }
 
+/**
+ * The addresses of a prefix that may be handed out: all but the network and broadcast addresses
+ * (IPv4) or the subnet-router anycast address (IPv6), unless a pool or a point-to-point net.
+ */
+export function usableBounds(family: number, length: number, first: bigint, last: bigint, pool: boolean): { first: bigint; last: bigint } {
+  if (!pool && family === 4 && length < 31) return { first: first + 1n, last: last - 1n };
+  if (!pool && family === 6 && length < 127) return { first: first + 1n, last };
+  return { first, last };
+}
+
 /** Up to `limit` free host addresses of a prefix, ascending. */
 async function freeAddresses(db: Knex, prefix: Row, limit: number): Promise<bigint[]> {
   if (prefix.mark_utilized === true || prefix.mark_utilized === 1) return [];
   const family = Number(prefix.family);
   const length = Number(prefix.prefix_length);
-  let first = toBigInt(prefix.prefix_first);
-  let last = toBigInt(prefix.prefix_last);
-  const pool = prefix.is_pool === true || prefix.is_pool === 1;
-  // Network and broadcast (IPv4), the subnet-router anycast address (IPv6), unless a pool or a point-to-point net.
-  if (!pool && family === 4 && length < 31) { first += 1n; last -= 1n; }
-  if (!pool && family === 6 && length < 127) first += 1n;
+  const { first, last } = usableBounds(family, length, toBigInt(prefix.prefix_first), toBigInt(prefix.prefix_last), prefix.is_pool === true || prefix.is_pool === 1);
   // A global container counts addresses of every VRF.
   const vrf = prefix.vrf_id === null && prefix.status === 'container' ? undefined : prefix.vrf_id;
   // addresses inside the prefix's IP ranges (same VRF) are not handed out either

@@ -2,7 +2,9 @@
  * The tabs of an object's page the schema declares (`ui.tabs`): each lists another model's rows that
  * the API's filters find from this object's values (a device's interfaces by `device_id`, a prefix's
  * children by `within`), as a table with that model's columns, checkboxes for its bulk actions and
- * an Add button that fills in this object. A tab shows only when it has rows (or is open).
+ * an Add button that fills in this object. A tab shows only when it has rows (or is open, or its
+ * view shows more than the rows: free space to add to). A tab's `view` (runtime/ui/tab-views/) adds
+ * to the rows: free space between them, their depth, utilization, header actions.
  */
 import type { Context } from 'koa';
 import { modelList } from '../data/registry.js';
@@ -15,6 +17,8 @@ import { columnLabel, columnsOf } from './list.js';
 import { cableModel } from './cabling.js';
 import type { Services } from '../http/views.js';
 import type { ApiViews } from './objects.js';
+import { tabViews } from './tab-views/index.js';
+import type { TabRow } from './tab-view.js';
 
 type Tab = NonNullable<ModelEntry['definition']['ui']>['tabs'][number];
 const TAB_LIMIT = 1000;
@@ -51,7 +55,7 @@ export async function tabLinks(ctx: Context, services: Services, api: ApiViews, 
     query.set('brief', '1');
     const result = await callView(ctx, api.get(other)!.list, { query });
     const count = result.ok ? Number(result.body.count) : 0;
-    if (count || open === tab.path) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
+    if (count || open === tab.path || tab.view) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
   }
   return out;
 }
@@ -78,7 +82,8 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   const query = tabQuery(tab, object);
   // The object the tab belongs to is the same in every row: its column is left out.
   const columns = columnsOf(other).filter((c) => c !== tab.add && !(c in tab.filter) && `${c}_id` in tab.filter === false);
-  const shown = new Set(['id', 'url', 'display', ...columns, ...(other.definition.cabling ? ['cable', '_occupied'] : [])]);
+  const tabView = tab.view ? tabViews[tab.view] : undefined;
+  const shown = new Set(['id', 'url', 'display', ...columns, ...(tabView?.fields ?? []), ...(other.definition.cabling ? ['cable', '_occupied'] : [])]);
   query.set('exclude', other.serializer.full.filter((f) => !shown.has(f)).join(','));
   query.set('limit', String(TAB_LIMIT));
   const result = await callView(ctx, api.get(other)!.list, { query });
@@ -88,33 +93,44 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   const canAdd = !!tab.add && may(ctx, other, 'add', services) && !other.definition.readOnly;
   const tabLabel = tab.label ?? label(other, true);
   const cableLinks = cableLinksFor(ctx, services, other, here);
+  const count = result.ok ? Number(result.body.count) : 0;
+  let built: TabRow[] = rows.map((r) => ({
+    ...cableLinks?.(r),
+    id: r.id,
+    display: r.display,
+    url: `${listUrl(other)}${r.id}/`,
+    cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
+  }));
+  let extraColumns: string[] = [];
+  let actions: { label: string; url: string }[] = [];
+  if (tabView) {
+    const done = await tabView.render({ ctx, services, api, entry, object, other, rows, built, here, complete: count <= rows.length });
+    built = done.rows;
+    extraColumns = done.columns ?? [];
+    actions = done.actions ?? [];
+  }
   const view = {
     ...header,
     tabs: await tabLinks(ctx, services, api, entry, object, tab.path),
     tabObject: false,
     tabTable: true,
     tabLabel,
-    count: result.ok ? Number(result.body.count) : 0,
-    more: result.ok && Number(result.body.count) > rows.length,
+    count,
+    more: count > rows.length,
     moreUrl: `${listUrl(other)}?${tabQuery(tab, object)}`,
     bulkUrl: `${listUrl(other)}bulk/`,
     returnUrl: here,
     addUrl: canAdd ? `${listUrl(other)}add/?${new URLSearchParams({ [tab.add!]: String(object.id), return_url: here })}` : null,
+    actions,
     selectable: canChange || canDelete,
     canChange,
     canDelete,
     canRename: canChange && !!other.definition.fields.name,
     canDisconnect: canChange && !!other.definition.cabling,
-    columns: columns.map((name) => ({ label: columnLabel(other, name) })),
+    columns: [...columns.map((name) => ({ label: columnLabel(other, name) })), ...extraColumns.map((label) => ({ label }))],
     cabled: !!cableLinks,
-    rows: rows.map((r) => ({
-      ...cableLinks?.(r),
-      id: r.id,
-      display: r.display,
-      url: `${listUrl(other)}${r.id}/`,
-      cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
-    })),
-    empty: !rows.length,
+    rows: built,
+    empty: !built.length,
     csrf: page.csrf,
     csrfField: page.csrfField,
   };

@@ -7,9 +7,8 @@
  */
 import type { ModelEntry } from '../core/types.js';
 import { modelList } from '../data/registry.js';
-import { actionView } from '../http/actions.js';
-import type { Services } from '../http/views.js';
-import { callView, type ViewFn } from './api-call.js';
+import { callView } from './api-call.js';
+import { hookView } from './hook-view.js';
 import { label, listUrl, may } from './page.js';
 import { sendPage } from './render.js';
 import { traceSvg, type Hop } from './trace-svg.js';
@@ -19,18 +18,6 @@ import { notFound } from './objects.js';
 import type { UiContext } from './index.js';
 
 const TRACE_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(\d{1,15})\/trace\/$/;
-const views = new Map<string, ViewFn | null>();
-
-/** The view of a model's action served by `hook` (trace, paths), built once. */
-function hookView(entry: ModelEntry, hook: string, services: Services): ViewFn | null {
-  const key = `${entry.definition.name}:${hook}`;
-  if (!views.has(key)) {
-    const extra = entry.routes.extra.find((e) => e.hook === hook && !e.app);
-    views.set(key, extra ? actionView(entry, extra, services) : null);
-  }
-  return views.get(key)!;
-}
-
 /** The cabled model at `/<app>/<endpoint>/`, if any. */
 function cabledAt(app: string, endpoint: string): ModelEntry | undefined {
   return modelList.find((m) => m.definition.cabling && m.definition.app === app && m.definition.endpoint === endpoint);

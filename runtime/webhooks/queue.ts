@@ -12,7 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { onChanges, type Change, type ChangeContext } from '../data/changes.js';
+import { inVersion, onChanges, type Change, type ChangeContext } from '../data/changes.js';
+import { apiVersions } from '../../generated/versions.js';
 import { model, type Row } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { matches } from './conditions.js';
@@ -30,6 +31,8 @@ interface Rule {
   contentTypes: Set<string>;
   on: Record<EventName, boolean>;
   conditions: unknown;
+  /** the API version whose shape its webhook's body takes (the default: a change's own `data`) */
+  version: string;
 }
 
 /** What a request has queued so far for one (event rule, object). */
@@ -57,9 +60,10 @@ function parse(text: unknown): unknown {
 }
 
 async function enabledRules(db: Knex): Promise<Rule[]> {
-  const rows: Row[] = await db(model('EventRule').definition.table)
-    .where({ enabled: true, action_type: 'webhook', action_object_type: 'extras.webhook' })
-    .whereIn('action_object_id', db(model('Webhook').definition.table).select('id'));
+  const rows: Row[] = await db(`${model('EventRule').definition.table} as r`)
+    .join(`${model('Webhook').definition.table} as w`, 'w.id', 'r.action_object_id')
+    .where({ 'r.enabled': true, 'r.action_type': 'webhook', 'r.action_object_type': 'extras.webhook' })
+    .select('r.*', 'w.api_version as webhook_api_version');
   return rows.map((r) => {
     const types = parse(r.content_types);
     return {
@@ -68,6 +72,7 @@ async function enabledRules(db: Knex): Promise<Rule[]> {
       contentTypes: new Set(Array.isArray(types) ? types.map(String) : []),
       on: { created: truthy(r.type_create), updated: truthy(r.type_update), deleted: truthy(r.type_delete) },
       conditions: parse(r.conditions),
+      version: String(r.webhook_api_version || apiVersions.default),
     };
   });
 }
@@ -87,6 +92,15 @@ function merged(first: EventName, next: EventName): EventName {
   return first === 'created' ? 'created' : next;
 }
 
+/** The other versions' representations the matching rules' bodies take, rendered per version for the batch. */
+async function shapesFor(changes: Change[], rules: Rule[], ctx: ChangeContext): Promise<void> {
+  for (const version of new Set(rules.map((r) => r.version))) {
+    if (version === apiVersions.default) continue;
+    const types = new Set(rules.filter((r) => r.version === version).flatMap((r) => [...r.contentTypes]));
+    await inVersion(ctx, changes.filter((c) => types.has(c.entry.definition.contentType)), version);
+  }
+}
+
 export async function queueChanges(changes: Change[], ctx: ChangeContext): Promise<void> {
   const state = stateOf(ctx.db);
   const rules = await state.rules;
@@ -95,6 +109,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
   const inserts: { row: Row; key: string }[] = [];
   const updates: { id: number; row: Row }[] = [];
   const removals: number[] = [];
+  await shapesFor(changes, rules, ctx);
   for (const change of changes) {
     const contentType = change.entry.definition.contentType;
     const interested = rules.filter((r) => r.contentTypes.has(contentType));
@@ -104,7 +119,8 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
       const earlier = state.seen.get(key);
       const event = earlier ? merged(earlier.event, EVENT[change.action]) : EVENT[change.action];
       const prechange = earlier ? earlier.prechange : change.prechange;
-      const fires = rule.on[event] && matches(rule.conditions, change.data);
+      const data = rule.version === apiVersions.default ? change.data : change.shapes?.get(rule.version) ?? change.data;
+      const fires = rule.on[event] && matches(rule.conditions, data);
       state.seen.set(key, { event, prechange, rowId: earlier?.rowId ?? null });
       if (!fires) {
         if (earlier?.rowId) removals.push(earlier.rowId);
@@ -117,7 +133,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
         model: contentType.split('.')[1],
         username: ctx.user?.username ?? '',
         request_id: ctx.requestId,
-        data: change.data,
+        data,
         snapshots: { prechange, postchange: change.postchange },
       });
       const fields = { event, payload, object_repr: change.repr.slice(0, 200), last_updated: ctx.now };
@@ -161,12 +177,22 @@ const rulesBefore = new WeakMap<Knex, Promise<Rule[]>>();
  * renders what it did before.
  */
 async function wantsDeleted(entry: ModelEntry, ctx: ChangeContext): Promise<boolean> {
+  return (await rulesBeforeDelete(ctx)).some((r) => r.contentTypes.has(entry.definition.contentType));
+}
+
+function rulesBeforeDelete(ctx: ChangeContext): Promise<Rule[]> {
   let rules = requests.get(ctx.db)?.rules ?? rulesBefore.get(ctx.db);
   if (!rules) {
     rules = enabledRules(ctx.db);
     if ((ctx.db as Knex & { isTransaction?: boolean }).isTransaction) rulesBefore.set(ctx.db, rules);
   }
-  return (await rules).some((r) => r.contentTypes.has(entry.definition.contentType));
+  return rules;
 }
 
-onChanges(queueChanges, { wantsDeleted });
+/** The versions other than the default whose shape a body of a deleted object of this model takes. */
+async function deletedVersions(entry: ModelEntry, ctx: ChangeContext): Promise<string[]> {
+  const rules = (await rulesBeforeDelete(ctx)).filter((r) => r.contentTypes.has(entry.definition.contentType));
+  return [...new Set(rules.map((r) => r.version))].filter((v) => v !== apiVersions.default);
+}
+
+onChanges(queueChanges, { wantsDeleted, deletedVersions });

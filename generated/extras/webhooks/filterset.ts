@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/webhooks/. */
 export const webhookFilterSet: FilterSet = {
   additional_headers: { kind: "field", field: "additional_headers", family: "string" },
+  api_version: { kind: "field", field: "api_version", family: "exact" },
   body_template: { kind: "field", field: "body_template", family: "string" },
   ca_file_path: { kind: "field", field: "ca_file_path", family: "string" },
   content_types: { kind: "method", method: "webhook_content_types" },

@@ -249,6 +249,22 @@ export const webhookDefinition: ModelDefinition = {
       columns: ["ca_file_path"],
       maxLength: 4096,
     },
+    api_version: {
+      name: "api_version",
+      type: "choice",
+      label: "API version",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["api_version"],
+      helpText: "The API version whose shape the body's data and snapshots take (NetLedger serves several)",
+      default: "3.7",
+      choices: "webhook-api-version",
+      example: "4.6",
+    },
   },
   counts: {},
 };
@@ -274,4 +290,5 @@ export class WebhookModel extends Model {
   conditions!: unknown | null;
   ssl_verification!: boolean;
   ca_file_path!: string | null;
+  api_version!: string | number;
 }

@@ -30,6 +30,12 @@ export const ipAddressDefinition: ModelDefinition = {
   hooks: ["ip_address", "connection_status"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
+    tabs: [],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     family: {
       name: "family",

@@ -31,6 +31,12 @@ export const ipRangeDefinition: ModelDefinition = {
   hooks: ["ip_range"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    columns: ["start_address", "end_address", "size", "vrf", "status", "role", "tenant", "description"],
+    tabs: [],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     family: {
       name: "family",

@@ -34,12 +34,14 @@ export const prefixDefinition: ModelDefinition = {
   uniqueTogether: [],
   uniqueNullsMatch: [],
   ui: {
+    columns: ["prefix", "status", "children", "vrf", "tenant", "site", "vlan", "role", "description"],
     tabs: [
       {
         path: "prefixes",
         model: "Prefix",
         filter: { within: "prefix", vrf_id: "vrf.id" },
         label: "Child prefixes",
+        view: "child_prefixes",
       },
       {
         path: "ip-ranges",
@@ -52,6 +54,7 @@ export const prefixDefinition: ModelDefinition = {
         model: "IPAddress",
         filter: { parent: "prefix", vrf_id: "vrf.id" },
         label: "IP addresses",
+        view: "prefix_ips",
       },
     ],
     patterns: [],

@@ -29,7 +29,7 @@ export const vlanGroupDefinition: ModelDefinition = {
   uniqueTogether: [["scope", "name"], ["scope", "slug"]],
   uniqueNullsMatch: [],
   ui: {
-    tabs: [{ path: "vlans", model: "VLAN", filter: { group_id: "id" }, add: "group" }],
+    tabs: [{ path: "vlans", model: "VLAN", filter: { group_id: "id" }, add: "group", view: "free_vids" }],
     patterns: [],
     panels: [],
   },

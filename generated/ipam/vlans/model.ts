@@ -32,6 +32,12 @@ export const vlanDefinition: ModelDefinition = {
   hooks: ["vlan"],
   uniqueTogether: [["group", "vid"], ["group", "name"]],
   uniqueNullsMatch: [],
+  ui: {
+    columns: ["vid", "name", "site", "group", "status", "tenant", "role", "description"],
+    tabs: [],
+    patterns: [],
+    panels: [],
+  },
   fields: {
     site: {
       name: "site",

@@ -1,0 +1,105 @@
+/**
+ * NetBox 4.6's shapes beside 3.7's, through HTTP on one database: webhook bodies in the version a
+ * webhook names (a real receiver here on 127.0.0.1), and the 3.7 shape left as it was.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server } from 'node:http';
+import { engine, expectStatus, startApp, type TestApp } from './helpers.js';
+
+interface Received { path: string; body: any }
+
+const test = suite<{ app: TestApp; server: Server; received: Received[]; port: number; type: any; site: any; role: any }>(`api 4.6 shapes (${engine})`);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(what: string, fn: () => T | undefined | false): Promise<T> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const value = fn();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+test.before(async (ctx) => {
+  ctx.received = [];
+  ctx.server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      ctx.received.push({ path: req.url ?? '/', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => ctx.server.listen(0, '127.0.0.1', () => resolve()));
+  ctx.port = (ctx.server.address() as { port: number }).port;
+  ctx.app = await startApp({ WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT: '10' });
+  const { app } = ctx;
+  ctx.site = await app.post('/api/dcim/sites/', { name: 'Shapes', slug: 'shapes', description: 'the site' });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'ShapeMaker', slug: 'shapemaker' });
+  ctx.type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'ShapeBox', slug: 'shapebox' });
+  ctx.role = await app.post('/api/dcim/device-roles/', { name: 'Edge', slug: 'edge' });
+});
+
+test.after(async ({ app, server }) => {
+  await app?.stop();
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+});
+
+test('a webhook says which version its body takes: 3.7 by default, 4.6 when it asks', async ({ app, port, received, site, type, role }) => {
+  const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+  const old = await app.post('/api/extras/webhooks/', { name: 'to-37', payload_url: url('/37') });
+  assert.equal(old.api_version, { value: '3.7', label: 'NetBox 3.7' }, 'the default');
+  const wrong = await app.api('POST', '/api/extras/webhooks/', { name: 'to-99', payload_url: url('/99'), api_version: '9.9' });
+  expectStatus(wrong, 400);
+  assert.ok(wrong.body.api_version, wrong.text);
+  const now = await app.post('/v4.6/api/extras/webhooks/', { name: 'to-46', payload_url: url('/46'), api_version: '4.6' });
+  assert.is(now.api_version.value, '4.6');
+  for (const hook of [old, now]) {
+    await app.post('/api/extras/event-rules/', {
+      name: `rule-${hook.name}`, content_types: ['dcim.device'], type_create: true, type_update: true, type_delete: true,
+      action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: hook.id,
+    });
+  }
+  const device = await app.post('/api/dcim/devices/', { name: 'hooked', site: site.id, device_type: type.id, role: role.id });
+  const [a, b] = await waitFor('both created events', () => {
+    const a = received.find((r) => r.path === '/37' && r.body.event === 'created');
+    const b = received.find((r) => r.path === '/46' && r.body.event === 'created');
+    return a && b && [a.body, b.body];
+  });
+  assert.is(a.data.device_role.slug, 'edge', '3.7 has device_role');
+  assert.not.ok('display_url' in a.data);
+  assert.is(a.data.created.length, 10, '3.7 created is a date');
+  assert.equal(Object.keys(a.data.site).sort(), ['display', 'id', 'name', 'slug', 'url']);
+  assert.is(a.data.url, `${app.url}/api/dcim/devices/${device.id}/`);
+  assert.not.ok('device_role' in b.data, '4.6 has only role');
+  assert.is(b.data.role.slug, 'edge');
+  assert.is(b.data.display_url, `${app.url}/dcim/devices/${device.id}/`);
+  assert.match(b.data.created, /T/);
+  assert.is(b.data.site.description, 'the site');
+  assert.is(b.data.url, `${app.url}/v4.6/api/dcim/devices/${device.id}/`);
+  assert.is(b.snapshots.postchange.name, 'hooked');
+
+  await app.patch(`/v4.6/api/dcim/devices/${device.id}/`, { description: 'changed' });
+  const updated = await waitFor('the 4.6 update', () => received.find((r) => r.path === '/46' && r.body.event === 'updated'));
+  assert.is(updated.body.data.description, 'changed');
+  assert.ok(updated.body.data.display_url);
+  const removed = await app.api('DELETE', `/api/dcim/devices/${device.id}/`);
+  expectStatus(removed, 204);
+  const [c, d] = await waitFor('both deleted events', () => {
+    const c = received.find((r) => r.path === '/37' && r.body.event === 'deleted');
+    const d = received.find((r) => r.path === '/46' && r.body.event === 'deleted');
+    return c && d && [c.body, d.body];
+  });
+  assert.is(c.data.device_role.slug, 'edge');
+  assert.not.ok('display_url' in c.data);
+  assert.not.ok('device_role' in d.data, 'a deleted object in 4.6 shape too');
+  assert.is(d.data.display_url, `${app.url}/dcim/devices/${device.id}/`);
+  const back = await app.get(`/api/extras/webhooks/${now.id}/`);
+  assert.is(back.api_version.value, '4.6', 'the setting reads back through 3.7');
+});
+
+test.run();

@@ -1,0 +1,57 @@
+/**
+ * Part of `npm run bench:ui`: a prefix's child prefixes tab with 1,000 children (every other /28 of
+ * a /16 used, so free blocks sit between them), a /24's IP addresses tab with 200 addresses and
+ * their gaps, a VLAN group's tab with 500 VLANs and its free VIDs, rendered server-side and timed
+ * by their Server-Timing header over HTTP. SQLite by default, PostgreSQL when DATABASE_URL is set.
+ * Prints figures only; no assertions.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../runtime/core/config.js';
+import { start } from '../../runtime/server.js';
+import { apiCall } from './api-call.js';
+
+const TOKEN = 'c'.repeat(40);
+const PASSWORD = 'bench-password-ui';
+const RUNS = Number(process.env.RUNS ?? 50);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-ipam-'));
+const postgres = !!process.env.DATABASE_URL;
+const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, ADMIN_PASSWORD: PASSWORD, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}) }));
+const call = apiCall(running.url, TOKEN);
+
+try {
+  const parent = await call('POST', '/api/ipam/prefixes/', { prefix: '10.0.0.0/16', status: 'container' });
+  // every other /28: 10.0.0.0/28, 10.0.0.32/28, ... (1,000 of them)
+  const children = Array.from({ length: 1000 }, (_, i) => ({ prefix: `10.0.${Math.floor((i * 32) / 256)}.${(i * 32) % 256}/28` }));
+  for (let i = 0; i < children.length; i += 250) await call('POST', '/api/ipam/prefixes/', children.slice(i, i + 250));
+  const lan = await call('POST', '/api/ipam/prefixes/', { prefix: '10.1.0.0/24' });
+  await call('POST', '/api/ipam/ip-addresses/', Array.from({ length: 200 }, (_, i) => ({ address: `10.1.0.${i + 1}/24` })).filter((_, i) => i % 5 !== 4));
+  const group = await call('POST', '/api/ipam/vlan-groups/', { name: 'Bench', slug: 'bench' });
+  await call('POST', '/api/ipam/vlans/', Array.from({ length: 500 }, (_, i) => ({ vid: 2 + i * 3, name: `v${i}`, group: group.id })));
+
+  const login = await fetch(`${running.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `username=admin&password=${PASSWORD}&next=/`, redirect: 'manual' });
+  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const time = async (path: string) => {
+    const res = await fetch(`${running.url}${path}`, { headers: { Cookie: cookie } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    return Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? NaN);
+  };
+  const at = (list: number[], q: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.floor(q * list.length))].toFixed(1);
+  for (const [what, path] of [
+    ['child prefixes tab, 1,000 children and their free blocks', `/ipam/prefixes/${parent.id}/prefixes/`],
+    ['IP addresses tab, 160 addresses and their gaps', `/ipam/prefixes/${lan.id}/ip-addresses/`],
+    ['VLANs tab, 500 VLANs and their free VIDs', `/ipam/vlan-groups/${group.id}/vlans/`],
+  ]) {
+    for (let i = 0; i < 5; i++) await time(path);
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) times.push(await time(path));
+    console.log(`${what} (${postgres ? 'PostgreSQL' : 'SQLite'}, ${RUNS} requests): server-side (Server-Timing) p50 ${at(times, 0.5)} ms, p95 ${at(times, 0.95)} ms`);
+  }
+} finally {
+  await running.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
