@@ -19,6 +19,8 @@
  *
  * - On PostgreSQL, a schema of the run (named with its TEST_RUN_TAG) still there at the end counts 1 failed.
  *
+ * - A file that needs longer than TEST_TIMEOUT says so in a line `// @test-timeout <seconds>`; such files start first.
+ *
  * Other env: TEST_TIMEOUT (seconds per file and engine, default 900), TEST_EXIT_GRACE (seconds uvu may take to exit
  * after its summary before it is stopped, default 15).
  */
@@ -137,7 +139,7 @@ function killGroup(child, signal) {
 }
 
 /** Runs uvu for one engine; resolves to { summary, code, note }. */
-function runUvu(env, nodeBin, dir, pattern) {
+function runUvu(env, nodeBin, dir, pattern, limitSeconds) {
   return new Promise((resolveRun) => {
     const args = ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), dir, pattern, '--no-color'];
     // stderr goes to a file rather than a pipe: some tests behave differently when stderr is a pipe.
@@ -162,7 +164,7 @@ function runUvu(env, nodeBin, dir, pattern) {
       killGroup(child, 'SIGTERM');
       setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
     };
-    const timeout = setTimeout(() => stop(`uvu still running after ${timeoutSeconds} s: stopped`), timeoutSeconds * 1000);
+    const timeout = setTimeout(() => stop(`uvu still running after ${limitSeconds} s: stopped`), limitSeconds * 1000);
 
     child.stdout.on('data', (chunk) => {
       keep(chunk);
@@ -220,16 +222,22 @@ function onSignal(signal) {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-/** The test files under `dir` whose relative path matches `pattern`, largest first (a rough proxy for slowest). */
+/** The time limit of a test file: TEST_TIMEOUT, or more when the file declares `// @test-timeout <seconds>`. */
+function fileTimeout(path) {
+  const declared = /^\/\/ @test-timeout (\d+)$/m.exec(readFileSync(path, 'utf8'));
+  return Math.max(timeoutSeconds, declared ? Number(declared[1]) : 0);
+}
+
+/** The test files under `dir` whose relative path matches `pattern`, longest time limit first, then largest (a rough proxy for slowest). */
 function testFiles(dir, pattern) {
   const re = new RegExp(pattern, 'i');
   const base = resolve(root, dir);
   return readdirSync(base, { recursive: true })
     .map((name) => String(name).split(sep).join('/'))
     .filter((name) => re.test(name) && !name.split('/').includes('node_modules'))
-    .map((name) => ({ name, size: statSync(join(base, name)).size }))
-    .sort((a, b) => b.size - a.size || a.name.localeCompare(b.name))
-    .map((f) => f.name);
+    .map((name) => ({ name, size: statSync(join(base, name)).size, limit: fileTimeout(join(base, name)) }))
+    .sort((a, b) => b.limit - a.limit || b.size - a.size || a.name.localeCompare(b.name))
+    .map((f) => ({ name: f.name, limit: f.limit }));
 }
 
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -244,9 +252,9 @@ async function pool(jobs, limit) {
 }
 
 /** One test file on one engine in its own uvu process; returns its counts and prints its outcome. */
-async function runFile(engine, env, nodeBin, dir, file) {
+async function runFile(engine, env, nodeBin, dir, { name: file, limit }) {
   const started = Date.now();
-  const { summary, code, note, output } = await runUvu(env, nodeBin, dir, `^${escapeRegex(file)}$`);
+  const { summary, code, note, output } = await runUvu(env, nodeBin, dir, `^${escapeRegex(file)}$`, limit);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   let failed;
   let why = note;

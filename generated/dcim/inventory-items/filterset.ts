@@ -7,6 +7,10 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/inventory-items/. */
 export const inventoryItemFilterSet: FilterSet = {
   asset_tag: { kind: "field", field: "asset_tag", family: "string" },
+  component: {
+    kind: "ignored",
+    reason: "not a NetBox 3.7 filter, which ignores it; the Ansible collection (netbox_inventory_item) sends it beside component_type",
+  },
   component_id: { kind: "field", field: "component_id", family: "number" },
   component_type: { kind: "field", field: "component", family: "exact" },
   created: { kind: "field", field: "created", family: "number" },

@@ -15,11 +15,8 @@ export const wirelessLinkFilterSet: FilterSet = {
   description: { kind: "field", field: "description", family: "string" },
   id: { kind: "field", field: "id", family: "number" },
   interface_a: {
-    kind: "path",
-    path: [{ field: "interface_a", model: "Interface" }],
-    by: "name",
-    family: "exact",
-    tree: false,
+    kind: "ignored",
+    reason: "not a NetBox 3.7 filter, which ignores it; the Ansible collection (netbox_wireless_link) sends it with the interface's id",
   },
   interface_a_id: {
     kind: "path",
@@ -29,11 +26,8 @@ export const wirelessLinkFilterSet: FilterSet = {
     tree: false,
   },
   interface_b: {
-    kind: "path",
-    path: [{ field: "interface_b", model: "Interface" }],
-    by: "name",
-    family: "exact",
-    tree: false,
+    kind: "ignored",
+    reason: "not a NetBox 3.7 filter, which ignores it; the Ansible collection (netbox_wireless_link) sends it with the interface's id",
   },
   interface_b_id: {
     kind: "path",
