@@ -394,6 +394,10 @@ export interface Field {
    */
   type_key?: string;
   /**
+   * generic_fk: the API name of the related object itself (default the field's name; image attachments: parent, beside content_type and object_id)
+   */
+  nested_key?: string;
+  /**
    * generic_fk: filters added to every model this relation may point at: objects that such rows point at, matched through `path` from this model (e.g. contact_group: { path: contact.group })
    */
   reverse_filters?: {

@@ -158,20 +158,27 @@ export class Builder {
 
   /** Names as they appear in a representation: a generic relation reads as <name>_type, <name>_id and <name>. */
   expand(d: ModelDefinition, names: string[]): string[] {
-    return names.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, n] : [n]));
+    return names.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, d.fields[n].nestedKey ?? n] : [n]));
   }
 
   representation(d: ModelDefinition, names: string[], mode: Mode, required: string[]): Schema {
     const expanded = this.expand(d, names);
     const properties = Object.fromEntries(expanded.map((n) => {
       if (d.fields[n]?.type === 'generic_fk') return [n, this.read(d, n, mode)];
+      const nestedOf = this.nestedOf(d, n);
+      if (nestedOf) return [n, this.read(d, nestedOf.name, mode)];
       const generic = this.genericOf(d, n);
       if (generic && !d.fields[n]) {
         return [n, n === generic.typeKey ? { type: ['string', 'null'], enum: [...Object.keys(generic.types!).sort(), null] } : { type: ['integer', 'null'] }];
       }
       return [n, this.read(d, n, mode)];
     }));
-    return { type: 'object', properties, required: expanded.filter((n) => required.includes(this.genericOf(d, n)?.name ?? n)), additionalProperties: false };
+    return { type: 'object', properties, required: expanded.filter((n) => required.includes((this.genericOf(d, n) ?? this.nestedOf(d, n))?.name ?? n)), additionalProperties: false };
+  }
+
+  /** The generic relation shown under another key (`nested_key`). */
+  private nestedOf(d: ModelDefinition, key: string): FieldDefinition | undefined {
+    return Object.values(d.fields).find((f) => f.type === 'generic_fk' && f.nestedKey === key);
   }
 
   /** The generic relation whose type or id half a representation key is. */

@@ -104,6 +104,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     if (f.type === 'generic_fk') {
       definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
       definition.typeKey = f.type_key ?? `${name}_type`;
+      if (f.nested_key) definition.nestedKey = f.nested_key;
     }
     if (f.extra) definition.extra = f.extra;
     if (f.where) definition.where = f.where;

@@ -79,7 +79,7 @@ test('representations: every field listed, required unless it may be left out, n
   for (const entry of modelList) {
     const d = entry.definition;
     const schema = document.components.schemas[d.name];
-    const expected = entry.serializer.full.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, n] : [n]));
+    const expected = entry.serializer.full.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, d.fields[n].nestedKey ?? n] : [n]));
     assert.equal(Object.keys(schema.properties).sort(), [...expected].sort(), d.name);
     assert.equal([...schema.required].sort(), expected.filter((n) => n !== 'config_context').sort(), d.name);
     assert.is(schema.additionalProperties, false, d.name);

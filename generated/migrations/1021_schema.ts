@@ -3,24 +3,27 @@
 /* eslint-disable */
 
 import type { Knex } from 'knex';
+import { addTally, dropTally } from '../../runtime/data/row-tallies.js';
 
 /** Brings the tables in line with a change of schema/. */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('users_token', (t) => {
-    t.bigInteger('version').nullable();
-    t.string('v2_key', 12).nullable();
-    t.boolean('enabled').notNullable().defaultTo(true);
-    t.bigInteger('pepper_id').nullable();
-    t.unique(['v2_key'], { indexName: 'users_token_v2_key_key' });
+  await knex.schema.createTable('extras_imageattachment', (t) => {
+    t.increments('id').primary();
+    t.string('object_type', 100).nullable();
+    t.bigInteger('object_id').nullable();
+    t.index(['object_type', 'object_id'], 'extras_imageattachment_object_idx');
+    t.string('name', 50).nullable();
+    t.bigInteger('image_height').nullable();
+    t.bigInteger('image_width').nullable();
+    t.string('image_name', 100).nullable();
+    t.string('created', 32).nullable();
+    t.string('last_updated', 32).nullable();
   });
+  await knex.raw("CREATE INDEX extras_imageattachment_ordering_idx ON extras_imageattachment ((case when name is null then 0 else 1 end), name, id)");
+  await addTally(knex, 'extras_imageattachment');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('users_token', (t) => {
-    t.dropUnique(['v2_key'], 'users_token_v2_key_key');
-    t.dropColumn('version');
-    t.dropColumn('v2_key');
-    t.dropColumn('enabled');
-    t.dropColumn('pepper_id');
-  });
+  await dropTally(knex, 'extras_imageattachment');
+  await knex.schema.dropTableIfExists('extras_imageattachment');
 }

@@ -195,6 +195,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       const typeColumn = `${name}_type`;
       const typeKey = f.typeKey ?? typeColumn;
       const idKey = `${name}_id`;
+      const nestedKey = f.nestedKey ?? name;
       const types = f.types!;
       // keys the relation adds to targets of some types, computed for the page's own rows (`<name>.<key>`)
       const extra = Object.entries(f.extra ?? {}).map(([key, x]) => ({ key, on: new Set(x.on), computed: `${name}.${key}` }));
@@ -211,7 +212,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
             if (v !== undefined) nested = { ...nested, [x.key]: v };
           }
         }
-        out[name] = nested;
+        out[nestedKey] = nested;
       };
     }
     case 'choice': {

@@ -21,6 +21,8 @@ export interface RuleSettings {
   enforceGlobalUnique: boolean;
   /** the peppers v2 API tokens are made and checked with (runtime/auth/peppers.ts); absent: no v2 tokens */
   tokenPeppers?: Peppers;
+  /** IMAGE_ATTACHMENT_MAX_SIZE: bytes of one uploaded image */
+  imageAttachmentMaxSize?: number;
 }
 
 /** Rows per set-wise statement: far below every database's bound-parameter limit. */

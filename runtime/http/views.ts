@@ -264,7 +264,7 @@ export function writeContext(ctx: Context, db: Knex, services: Services): WriteC
   const base = renderBase(ctx);
   return {
     db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: base.version,
-    rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers },
+    rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers, imageAttachmentMaxSize: services.config.limits.imageAttachmentMaxSize },
   };
 }
 
