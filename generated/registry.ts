@@ -228,6 +228,10 @@ import { exportTemplateDefinition, ExportTemplateModel } from "./extras/export-t
 import { exportTemplateSerializer } from "./extras/export-templates/serializer.js";
 import { exportTemplateFilterSet } from "./extras/export-templates/filterset.js";
 import { exportTemplateRoutes } from "./extras/export-templates/routes.js";
+import { imageAttachmentDefinition, ImageAttachmentModel } from "./extras/image-attachments/model.js";
+import { imageAttachmentSerializer } from "./extras/image-attachments/serializer.js";
+import { imageAttachmentFilterSet } from "./extras/image-attachments/filterset.js";
+import { imageAttachmentRoutes } from "./extras/image-attachments/routes.js";
 import { journalEntryDefinition, JournalEntryModel } from "./extras/journal-entries/model.js";
 import { journalEntrySerializer } from "./extras/journal-entries/serializer.js";
 import { journalEntryFilterSet } from "./extras/journal-entries/filterset.js";
@@ -433,7 +437,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -493,6 +497,7 @@ export const models: Record<ModelName, ModelEntry> = {
   CustomLink: { definition: customLinkDefinition, serializer: customLinkSerializer, filters: customLinkFilterSet, routes: customLinkRoutes },
   EventRule: { definition: eventRuleDefinition, serializer: eventRuleSerializer, filters: eventRuleFilterSet, routes: eventRuleRoutes },
   ExportTemplate: { definition: exportTemplateDefinition, serializer: exportTemplateSerializer, filters: exportTemplateFilterSet, routes: exportTemplateRoutes },
+  ImageAttachment: { definition: imageAttachmentDefinition, serializer: imageAttachmentSerializer, filters: imageAttachmentFilterSet, routes: imageAttachmentRoutes },
   JournalEntry: { definition: journalEntryDefinition, serializer: journalEntrySerializer, filters: journalEntryFilterSet, routes: journalEntryRoutes },
   ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
   SavedFilter: { definition: savedFilterDefinition, serializer: savedFilterSerializer, filters: savedFilterFilterSet, routes: savedFilterRoutes },
@@ -603,6 +608,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   CustomLink: CustomLinkModel,
   EventRule: EventRuleModel,
   ExportTemplate: ExportTemplateModel,
+  ImageAttachment: ImageAttachmentModel,
   JournalEntry: JournalEntryModel,
   ObjectChange: ObjectChangeModel,
   SavedFilter: SavedFilterModel,

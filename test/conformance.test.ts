@@ -31,7 +31,7 @@ function conformance(entry: ModelEntry, last: boolean) {
     assert.ok(Number.isInteger(body.id) && body.id > 0);
     assert.is(body.url, `${app.url}${list}${body.id}/`);
     assert.type(body.display, 'string');
-    const expected = entry.serializer.full.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, n] : [n]));
+    const expected = entry.serializer.full.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, d.fields[n].nestedKey ?? n] : [n]));
     assert.equal(Object.keys(body).sort(), expected.sort());
     for (const [name, value] of Object.entries(input)) {
       const f = d.fields[name];
@@ -263,7 +263,7 @@ function readOnlyConformance(entry: ModelEntry, last: boolean) {
     const detail = await app.api('GET', detailPath(entry, one.id));
     expectStatus(detail, 200);
     assert.equal(detail.body, one);
-    const expected = entry.serializer.full.flatMap((n) => (entry.definition.fields[n]?.type === 'generic_fk' ? [entry.definition.fields[n].typeKey!, `${n}_id`, n] : [n]));
+    const expected = entry.serializer.full.flatMap((n) => (entry.definition.fields[n]?.type === 'generic_fk' ? [entry.definition.fields[n].typeKey!, `${n}_id`, entry.definition.fields[n].nestedKey ?? n] : [n]));
     assert.equal(Object.keys(one).sort(), expected.sort());
     const brief = await app.api('GET', `${detailPath(entry, one.id)}?brief=1`);
     assert.equal(Object.keys(brief.body).sort(), [...entry.serializer.brief].sort());

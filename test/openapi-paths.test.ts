@@ -19,7 +19,6 @@ const KNOWN_UNSERVED = new Set([
   '/api/extras/config-contexts/{id}/sync/', '/api/extras/config-templates/',
   '/api/extras/config-templates/{id}/', '/api/extras/config-templates/{id}/render/', '/api/extras/config-templates/{id}/sync/',
   '/api/extras/dashboard/', '/api/extras/export-templates/{id}/sync/',
-  '/api/extras/image-attachments/', '/api/extras/image-attachments/{id}/',
   '/api/virtualization/virtual-machines/{id}/render-config/', '/api/vpn/ike-policies/', '/api/vpn/ike-policies/{id}/',
   '/api/vpn/ike-proposals/', '/api/vpn/ike-proposals/{id}/', '/api/vpn/ipsec-policies/', '/api/vpn/ipsec-policies/{id}/',
   '/api/vpn/ipsec-profiles/', '/api/vpn/ipsec-profiles/{id}/', '/api/vpn/ipsec-proposals/', '/api/vpn/ipsec-proposals/{id}/',

@@ -28,6 +28,8 @@ export interface Limits {
   keepAliveTimeout: number;
   /** milliseconds the rest of a refused body is read and discarded before the connection is closed */
   lingerTimeout: number;
+  /** bytes of one uploaded image attachment (IMAGE_ATTACHMENT_MAX_SIZE) */
+  imageAttachmentMaxSize: number;
 }
 
 export class LimitError extends Error {}
@@ -79,5 +81,6 @@ export function loadLimits(env: NodeJS.ProcessEnv): Limits {
     requestTimeout: seconds(env, 'REQUEST_TIMEOUT', 60, 1, 86_400),
     keepAliveTimeout: seconds(env, 'KEEPALIVE_TIMEOUT', 5, 0.1, 3600),
     lingerTimeout: 1000,
+    imageAttachmentMaxSize: size(env, 'IMAGE_ATTACHMENT_MAX_SIZE', 2 * MiB, 1024, 1024 * MiB),
   };
 }

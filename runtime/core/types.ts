@@ -46,6 +46,8 @@ export interface FieldDefinition {
   same?: string[];
   /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
   typeKey?: string;
+  /** generic_fk: the API name of the related object (the field's name unless the schema says otherwise) */
+  nestedKey?: string;
   /** generic_fk: keys added to the nested target (of the types in `on`) in this model's own forms, computed by a hook per row */
   extra?: Record<string, { hook: string; on: string[]; type: string }>;
   /** alias: mirrored field */
@@ -73,6 +75,8 @@ export interface FieldDefinition {
   until?: string;
   /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on */
   convert?: Record<string, string>;
+  /** API versions: the default on create through the version of the key and later ones */
+  defaultSince?: Record<string, unknown>;
 }
 
 export interface CountDefinition {
@@ -212,6 +216,8 @@ export interface ApiVersion {
   netbox: string;
   /** the OpenAPI document of this version, a file of generated/ */
   document: string;
+  /** lists also take `start=<id>`, cursor pagination (NetBox 4.6) */
+  cursorPagination?: boolean;
 }
 
 export interface ApiVersions {

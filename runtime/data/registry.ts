@@ -50,6 +50,8 @@ export interface WriteItem {
  */
 export interface ComputedContext extends HookContext {
   refer(model: string, id: unknown, extra?: Record<string, unknown>): unknown;
+  /** where the answer's API URLs start (scheme, host, version prefix) */
+  baseUrl?: string;
 }
 
 export interface ModelHooks {

@@ -318,7 +318,7 @@ export class Renderer implements RenderState {
     const refer = (target: string, id: unknown, extra?: Record<string, unknown>) => { this.cache.need(target, id); return new Reference(target, id, extra); };
     if (rows.length) {
       for (const { name, source, hook } of plan.computed) {
-        if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer }).then((m) => { this.extras.set(name, m); }));
+        if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer, baseUrl: this.baseUrl }).then((m) => { this.extras.set(name, m); }));
         else if (related) {
           tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
             for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);

@@ -60,6 +60,7 @@ import { vmInterface } from './vm_interface.js';
 import { wirelessLink } from './wireless_link.js';
 import { wirelessPeers } from './wireless_peers.js';
 import { connectionStatusHooks } from './connection_status.js';
+import { imageAttachment } from './image_attachment.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -129,6 +130,7 @@ export const hooks: Record<string, ModelHooks> = {
   wireless_link: wirelessLink,
   wireless_peers: wirelessPeers,
   connection_status: connectionStatusHooks,
+  image_attachment: imageAttachment,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

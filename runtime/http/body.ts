@@ -18,6 +18,7 @@ import { readChunks, tooLarge } from '../core/small-body.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import type { Limits } from '../core/limits.js';
 import type { State } from './views.js';
+import { formBody, isMultipart } from './form-body.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** bytes of the shared budget reserved by the request bodies being read right now, in this process */
@@ -81,7 +82,7 @@ interface Body {
  * released or refused. Past the limit it stops listening and rejects; what happens to the rest of
  * the body is the guard's business (runtime/http/guard.ts).
  */
-function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void): Promise<Body> {
+function readLimited(req: IncomingMessage, limit: number, reservation: Reservation, limits: Limits, progress: (bytes: number) => void, json = true): Promise<Body> {
   const reserve = reservation.bytes;
   // One buffer, grown with ArrayBuffer.transfer, which frees the smaller one at once: buffers left
   // for the garbage collector (the chunks node:http hands over, earlier sizes) made 20 concurrent
@@ -113,7 +114,8 @@ function readLimited(req: IncomingMessage, limit: number, reservation: Reservati
       const bytes = new Uint8Array(store, 0, size);
       // Scanned once whole, not as it arrives: an oversized body (refused at the limit) then costs
       // no scanning at all, which halves the work a flood of them makes.
-      const deep = tooDeepAt(bytes, limits.maxJsonDepth);
+      // (a form's files are bytes, not JSON: their brackets mean nothing)
+      const deep = json ? tooDeepAt(bytes, limits.maxJsonDepth) : -1;
       if (deep >= 0) {
         release();
         throw errors.badJson(`nested deeper than ${limits.maxJsonDepth} levels (at byte ${deep}).`);
@@ -261,7 +263,8 @@ export function reserveBody(limits: Limits) {
 }
 
 /**
- * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one). Runs after
+ * Reads a JSON body into `ctx.state.body` (`hasBody` says whether there was one); a multipart form
+ * is read into the same shape (runtime/http/form-body.ts). Runs after
  * authentication: a request with no user may send only `anonymousBodySize` bytes (the reservation
  * made by reserveBody shrinks to it).
  */
@@ -277,7 +280,18 @@ export function jsonBody(limits: Limits) {
         if (ctx.req.headers['content-length'] !== undefined) throw tooLarge(limit);
         reservation.shrink(limit);
       }
-      const raw = await readLimited(ctx.req, limit, reservation, limits, (n) => { state.bodyBytesRead = n; });
+      const multipart = isMultipart(ctx.get('Content-Type'));
+      const raw = await readLimited(ctx.req, limit, reservation, limits, (n) => { state.bodyBytesRead = n; }, !multipart);
+      if (multipart && raw.bytes.length) {
+        try {
+          state.body = await formBody(raw.bytes, ctx.get('Content-Type'));
+        } finally {
+          raw.release();
+        }
+        checkStorable(state.body);
+        state.hasBody = true;
+        return next();
+      }
       let text: string;
       try {
         text = utf8.decode(raw.bytes);

@@ -96,6 +96,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "extras.customlink": "CustomLink",
         "extras.eventrule": "EventRule",
         "extras.exporttemplate": "ExportTemplate",
+        "extras.imageattachment": "ImageAttachment",
         "extras.journalentry": "JournalEntry",
         "extras.savedfilter": "SavedFilter",
         "extras.tag": "Tag",

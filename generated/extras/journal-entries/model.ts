@@ -96,6 +96,7 @@ export const journalEntryDefinition: ModelDefinition = {
         "extras.customlink": "CustomLink",
         "extras.eventrule": "EventRule",
         "extras.exporttemplate": "ExportTemplate",
+        "extras.imageattachment": "ImageAttachment",
         "extras.journalentry": "JournalEntry",
         "extras.savedfilter": "SavedFilter",
         "extras.tag": "Tag",

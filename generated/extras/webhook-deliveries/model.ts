@@ -137,6 +137,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "extras.customlink": "CustomLink",
         "extras.eventrule": "EventRule",
         "extras.exporttemplate": "ExportTemplate",
+        "extras.imageattachment": "ImageAttachment",
         "extras.journalentry": "JournalEntry",
         "extras.savedfilter": "SavedFilter",
         "extras.tag": "Tag",
