@@ -362,7 +362,7 @@ export interface Field {
    */
   of?: string;
   /**
-   * computed: 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the rows of that model pointing here, as a list), 'reverse_one:<Model>.<field>' (the first such row, or null; with `where` and `form`), or a constant given in value
+   * computed: 'display', 'tree_depth', 'revealed' (the secret the creating write generated under this name, shown in that answer only, else null), 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>' (the rows of that model pointing here, as a list), 'reverse_one:<Model>.<field>' (the first such row, or null; with `where` and `form`), or a constant given in value
    */
   source?: string;
   /**
@@ -463,6 +463,10 @@ export interface Field {
    * API versions: the field is gone from this version on ("4.0": shown in 3.7 only); default never
    */
   until?: string;
+  /**
+   * API versions: the value used when the field is omitted on create through that version and later ones, e.g. { "4.6": 2 } (default `default` elsewhere)
+   */
+  default_since?: {};
   /**
    * API versions: a named value conversion (runtime/core/conversions.ts) applied in the versions from the key on, e.g. { "4.0": gb_to_mb }: read converted, written back through its inverse
    */
@@ -614,6 +618,10 @@ export interface Versions {
        */
       brief_add?: string[];
       /**
+       * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
+       */
+      cursor_pagination?: boolean;
+      /**
        * system fields added to every full form, after display
        */
       full_add?: string[];
@@ -634,6 +642,10 @@ export interface Versions {
        * fields added to every brief and nested form of a model that has them
        */
       brief_add?: string[];
+      /**
+       * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
+       */
+      cursor_pagination?: boolean;
       /**
        * system fields added to every full form, after display
        */

@@ -8,8 +8,7 @@ import type { ResolvedSchema } from './resolve.js';
 import { camelName, modelFolder } from './naming.js';
 import { buildOpenApi } from './openapi.js';
 import { buildMigrations, tableSpecs, type Snapshot } from './migration.js';
-import { documentFile } from './versions.js';
-import { formsOf, inVersion } from '../runtime/core/versions.js';
+import { documentFile, entriesInVersion } from './versions.js';
 
 export interface GeneratedFile {
   text: string;
@@ -159,7 +158,7 @@ function registryFile(entries: ModelEntry[]): string {
 function versionsFile(versions: ResolvedSchema['versions']): string {
   const sf = sourceFile('versions.ts');
   sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ApiVersions'], isTypeOnly: true });
-  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version) })) };
+  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}) })) };
   sf.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -167,15 +166,6 @@ function versionsFile(versions: ResolvedSchema['versions']): string {
     declarations: [{ name: 'apiVersions', type: 'ApiVersions', initializer: literal(value) }],
   });
   return finish(sf);
-}
-
-/** The models a version serves, each with that version's forms and fields (what its OpenAPI document describes). */
-function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
-  return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
-    ...e,
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f))) },
-    serializer: { ...e.serializer, ...formsOf(e, version) },
-  }));
 }
 
 function choicesFile(sets: ChoiceSet[]): string {

@@ -227,8 +227,8 @@ function checkCrossReferences(
         for (const name of one ? [...Object.keys(f.where ?? {}), ...(f.form ?? [])] : []) {
           if (!hasField(one!.split('.')[0], name)) problems.push(`${at}: '${name}' is not a field of ${one!.split('.')[0]}`);
         }
-        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one || !!any?.length;
-        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>', 'any:<field>,<field>' or a constant 'value'`);
+        const ok = f.value !== undefined || src === 'display' || src === 'tree_depth' || src === 'revealed' || (src?.startsWith('hook:') && src.length > 5) || !!coalesce?.length || !!reverse || !!one || !!any?.length;
+        if (!ok) problems.push(`${at}: source: give 'display', 'tree_depth', 'revealed', 'hook:<name>', 'coalesce:<fk>,<fk>', 'reverse:<Model>.<field>', 'reverse_one:<Model>.<field>', 'any:<field>,<field>' or a constant 'value'`);
         if (src === 'tree_depth' && !spec.tree) problems.push(`${at}: source: tree_depth needs 'tree: true'`);
         if (src?.startsWith('hook:') && !(spec.hooks ?? []).length) problems.push(`${at}: source: computed by a hook, but the model names no hooks`);
       }

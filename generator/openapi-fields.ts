@@ -41,7 +41,8 @@ export class Builder {
   private sets: Map<string, ChoiceSet>;
   private models: Map<string, ModelEntry>;
 
-  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[]) {
+  /** `cursor`: the version's lists take `start` (cursor pagination) */
+  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[], private cursor = false) {
     this.sets = new Map(choiceSets.map((s) => [s.name, s]));
     this.models = new Map(entries.map((e) => [e.definition.name, e]));
   }
@@ -138,6 +139,7 @@ export class Builder {
       case 'computed':
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
+        if (f.source === 'revealed') return orNull({ type: 'string', readOnly: true });
         if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), readOnly: true };
         // the first related row in its nested form (or the fields the schema lists), null where the object is nested itself
         if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
@@ -145,7 +147,8 @@ export class Builder {
         if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
         // computed by a hook: any JSON value (null where the object is nested in another one)
         return { readOnly: true };
-      case 'token_key': return { type: 'string' };
+      // null where a version shows another key in its place (4.6: a v1 token has no v2 key)
+      case 'token_key': return orNull({ type: 'string' });
       case 'json': return {};
       default: schema = this.scalar(f, false);
     }
@@ -241,6 +244,7 @@ export class Builder {
     }
     add('limit', { type: 'integer', minimum: 0 }, 'Number of results to return per page (0: the maximum page size).');
     add('offset', { type: 'integer', minimum: 0 }, 'The initial index from which to return the results.');
+    if (this.cursor) add('start', { type: 'integer', minimum: 0 }, 'Cursor-based pagination: the objects whose id is at least this, ordered by id, without a count. Mutually exclusive with offset.');
     add('ordering', { type: 'string' }, 'Which field to use when ordering the results (comma-separated, `-` for descending).');
     add('brief', { type: 'boolean' }, 'Return the brief representation.');
     if (d.fields.config_context) add('exclude', { type: 'string', enum: ['config_context'] }, 'Omit the rendered configuration context.');

@@ -15,8 +15,8 @@ import { ERROR_SCHEMAS, READ_ERRORS, WRITE_ERRORS, errorResponses, json, respond
 
 export { LOOKUPS } from './openapi-fields.js';
 
-export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string }): Schema {
-  const b = new Builder(entries, choiceSets);
+export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string; cursor_pagination?: boolean }): Schema {
+  const b = new Builder(entries, choiceSets, !!version.cursor_pagination);
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
   for (const entry of entries) {
@@ -29,7 +29,8 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], ver
     schemas[`Paginated${name}List`] = {
       type: 'object', required: ['count', 'next', 'previous', 'results'], additionalProperties: false,
       properties: {
-        count: { type: 'integer', minimum: 0 },
+        // null in a cursor-paginated answer (`start`), which does not count
+        count: version.cursor_pagination ? { type: ['integer', 'null'], minimum: 0 } : { type: 'integer', minimum: 0 },
         next: { type: ['string', 'null'], format: 'uri' },
         previous: { type: ['string', 'null'], format: 'uri' },
         results: { type: 'array', items: { anyOf: [ref(name), ref(`Brief${name}`)] } },

@@ -3,6 +3,7 @@
  * empty database, start the webhook worker (RUN_WORKER=1), and listen. Also used by the tests, which
  * start it on a free port.
  */
+import { loadPeppers } from './auth/peppers.js';
 import { createServer, type Server } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -85,7 +86,8 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   trackPool('api', db);
   const readDb = config.databaseReadUrl ? openDatabase(config, config.databaseReadUrl) : undefined;
   if (readDb) trackPool('api-read', readDb);
-  const app = createApp({ db, readDb, config, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
+  const peppers = await loadPeppers(db, config.apiTokenPeppers);
+  const app = createApp({ db, readDb, config, peppers, afterCommit: worker ? () => worker.wake() : wakePeerWorker }, uiRoutes);
   let listening: Server | null = null;
   /** Everything start opened, closed again (by close, or when the start fails half-way). */
   const release = async () => {

@@ -2,7 +2,10 @@
  * The NetBox Ansible collection's own integration suite for NetBox 3.7 (netbox.netbox 3.20.0,
  * `tests/integration/targets/v3.7`), run unmodified against a fresh NetLedger, as its CI runs it
  * against a fresh NetBox: first its `netbox-deploy.py` seeds the objects the tasks expect (with
- * pynetbox 7.8), then every task file runs in one playbook that keeps going past a failure.
+ * pynetbox 7.8), then its `regression-v3.7` target and every task file of `v3.7` run in one playbook
+ * that keeps going past a failure. The regression target comes first as in the collection's CI
+ * (ansible-test runs targets in name order): the ids that `v3.7` asserts count the device and the
+ * interface templates it adds.
  *
  * One test per task file: it passes when every task that failed is in KNOWN_FAILURES with its reason.
  * The task files name `http://localhost:32768` and a fixed token; they are copied to a temporary
@@ -33,7 +36,9 @@ const REFERENCE = [process.env.NETBOX_REFERENCE, join(ROOT, '..', 'shared', 'ref
 const COLLECTION = REFERENCE && join(REFERENCE, 'ansible_modules', 'v3.20.0');
 const PYNETBOX = REFERENCE && join(REFERENCE, 'pynetbox-7.8.0');
 const TARGET = COLLECTION && join(COLLECTION, 'tests', 'integration', 'targets', 'v3.7', 'tasks');
+const REGRESSION = COLLECTION && join(COLLECTION, 'tests', 'integration', 'targets', 'regression-v3.7', 'tasks', 'main.yml');
 const SUITE_URL = 'http://localhost:32768';
+const REGRESSION_FILE = 'regression-v3.7';
 const SUITE_TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const PYTHON = process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3';
 const TIMEOUT_MS = Number(process.env.ANSIBLE_SUITE_TIMEOUT || 1500) * 1000;
@@ -42,28 +47,7 @@ const TIMEOUT_MS = Number(process.env.ANSIBLE_SUITE_TIMEOUT || 1500) * 1000;
  * Tasks that fail against NetLedger, by task file and task name, with the reason. A task named here
  * that passes is fine; a failing task not named here fails its file's test.
  */
-const SHIFTED_IDS = 'NetBox numbers this object one higher (devices) or two higher (interfaces): in the run the suite was written against, earlier tasks took ids that they do not take here; the object itself is right';
-const KNOWN_FAILURES: Record<string, Record<string, string>> = {
-  netbox_device_interface: { '8 - ASSERT': SHIFTED_IDS },
-  netbox_power_port: {
-    'POWER_PORT 1: ASSERT - Necessary info creation': SHIFTED_IDS,
-    'POWER_PORT 2: ASSERT - Create duplicate': SHIFTED_IDS,
-    'POWER_FEED 3: ASSERT - Update power_port with other fields': SHIFTED_IDS,
-    'POWER_PORT 4: ASSERT - Create Power Port for Delete Test': SHIFTED_IDS,
-  },
-  netbox_power_outlet: {
-    'POWER_OUTLET 1: ASSERT - Necessary info creation': SHIFTED_IDS,
-    'POWER_OUTLET 2: ASSERT - Create duplicate': SHIFTED_IDS,
-    'POWER_OUTLET 3: ASSERT - Update power_outlet with other fields': SHIFTED_IDS,
-    'POWER_OUTLET 4: ASSERT - Create Power Outlet for Delete Test': SHIFTED_IDS,
-  },
-  netbox_virtual_chassis: {
-    'VIRTUAL_CHASSIS 1: ASSERT - Necessary info creation': SHIFTED_IDS,
-    'VIRTUAL_CHASSIS 2: ASSERT - Create duplicate': SHIFTED_IDS,
-    'POWER_FEED 3: ASSERT - Update virtual_chassis with other fields': SHIFTED_IDS,
-    'VIRTUAL_CHASSIS 4: ASSERT - Create Virtual Chassis for Delete Test': SHIFTED_IDS,
-  },
-};
+const KNOWN_FAILURES: Record<string, Record<string, string>> = {};
 
 interface TaskResult { file: string; name: string; failed: boolean; message: string }
 
@@ -109,7 +93,7 @@ function parseResults(stdout: string): TaskResult[] {
 }
 
 async function runSuite(): Promise<{ results: TaskResult[]; seconds: number }> {
-  if (!COLLECTION || !existsSync(TARGET!)) throw new Error('the collection netbox.netbox 3.20.0 is not found: set NETBOX_REFERENCE to the folder holding ansible_modules/ and pynetbox-7.8.0/');
+  if (!COLLECTION || !existsSync(TARGET!) || !existsSync(REGRESSION!)) throw new Error('the collection netbox.netbox 3.20.0 is not found: set NETBOX_REFERENCE to the folder holding ansible_modules/ and pynetbox-7.8.0/');
   const app = await startApp({ ADMIN_TOKEN: SUITE_TOKEN });
   const work = mkdtempSync(join(tmpdir(), 'netledger-ansible-suite-'));
   const started = performance.now();
@@ -118,6 +102,7 @@ async function runSuite(): Promise<{ results: TaskResult[]; seconds: number }> {
     mkdirSync(collections, { recursive: true });
     symlinkSync(COLLECTION, join(collections, 'netbox'));
     cpSync(TARGET!, join(work, 'tasks'), { recursive: true });
+    cpSync(REGRESSION!, join(work, 'tasks', `${REGRESSION_FILE}.yml`));
     for (const file of readdirSync(join(work, 'tasks'))) {
       const path = join(work, 'tasks', file);
       writeFileSync(path, readFileSync(path, 'utf8').replaceAll(SUITE_URL, app.url.replace(/\/$/, '')));
@@ -128,6 +113,7 @@ async function runSuite(): Promise<{ results: TaskResult[]; seconds: number }> {
       '  gather_facts: false',
       '  ignore_errors: true',
       '  tasks:',
+      `    - ansible.builtin.include_tasks: tasks/${REGRESSION_FILE}.yml`,
       '    - ansible.builtin.include_tasks: tasks/main.yml',
       '',
     ].join('\n'));
@@ -161,7 +147,7 @@ async function runSuite(): Promise<{ results: TaskResult[]; seconds: number }> {
   }
 }
 
-const files = TARGET && existsSync(TARGET) ? readdirSync(TARGET).filter((f) => f.endsWith('.yml') && f !== 'main.yml').map((f) => f.replace(/\.yml$/, '')).sort() : [];
+const files = TARGET && existsSync(TARGET) ? [REGRESSION_FILE, ...readdirSync(TARGET).filter((f) => f.endsWith('.yml') && f !== 'main.yml').map((f) => f.replace(/\.yml$/, '')).sort()] : [];
 const test = suite(`ansible collection 3.20.0, target v3.7 [${engine}]`);
 
 if (engine === 'sqlite') {
@@ -171,7 +157,8 @@ if (engine === 'sqlite') {
     const { results, seconds } = await outcome();
     const failed = results.filter((r) => r.failed).length;
     console.log(`\n  ansible v3.7 target: ${results.length - failed} of ${results.length} tasks passed in ${seconds.toFixed(0)} s`);
-    if (results.length < 500) throw new Error(`only ${results.length} tasks ran`);
+    if (results.length < 800) throw new Error(`only ${results.length} tasks ran`);
+    if (!results.some((r) => r.file === REGRESSION_FILE)) throw new Error('no task of the regression target ran');
   });
   for (const file of files) {
     test(`${file}: every task passes but the known failures`, async () => {

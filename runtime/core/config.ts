@@ -69,6 +69,8 @@ export interface Config {
   webConcurrency: number;
   /** API_VERSION: the API version /api/ serves (schema/versions.yaml's default unless set) */
   apiVersion: string;
+  /** API_TOKEN_PEPPERS: the keys v2 tokens' digests are made with, by id (empty: one generated and kept in the database) */
+  apiTokenPeppers: Map<number, string>;
 }
 
 export class ConfigError extends Error {}
@@ -165,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsAllowed,
     webConcurrency: integer(env, 'WEB_CONCURRENCY', availableParallelism(), 1, 256),
     apiVersion: apiVersion(env),
+    apiTokenPeppers: tokenPeppers(env),
     production,
   };
 }
@@ -175,6 +178,39 @@ function apiVersion(env: NodeJS.ProcessEnv): string {
   const value = env.API_VERSION || apiVersions.default;
   if (!served.includes(value)) throw new ConfigError(`API_VERSION: expected one of ${served.join(', ')}, got '${value}'`);
   return value;
+}
+
+/** The shortest pepper accepted, as NetBox asks. */
+const PEPPER_MIN_LENGTH = 50;
+
+/**
+ * API_TOKEN_PEPPERS: `1:<pepper>,2:<pepper>` or the JSON object `{"1": "<pepper>", ...}`. The
+ * highest id makes new v2 tokens' digests; every listed one still verifies the tokens made with it.
+ */
+function tokenPeppers(env: NodeJS.ProcessEnv): Map<number, string> {
+  const raw = env.API_TOKEN_PEPPERS?.trim();
+  const peppers = new Map<number, string>();
+  if (!raw) return peppers;
+  let pairs: [string, unknown][];
+  if (raw.startsWith('{')) {
+    let parsed: unknown;
+    try { parsed = JSON.parse(raw); } catch { throw new ConfigError('API_TOKEN_PEPPERS: not a valid JSON object'); }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('API_TOKEN_PEPPERS: expected a JSON object of id to pepper');
+    pairs = Object.entries(parsed);
+  } else {
+    pairs = raw.split(',').map((part) => {
+      const at = part.indexOf(':');
+      if (at < 0) throw new ConfigError(`API_TOKEN_PEPPERS: expected <id>:<pepper> pairs separated by commas, got '${part.slice(0, 12)}...'`);
+      return [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+    });
+  }
+  for (const [id, pepper] of pairs) {
+    if (!/^\d{1,5}$/.test(id) || Number(id) > 32767) throw new ConfigError(`API_TOKEN_PEPPERS: a pepper id must be a whole number from 0 to 32767, got '${id}'`);
+    if (typeof pepper !== 'string' || pepper.length < PEPPER_MIN_LENGTH) throw new ConfigError(`API_TOKEN_PEPPERS: pepper ${id} must be a string of at least ${PEPPER_MIN_LENGTH} characters`);
+    if (peppers.has(Number(id))) throw new ConfigError(`API_TOKEN_PEPPERS: pepper id ${id} is given twice`);
+    peppers.set(Number(id), pepper);
+  }
+  return peppers;
 }
 
 function limits(env: NodeJS.ProcessEnv): Limits {

@@ -18,6 +18,10 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 export const conversions: Record<string, Conversion> = {
   /** `created` as the stored date-time, not its date */
   date_time: { read: (_v, row, name) => (row[name] === null || row[name] === undefined ? null : String(row[name])) },
+  /** a token made before tokens had versions (stored null) is a v1 token */
+  token_version: { read: (v) => (v === null || v === undefined ? 1 : v) },
+  /** a token's `key` as NetBox 4.5+ shows it: a v2 token's public key, null for a v1 token */
+  token_v2_key: { read: (_v, row) => (Number(row.version) === 2 ? row.v2_key ?? null : null) },
   /** a size stored in gigabytes, shown and written in megabytes (NetBox 4.0's disk sizes) */
   gb_to_mb: {
     read: (v) => (isNumber(v) ? v * 1000 : v),

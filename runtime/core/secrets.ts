@@ -1,10 +1,11 @@
 /**
  * How secrets are stored. Token keys are stored only as SHA-256 digests (a key has 160 random bits,
- * so a fast hash is enough); passwords are hashed with scrypt, which is slow on purpose. Passwords
+ * so a fast hash is enough); v2 tokens' secrets as HMAC-SHA256 digests keyed with a pepper, as
+ * NetBox 4.5+ stores them, so a copy of the database alone cannot check guesses; passwords are hashed with scrypt, which is slow on purpose. Passwords
  * imported from NetBox keep Django's `pbkdf2_sha256$iterations$salt$hash` until their first login,
  * which rehashes them (needsRehash).
  */
-import { createHash, pbkdf2, pbkdf2Sync, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -54,4 +55,23 @@ export async function verifyPasswordAsync(password: string, stored: string): Pro
 
 export function keyDigest(key: string): string {
   return createHash('sha256').update(key.toLowerCase()).digest('hex');
+}
+
+/** A v2 token's stored digest: HMAC-SHA256 of its secret, keyed with a pepper (hex). */
+export function tokenHmac(pepper: string, secret: string): string {
+  return createHmac('sha256', pepper).update(secret).digest('hex');
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` random letters and digits (v2 tokens' keys and secrets), each drawn without bias. */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 × 62: bytes above it are dropped so every character is equally likely
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
+    }
+  }
+  return out;
 }

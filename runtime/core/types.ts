@@ -75,6 +75,8 @@ export interface FieldDefinition {
   until?: string;
   /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on */
   convert?: Record<string, string>;
+  /** API versions: the default on create through the version of the key and later ones */
+  defaultSince?: Record<string, unknown>;
 }
 
 export interface CountDefinition {
@@ -214,6 +216,8 @@ export interface ApiVersion {
   netbox: string;
   /** the OpenAPI document of this version, a file of generated/ */
   document: string;
+  /** lists also take `start=<id>`, cursor pagination (NetBox 4.6) */
+  cursorPagination?: boolean;
 }
 
 export interface ApiVersions {

@@ -32,3 +32,10 @@ export function acceptedVersion(accept: string | undefined): string | undefined 
   const m = /(?:^|[;,\s])version\s*=\s*"?([^";,\s]+)"?/i.exec(accept);
   return m?.[1];
 }
+
+/** A field's default on create through `version`: its `default_since` entry for the latest version at or before it, else `default`. */
+export function defaultIn(field: { default?: unknown; defaultSince?: Record<string, unknown> }, version: string | undefined): unknown {
+  if (version === undefined || !field.defaultSince) return field.default;
+  const from = Object.keys(field.defaultSince).filter((since) => inVersion(version, { since })).sort(compareVersions).pop();
+  return from === undefined ? field.default : field.defaultSince[from];
+}

@@ -19,8 +19,8 @@ function singleValued(entry: ModelEntry, name: string, lookup: string): boolean 
 }
 
 /** What is wrong with one parameter name, or null when the list understands it. */
-function problem(entry: ModelEntry, param: string, customFields: CustomFieldDef[]): string | null {
-  if (RESERVED.has(param) || entry.filters[param]) return null;
+function problem(entry: ModelEntry, param: string, customFields: CustomFieldDef[], controls: ReadonlySet<string>): string | null {
+  if (RESERVED.has(param) || controls.has(param) || entry.filters[param]) return null;
   if (param.startsWith('cf_')) {
     const [name, lookup = 'exact', ...rest] = param.slice(3).split('__');
     const def = customFields.find((c) => c.name === name);
@@ -41,19 +41,22 @@ function problem(entry: ModelEntry, param: string, customFields: CustomFieldDef[
   return `Unknown filter: ${entry.routes.list} has no filter named '${param}'. Unknown parameters are refused, so that a typo cannot widen the result.`;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * 400 naming every parameter the list does not understand (strict), and every single-valued filter
- * given more than one value (always: which one was meant cannot be told).
+ * given more than one value (always: which one was meant cannot be told). `controls`: control
+ * parameters of the request's API version beside the reserved ones (4.6's `start`).
  */
-export function checkFilterNames(entry: ModelEntry, params: URLSearchParams, customFields: CustomFieldDef[], strict: boolean): void {
+export function checkFilterNames(entry: ModelEntry, params: URLSearchParams, customFields: CustomFieldDef[], strict: boolean, controls: ReadonlySet<string> = NONE): void {
   const problems: Record<string, string[]> = {};
   for (const param of new Set(params.keys())) {
-    const reason = problem(entry, param, customFields);
+    const reason = problem(entry, param, customFields, controls);
     if (reason) {
       if (strict) problems[param] = [reason];
       continue;
     }
-    if (RESERVED.has(param) || param.startsWith('cf_')) continue;
+    if (RESERVED.has(param) || (controls.has(param) && !entry.filters[param]) || param.startsWith('cf_')) continue;
     const at = entry.filters[param] ? -1 : param.lastIndexOf('__');
     const [name, lookup] = at < 0 ? [param, 'exact'] : [param.slice(0, at), param.slice(at + 2)];
     const given = params.getAll(param).filter((v) => v !== '').length;

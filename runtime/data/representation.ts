@@ -238,6 +238,8 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'computed': {
       if (f.source === 'display') return (out, row, s) => { out[name] = display(row, s); };
       if (f.source === 'tree_depth') return (out, row) => { out[name] = Number(row._depth ?? 0); };
+      // a secret the creating write generated, shown in that answer only (a token's plaintext)
+      if (f.source === 'revealed') return (out, row, s) => { out[name] = s.revealed(Number(row.id), name) ?? null; };
       if (f.source === 'value') { const value = f.value ?? null; return (out) => { out[name] = value; }; }
       if (f.source?.startsWith('reverse:')) {
         const target = reverseSource(f.source).model;

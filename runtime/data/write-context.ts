@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { User } from '../auth/authenticate.js';
 import type { ChangeContext } from './changes.js';
+import type { Peppers } from '../auth/peppers.js';
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
 export interface WriteContext extends ChangeContext {
@@ -10,12 +11,16 @@ export interface WriteContext extends ChangeContext {
   now: string;
   /** settings model rules read (from the configuration); absent: NetBox's defaults */
   rules?: RuleSettings;
+  /** the API version the write came through (fields' per-version defaults); absent: the schema's default */
+  version?: string;
 }
 
 /** Configuration that changes what model rules accept. */
 export interface RuleSettings {
   /** NetBox's ENFORCE_GLOBAL_UNIQUE (default true): duplicates refused in the global table too */
   enforceGlobalUnique: boolean;
+  /** the peppers v2 API tokens are made and checked with (runtime/auth/peppers.ts); absent: no v2 tokens */
+  tokenPeppers?: Peppers;
   /** IMAGE_ATTACHMENT_MAX_SIZE: bytes of one uploaded image */
   imageAttachmentMaxSize?: number;
 }

@@ -12,6 +12,7 @@ import { hashPassword, keyDigest } from '../core/secrets.js';
 import { applyCustomFields, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { scalarValue } from './write-values.js';
+import { defaultIn } from '../core/versions.js';
 
 /** A relation named by an element, to resolve with the others of its target model. */
 export interface Ref {
@@ -43,7 +44,8 @@ function aliasesOf(entry: ModelEntry): Map<string, string[]> {
   return map;
 }
 
-export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[]): Prepared {
+/** `version`: the API version the write came through (a field's `default_since` may depend on it). */
+export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[], version?: string): Prepared {
   const d = entry.definition;
   const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
   const { values, errors: errs } = item;
@@ -139,7 +141,8 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
       }
       default: {
         if (!has) {
-          if (f.default !== undefined) values[f.columns[0]] = f.type === 'json' ? JSON.stringify(f.default) : f.default;
+          const fallback = defaultIn(f, version);
+          if (fallback !== undefined) values[f.columns[0]] = f.type === 'json' ? JSON.stringify(fallback) : fallback;
           else values[f.columns[0]] = f.nullable ? null : f.type === 'boolean' ? false : f.type === 'choice' || f.type === 'string' || f.type === 'text' ? '' : null;
           break;
         }

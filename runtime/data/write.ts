@@ -99,7 +99,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const objects = asObjects(inputs, bulk);
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
-  const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields));
+  const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields, ctx.version));
   await validate(entry, items, refs, ctx, bulk);
   const table = entry.definition.table;
   // The rows as stored come back from the INSERT: no read after it while nothing else writes them

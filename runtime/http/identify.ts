@@ -24,7 +24,7 @@ export class Unconfirmed extends Error {}
 
 async function identify(ctx: Context, services: Services): Promise<Auth> {
   const { db } = services;
-  let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
+  let auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip, services.peppers);
   // No token: a session cookie may authenticate instead (writes need its CSRF token).
   if (!auth.user) auth = (await sessionAuth(ctx, services)) ?? auth;
   if (auth.user && !auth.user.isSuperuser) auth.grants = await loadGrants(db, auth.user);

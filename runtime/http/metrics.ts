@@ -67,9 +67,9 @@ async function queueMetrics(db: Knex): Promise<string> {
 }
 
 /** Without a token, only from METRICS_ALLOWED; with one, from anywhere (a bad token is a 403 as usual). */
-async function mayRead(ctx: Context, { db, config }: Services): Promise<boolean> {
+async function mayRead(ctx: Context, { db, config, peppers }: Services): Promise<boolean> {
   if (allowedFrom(ctx.ip, config.metricsAllowed)) return true;
-  const auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip);
+  const auth = await authenticate(db, ctx.get('Authorization') || undefined, new Date(), ctx.ip, peppers);
   return auth.user !== null;
 }
 

@@ -14,12 +14,13 @@ import { renderRows } from '../data/serialize.js';
 import { whereAny } from '../data/any.js';
 import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
 import type { Auth } from '../auth/authenticate.js';
+import type { Peppers } from '../auth/peppers.js';
 import type { Config } from '../core/config.js';
 import type { ModelEntry } from '../core/types.js';
 import { countRows } from '../data/count.js';
 import { parentOf, parentParts } from '../data/parent-order.js';
 import { pageColumns } from '../data/page-columns.js';
-import { paginate } from './pagination.js';
+import { paginate, type Page } from './pagination.js';
 import { filledBefore, listShape, rememberFill } from './full-pages.js';
 import { isPostgres, readByIds, readRows } from '../data/db.js';
 import { writeTransaction, type Keyed } from './idempotency.js';
@@ -28,7 +29,7 @@ import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
-import { inChangeForms, renderBase } from './versions.js';
+import { inChangeForms, renderBase, requestVersion } from './versions.js';
 import { describeFields } from './describe-fields.js';
 
 export interface State {
@@ -51,6 +52,8 @@ export interface Services {
   /** a streaming standby that serves reads (DATABASE_READ_URL) */
   readDb?: Knex;
   config: Config;
+  /** the peppers of v2 API tokens (runtime/auth/peppers.ts); absent: v2 tokens are refused */
+  peppers?: Peppers;
   /** called after a write commits (the webhook worker listens here) */
   afterCommit?: () => void;
 }
@@ -223,6 +226,23 @@ function pageQuery(db: Knex, entry: ModelEntry, base: Knex.QueryBuilder, params:
   return rows;
 }
 
+/** The control parameter cursor pagination adds to a list. */
+const CURSOR_CONTROLS: ReadonlySet<string> = new Set(['start']);
+
+/**
+ * A cursor page (`start`): `id >= start ORDER BY id LIMIT n`, read from the primary key's index, so
+ * page 1,000 costs what page 1 does; nothing is counted (`count` is null, as in NetBox 4.6).
+ */
+async function cursorPage(ctx: Context, entry: ModelEntry, db: Knex, base: Knex.QueryBuilder, params: URLSearchParams, page: Page, columns: string[] | null): Promise<void> {
+  const table = entry.definition.table;
+  const query = base.clone().select(columns ?? '*').where(`${table}.id`, '>=', page.start!).orderBy(`${table}.id`, 'asc');
+  if (page.limit !== null) query.limit(page.limit);
+  const rows: Row[] = await readRows(db, query);
+  const results = await renderRows(entry, rows, { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) });
+  const lastId = rows.length ? Number(rows[rows.length - 1].id) : null;
+  ctx.body = { count: null, ...page.cursorLinks(`${baseUrl(ctx)}${ctx.path}`, params, rows.length, lastId), results };
+}
+
 async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, result: WriteResult, status: number, many: boolean): Promise<void> {
   const { ids, reveal, data } = result;
   let results: Record<string, unknown>[];
@@ -239,9 +259,13 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
 }
 
-function writeContext(ctx: Context, db: Knex, config: Config): WriteContext {
+export function writeContext(ctx: Context, db: Knex, services: Services): WriteContext {
   const state = ctx.state as State;
-  return { db, user: state.auth.user, now: new Date().toISOString(), requestId: state.requestId, baseUrl: renderBase(ctx).origin, rules: { enforceGlobalUnique: config.enforceGlobalUnique, imageAttachmentMaxSize: config.limits.imageAttachmentMaxSize } };
+  const base = renderBase(ctx);
+  return {
+    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: base.version,
+    rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers, imageAttachmentMaxSize: services.config.limits.imageAttachmentMaxSize },
+  };
 }
 
 function requireBody(ctx: Context): unknown {
@@ -258,7 +282,7 @@ export async function createThrough(ctx: Context, services: Services, entry: Mod
   authorize(ctx, entry, 'add', services.config);
   await writeTransaction(ctx, services.db, async (trx) => {
     const { items, many } = await build(trx);
-    const result = await createObjects(entry, items, many, writeContext(ctx, trx, services.config));
+    const result = await createObjects(entry, items, many, writeContext(ctx, trx, services));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
     await respondWithObjects(ctx, entry, trx, result, 201, many);
   });
@@ -278,7 +302,8 @@ export function views(entry: ModelEntry, services: Services) {
       const template = await exportTemplateFor(db, entry, params);
       const base = db(d.table);
       const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
-      checkFilterNames(entry, params, customFields, config.strictFilters);
+      const cursor = !!requestVersion(ctx)?.cursorPagination;
+      checkFilterNames(entry, params, customFields, config.strictFilters, cursor ? CURSOR_CONTROLS : undefined);
       applyFilters(base, entry, params, { db, customFields });
       scoped(db, entry, ctx)(base);
       if (template) {
@@ -287,8 +312,9 @@ export function views(entry: ModelEntry, services: Services) {
         const all = await renderRows(entry, await query, { db, ...renderBase(ctx), exclude: excluded(params) });
         return sendExport(ctx, entry, template, all);
       }
-      const page = paginate(params, config);
+      const page = paginate(params, config, cursor);
       const columns = await pageColumns(db, entry);
+      if (page.start !== null) return cursorPage(ctx, entry, db, base, params, page, columns);
       // On PostgreSQL a count that will be needed starts with the page: a later page always needs
       // it, a first page when the same question filled it last time (full-pages.ts). Otherwise it
       // waits for the page: most first pages are short, and a count nobody reads is a statement and
@@ -345,7 +371,7 @@ export function views(entry: ModelEntry, services: Services) {
       await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
-        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
+        const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail);
           });
@@ -365,7 +391,7 @@ export function views(entry: ModelEntry, services: Services) {
       await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
-        await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services.config), scoped(trx, entry, ctx));
+        await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services), scoped(trx, entry, ctx));
         ctx.status = 204;
         ctx.body = null;
           });

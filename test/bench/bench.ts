@@ -59,6 +59,8 @@ const ROWS: Row[] = [
   { label: 'GET IPs ?parent=10.0.0.0/8 / the floor', netbox: '-', target: '<= 2x the floor', show: (f) => `${(f.ips_parent_alternated / f.ips_parent_floor).toFixed(2)}x wall, ${(f.ips_parent_alternated_cpu / f.ips_parent_floor_cpu).toFixed(2)}x CPU (${f.ips_parent_alternated.toFixed(1)} / ${f.ips_parent_floor.toFixed(1)} ms alternated)`, value: (f) => f.ips_parent_alternated / f.ips_parent_floor, goal: 2 },
   { label: 'GET IPs ?parent=10.0.1.0/24&limit=100', netbox: '-', target: '-', show: (f) => ms(f, 'ips_parent_narrow', 1) },
   { label: 'GET IPs ?q=10.0.1.&limit=100', netbox: '-', target: '< 50 ms (at scale)', show: (f) => ms(f, 'ips_q', 1), value: (f) => f.ips_q, goal: 50 },
+  { label: 'GET /v4.6 IPs ?start=<first id>&limit=100 (cursor page 1)', netbox: '-', target: '-', show: (f) => ms(f, 'ips_cursor_page1', 1) },
+  { label: 'GET /v4.6 IPs ?start=<id of page 1,000>&limit=100 (the last page on the small dataset)', netbox: '-', target: 'as page 1', show: (f) => ms(f, 'ips_cursor_deep', 1) },
   {
     label: 'first page right after the seed / warmed', netbox: '-', target: '<= 1.5x warmed, each',
     show: (f) => `1000 IPs ${f.ips_1000_after_seed.toFixed(0)} ms (${(f.ips_1000_after_seed / f.ips_1000).toFixed(2)}x), parent= ${f.ips_parent_after_seed.toFixed(1)} ms (${(f.ips_parent_after_seed / f.ips_parent).toFixed(2)}x)`,

@@ -338,6 +338,11 @@ try {
   await againstFloor('ips_parent', 21, '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100');
   record('ips_parent_narrow', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.1.0/24&limit=100'), 'ips_parent_narrow'));
   record('ips_q', await medianOf(21, () => call('GET', '/api/ipam/ip-addresses/?q=10.0.1.&limit=100'), 'ips_q'));
+  // Cursor pagination (4.6's `start`): page 1 and page 1,000 (or the last, on the small dataset) cost the same.
+  const firstIp = Number((await call('GET', '/v4.6/api/ipam/ip-addresses/?start=0&limit=1&brief=1')).results[0].id);
+  const deepPage = Math.min(999, Math.floor(ADDRESSES / 100) - 1);
+  record('ips_cursor_page1', await medianOf(21, () => call('GET', `/v4.6/api/ipam/ip-addresses/?start=${firstIp}&limit=100`), 'ips_cursor_page1'));
+  record('ips_cursor_deep', await medianOf(21, () => call('GET', `/v4.6/api/ipam/ip-addresses/?start=${firstIp + deepPage * 100}&limit=100`), 'ips_cursor_deep'));
   const firstDevice = (await call('GET', '/api/dcim/devices/?limit=1&brief=1')).results[0].id as number;
   record('device_detail', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/`), 'device_detail'));
   record('device_detail_nocontent', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/?brief=1`), 'device_detail_nocontent'));

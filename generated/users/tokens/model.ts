@@ -80,6 +80,26 @@ export const tokenDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["last_used"],
     },
+    version: {
+      name: "version",
+      type: "integer",
+      label: "Version",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["version"],
+      helpText: "1: a 40-hex key; 2: nbt_<key>.<secret>, stored as a peppered digest",
+      default: 1,
+      minValue: 1,
+      maxValue: 2,
+      filter: false,
+      since: "4.6",
+      convert: { "4.6": "token_version" },
+      defaultSince: { "4.6": 2 },
+    },
     key: {
       name: "key",
       type: "token_key",
@@ -92,6 +112,65 @@ export const tokenDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["key_digest", "key_hint"],
       helpText: "40 hexadecimal characters; generated when left blank. Shown in full only in the response that creates the token.",
+      convert: { "4.6": "token_v2_key" },
+    },
+    v2_key: {
+      name: "v2_key",
+      type: "string",
+      label: "V2 key",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: true,
+      uniqueCi: false,
+      columns: ["v2_key"],
+      maxLength: 12,
+      filter: false,
+    },
+    enabled: {
+      name: "enabled",
+      type: "boolean",
+      label: "Enabled",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["enabled"],
+      helpText: "Disable to temporarily revoke this token without deleting it.",
+      default: true,
+      since: "4.6",
+    },
+    pepper_id: {
+      name: "pepper_id",
+      type: "integer",
+      label: "Pepper id",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["pepper_id"],
+      helpText: "ID of the pepper the token's digest was made with (v2 only)",
+      filter: false,
+      since: "4.6",
+    },
+    token: {
+      name: "token",
+      type: "computed",
+      label: "Token",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "revealed",
+      since: "4.6",
     },
     write_enabled: {
       name: "write_enabled",
@@ -150,8 +229,12 @@ export class TokenModel extends Model {
   created!: string;
   expires!: string | null;
   last_used!: string | null;
+  version!: number;
   key_digest!: string;
   key_hint!: string;
+  v2_key!: string | null;
+  enabled!: boolean;
+  pepper_id!: number | null;
   write_enabled!: boolean;
   description!: string;
   allowed_ips!: unknown;
