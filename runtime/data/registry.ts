@@ -64,6 +64,8 @@ export interface ModelHooks {
   displayData?: (rows: Row[], ctx: HookContext) => Promise<void>;
   /** computed fields, filled for a page of rows at once */
   computed?: Record<string, (rows: Row[], ctx: ComputedContext) => Promise<Map<number, unknown>>>;
+  /** the computed fields read no byte form of an IP field (`<f>_host`...), so a list page may leave those out */
+  computedReadsIpBytes?: false;
   /** filters the schema declares as `method:` */
   filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string }) => void>;
   /** last checks and derived values of one element before it is written */

@@ -30,4 +30,6 @@ async function connectionStatus(rows: Row[], ctx: ComputedContext): Promise<Map<
 
 export const connectionStatusHooks: ModelHooks = {
   computed: { [HOOK]: connectionStatus },
+  // it reads the relation's type and id columns only
+  computedReadsIpBytes: false,
 };
