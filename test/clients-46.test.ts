@@ -2,7 +2,7 @@
  * pynetbox 7.8.0, the release tested against NetBox 4.6, against NetLedger's 4.6 API
  * (`pynetbox.api("http://host/v4.6", ...)`), on the current engine. pynetbox 7.8.0 is pure Python: it
  * runs from its source folder on PYTHONPATH (NETLEDGER_PYNETBOX_78, else `shared/reference/pynetbox-7.8.0`
- * in a folder above the repository) with Debian's python3, python3-requests and python3-packaging
+ * in a folder above the repository, else under /work) with Debian's python3, python3-requests and python3-packaging
  * (.ci/run installs them). Scenarios are test/clients/pynetbox46/NN_*.py, each check an uvu test
  * (test/client-checks.ts). Missing pynetbox 7.8.0 or its packages is a failure, not a skip.
  */
@@ -25,7 +25,9 @@ function pynetboxSource(): string | null {
     const candidate = join(dir, 'shared', 'reference', 'pynetbox-7.8.0');
     if (existsSync(join(candidate, 'pynetbox', '__init__.py'))) return candidate;
   }
-  return null;
+  // the reference material's place on the machines CI runs on, for a clone elsewhere
+  const fixed = '/work/shared/reference/pynetbox-7.8.0';
+  return existsSync(join(fixed, 'pynetbox', '__init__.py')) ? fixed : null;
 }
 
 const source = pynetboxSource();

@@ -183,9 +183,20 @@ const collect = (() => {
   }
 })();
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_UNICODE = 'Enter valid Unicode text: a lone surrogate (\\ud800-\\udfff) is not a character.';
+
+/** Why a text cannot be stored, or null. */
+function unstorableText(text: string): string | null {
+  if (text.includes('\0')) return 'Null characters are not allowed.';
+  if (LONE_SURROGATE.test(text)) return NOT_UNICODE;
+  return null;
+}
+
 /**
  * Why a parsed value cannot be stored faithfully: a number beyond the exactly representable integers
- * (or not finite), or a string with a NUL character (PostgreSQL text cannot hold one). Null when fine.
+ * (or not finite), or a string with a NUL character or a lone UTF-16 surrogate (PostgreSQL text
+ * cannot hold either: the second is no character at all). Null when fine.
  */
 function unstorable(value: unknown): string | null {
   const stack: unknown[] = [value];
@@ -195,11 +206,13 @@ function unstorable(value: unknown): string | null {
       if (!Number.isFinite(v)) return 'Enter a finite number.';
       if (Number.isInteger(v) && !Number.isSafeInteger(v)) return `Ensure this value is between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`;
     } else if (typeof v === 'string') {
-      if (v.includes('\0')) return 'Null characters are not allowed.';
+      const reason = unstorableText(v);
+      if (reason) return reason;
     } else if (Array.isArray(v)) stack.push(...v);
     else if (v !== null && typeof v === 'object') {
       for (const [key, item] of Object.entries(v)) {
-        if (key.includes('\0')) return 'Null characters are not allowed.';
+        const reason = unstorableText(key);
+        if (reason) return reason;
         stack.push(item);
       }
     }
@@ -215,8 +228,8 @@ function checkStorable(body: unknown): void {
       return reason ? { non_field_errors: [reason] } : null;
     }
     for (const [key, value] of Object.entries(item)) {
-      const reason = key.includes('\0') ? 'Null characters are not allowed.' : unstorable(value);
-      if (reason) return { [key.replace(/\0/g, '\\u0000')]: [reason] };
+      const reason = unstorableText(key) ?? unstorable(value);
+      if (reason) return { [key.replace(/\0/g, '\\u0000').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\ufffd')]: [reason] };
     }
     return null;
   };
