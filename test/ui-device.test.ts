@@ -23,7 +23,6 @@ test.before(async () => {
   app = await startApp({ RUN_WORKER: '0' });
   base = app.url;
   browser = await openBrowser();
-  await browser.page.emulateMedia({ reducedMotion: 'reduce' });
   const maker = await app.post('/api/dcim/manufacturers/', { name: 'Juniper', slug: 'juniper' });
   const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'EX4300-48T', slug: 'ex4300-48t', u_height: 1 });
   const role = await app.post('/api/dcim/device-roles/', { name: 'Access switch', slug: 'access-switch' });

@@ -28,9 +28,6 @@ async function setUp() {
   app = await startApp({ RUN_WORKER: '0' });
   base = app.url;
   browser = await openBrowser();
-  // a loaded CI machine may take its time; nothing here is timed
-  browser.context.setDefaultTimeout(60_000);
-  await browser.page.emulateMedia({ reducedMotion: 'reduce' });
   f.site = await app.post('/api/dcim/sites/', { name: 'Amsterdam', slug: 'ams' });
   f.tenant = await app.post('/api/tenancy/tenants/', { name: 'Customer A', slug: 'customer-a' });
   f.vrf = await app.post('/api/ipam/vrfs/', { name: 'prod', rd: '65000:1' });

@@ -22,8 +22,6 @@ async function setUp() {
   app = await startApp({ RUN_WORKER: '0' });
   base = app.url;
   browser = await openBrowser();
-  browser.context.setDefaultTimeout(60_000);
-  await browser.page.emulateMedia({ reducedMotion: 'reduce' });
   f.ams = await app.post('/api/dcim/sites/', { name: 'Amsterdam', slug: 'ams' });
   f.fra = await app.post('/api/dcim/sites/', { name: 'Frankfurt', slug: 'fra' });
   f.hall = await app.post('/api/dcim/locations/', { name: 'Hall 1', slug: 'hall-1', site: f.ams.id });

@@ -51,7 +51,6 @@ test.before(async () => {
   app = await startApp({ RUN_WORKER: '0' });
   base = app.url;
   browser = await openBrowser();
-  await browser.page.emulateMedia({ reducedMotion: 'reduce' });
   await app.post('/api/dcim/manufacturers/', { name: 'Juniper', slug: 'juniper' });
   await login(browser.page, base);
 });

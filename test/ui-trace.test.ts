@@ -27,9 +27,6 @@ async function setUp() {
   app = await startApp({ RUN_WORKER: '0' });
   base = app.url;
   browser = await openBrowser();
-  // a loaded CI machine may take its time; nothing here is timed
-  browser.context.setDefaultTimeout(60_000);
-  await browser.page.emulateMedia({ reducedMotion: 'reduce' });
   const maker = await app.post('/api/dcim/manufacturers/', { name: 'Juniper', slug: 'juniper' });
   const switchType = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'EX4300-48T', slug: 'ex4300-48t', u_height: 1 });
   const panelType = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Patch panel 24', slug: 'pp-24', u_height: 1 });
