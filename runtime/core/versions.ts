@@ -39,3 +39,8 @@ export function defaultIn(field: { default?: unknown; defaultSince?: Record<stri
   const from = Object.keys(field.defaultSince).filter((since) => inVersion(version, { since })).sort(compareVersions).pop();
   return from === undefined ? field.default : field.defaultSince[from];
 }
+
+/** A model's list and detail paths in `version` (its `moved:` path there, else its own). */
+export function pathsIn(entry: ModelEntry, version: string | undefined): { list: string; detail: string } {
+  return (version !== undefined && entry.routes.byVersion?.[version]) || entry.routes;
+}
