@@ -39,6 +39,7 @@ test('object types: /v4.6/api/core/object-types/ in 4.6 shape, from the rows 3.7
   assert.is((await app.get('/v4.6/api/core/object-types/?features=journaling&app_label=dcim&model=site')).count, 1);
   assert.is((await app.get('/v4.6/api/core/object-types/?features=journaling&app_label=contenttypes')).count, 0, 'content types keep no change log');
   assert.is((await app.get('/v4.6/api/core/object-types/?public=false')).count, 0);
+  expectStatus(await app.api('GET', '/v3.7/api/extras/content-types/?public=true'), 400, 'public is a 4.6 filter');
   for (const [path, status] of [['/v4.6/api/extras/content-types/', 404], ['/v3.7/api/core/object-types/', 404], ['/api/core/object-types/', 404], [`/v4.6/api/extras/content-types/${site.id}/`, 404], ['/v3.7/api/extras/content-types/', 200]] as const) {
     expectStatus(await app.api('GET', path), status, path);
   }

@@ -10,10 +10,11 @@
  * Django hashes (verified at login, then rehashed). Relations that form a cycle (a device and its
  * virtual chassis, a region and its parent) are written once every row is in. What the source keeps
  * elsewhere in its newer schemas (4.2's scopes, terminations and MAC address objects) is taken from
- * there (SOURCES).
+ * there (`fromScope`, the MAC address objects). Cable paths are traced anew from the imported cables (the models' `afterImport`
+ * hooks), as a write would trace them, rather than taken from NetBox's own path table.
  */
 import type { Knex } from 'knex';
-import { modelList } from './registry.js';
+import { hooksOf, modelList } from './registry.js';
 import { insertRows } from './insert.js';
 import { isPostgres, updateEach } from './db.js';
 import { naturalKey } from './natural.js';
@@ -104,7 +105,8 @@ function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: F
         row[column] = has(column) || column in extra ? JSON.stringify(value ?? null) : JSON.stringify(f.default ?? null);
         break;
       default:
-        if (has(column) || column in extra) row[column] = value instanceof Date ? value.toISOString() : value;
+        // NetBox 4 keeps some blank strings as NULL (interfaces' rf_channel): NetLedger's field is blank then
+        if ((has(column) || column in extra) && (value !== null || f.nullable)) row[column] = value instanceof Date ? value.toISOString() : value;
         else if (f.default !== undefined) row[column] = f.default;
         else row[column] = f.nullable ? null : f.type === 'boolean' ? false : ['choice', 'string', 'text', 'slug'].includes(f.type) ? '' : null;
         if (f.natural && f.columns[1]) row[f.columns[1]] = naturalKey(row[column]);
@@ -263,6 +265,11 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
       }
       if (tagged) filled.add('extras_taggeditem');
       summary.push({ model: 'tags on objects', read: tagged, imported: tagged, skipped: 0, reason: '' });
+      // what writes keep beside the rows (cable paths) is rebuilt from the rows as imported
+      for (const e of order) {
+        if (!filled.has(e.definition.table)) continue;
+        for (const hook of hooksOf(e)) if (hook.afterImport) await within(`${e.definition.name} (derived data)`, () => hook.afterImport!(trx));
+      }
       if (isPostgres(trx)) {
         for (const table of filled) {
           const { rows } = await trx.raw("select pg_get_serial_sequence(?, 'id') as seq", [table]);
