@@ -4,7 +4,8 @@
  * Then, through the API: the row count of every model checked equals the source's; ids are kept;
  * every cabled port's link peers equal the far end of its cable in the source, and every cabled
  * endpoint's connected endpoints equal the far end of NetBox's own stored cable path; tags and
- * custom field data are carried; the demo's admin logs in with NetBox's password (`admin`).
+ * custom field data are carried; the demo's admin logs in with NetBox's password (`admin`); Debian's
+ * pynetbox lists, reads and saves the imported objects; the summary names the tables left behind.
  * The demo data is reference material: its absence is a failure, not a skip.
  */
 import { suite } from 'uvu';
@@ -43,6 +44,31 @@ const CABLED: [string, string, boolean][] = [
   ['dcim_powerport', 'dcim/power-ports', true], ['dcim_poweroutlet', 'dcim/power-outlets', true], ['dcim_powerfeed', 'dcim/power-feeds', true],
   ['dcim_frontport', 'dcim/front-ports', false], ['dcim_rearport', 'dcim/rear-ports', false], ['circuits_circuittermination', 'circuits/circuit-terminations', false],
 ];
+
+/** Lists devices, reads an interface's link peer and saves a device's description; prints the three. */
+const PYNETBOX_CHECK = `
+import sys, pynetbox
+nb = pynetbox.api(sys.argv[1], token=sys.argv[2])
+devices = list(nb.dcim.devices.all())
+print(len(devices))
+print(nb.dcim.interfaces.get(int(sys.argv[3])).link_peers[0].id)
+device = nb.dcim.devices.get(devices[0].id)
+device.description = "moved from NetBox"
+device.save()
+print(nb.dcim.devices.get(devices[0].id).description)
+`;
+
+function runPython(code: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3', ['-c', code, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('error', fail);
+    child.on('close', (exit) => done({ code: exit, stdout, stderr }));
+  });
+}
 
 function psqlFile(url: string, file: string): Promise<void> {
   return new Promise((done, fail) => {
@@ -103,6 +129,7 @@ async function checkImport(version: string): Promise<void> {
     const run = await runCli(['import-netbox', demo.url], { ...target.env, PORT: '0' }, 300_000);
     assert.is(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, new RegExp(`NetBox ${version === '3.7' ? '3\\.7' : '4\\.'}`));
+    assert.match(run.stdout, /dcim_cablepath\s+\d+\s+0\s+\d+\s+traced anew from the cables/, 'the summary names the source tables left behind, with the reason');
 
     const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
     try {
@@ -157,6 +184,16 @@ async function checkImport(version: string): Promise<void> {
         const device = await app.api('GET', `/api/dcim/devices/${tagged.object_id}/`, undefined, { token });
         assert.ok(device.body.tags.some((t: any) => t.slug === tagged.slug), `device ${tagged.object_id} keeps its tag ${tagged.slug}`);
       }
+      // pynetbox (Debian's) reads and writes the imported data as it did NetBox's
+      const pynetbox = await runPython(PYNETBOX_CHECK, [app.url, token, String(cabled.id)]);
+      assert.is(pynetbox.code, 0, pynetbox.stderr);
+      const [devices, peer, saved] = pynetbox.stdout.trim().split('\n');
+      assert.is(Number(devices), Number((await src('dcim_device').count('* as n'))[0].n), 'pynetbox lists every device');
+      const want = await src('dcim_cabletermination as near').join('dcim_cabletermination as far', (j) => j.on('far.cable_id', 'near.cable_id').andOn('far.cable_end', '<>', 'near.cable_end'))
+        .join('django_content_type as ct', 'ct.id', 'near.termination_type_id').where({ 'ct.model': 'interface', 'near.termination_id': cabled.id }).first('far.termination_id');
+      assert.is(Number(peer), Number(want.termination_id), 'pynetbox sees the link peer');
+      assert.is(saved, 'moved from NetBox', 'pynetbox saves a change to an imported device');
+
       const valued = await src('tenancy_tenant').whereRaw(`custom_field_data::text <> '{}'`).orderBy('id').first('id', 'custom_field_data');
       assert.ok(valued, 'the demo data has a tenant with custom field data');
       const tenant = await app.api('GET', `/api/tenancy/tenants/${valued.id}/`, undefined, { token });

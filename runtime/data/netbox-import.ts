@@ -166,6 +166,38 @@ async function within<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** NetBox tables whose rows are not carried, and why; Django's and social auth's own tables go unmentioned. */
+const LEFT_BEHIND: [RegExp, string][] = [
+  [/^(django_|auth_permission$|auth_group_permissions$|auth_user_user_permissions$|social_auth_|taggit_|users_(user|group)_(user_)?permissions$)/, ''],
+  [/^dcim_cablepath$/, 'traced anew from the cables'],
+  [/^(extras|core)_objectchange$/, 'the change log is not carried'],
+  [/^extras_cachedvalue$/, 'the search index is built here'],
+  [/^users_userconfig$/, 'user preferences are not carried'],
+  [/^(extras_(script|report|scriptmodule)|core_(managedfile|job|autosyncrecord|configrevision))$/, 'NetBox internals (scripts, jobs, configuration revisions)'],
+];
+
+/** Source tables with rows that no model here takes, each with its count and the reason. */
+async function leftBehind(source: NetboxSource, order: ModelEntry[]): Promise<ModelSummary[]> {
+  const taken = new Set(['extras_taggeditem', 'extras_configcontext_tags', 'dcim_macaddress']);
+  for (const e of order) {
+    const table = sourceTable(source, e.definition.table);
+    taken.add(table);
+    for (const f of Object.values(e.definition.fields)) {
+      if (f.through) taken.add(sourceTable(source, f.through));
+      if (f.type === 'json' && f.name.endsWith('_types')) for (const suffix of [f.name, 'object_types', 'content_types']) taken.add(`${table}_${suffix}`);
+    }
+  }
+  const out: ModelSummary[] = [];
+  for (const table of [...source.tables.keys()].sort()) {
+    if (taken.has(table)) continue;
+    const reason = LEFT_BEHIND.find(([pattern]) => pattern.test(table))?.[1] ?? 'no model here';
+    if (reason === '') continue;
+    const rows = await source.count(table);
+    if (rows) out.push({ model: table, read: rows, imported: 0, skipped: rows, reason });
+  }
+  return out;
+}
+
 export interface ImportOptions { replace: boolean; dryRun: boolean; progress?: (line: string) => void }
 
 /** Whether the target holds inventory data: any row in a model table but accounts and the change log. */
@@ -263,6 +295,13 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
         tagged += batch.length;
       }
+      // config contexts' tag criteria: a link table in NetBox, the generic tag storage here
+      if (source.tables.has('extras_configcontext_tags')) {
+        for await (const batch of source.rows('extras_configcontext_tags', 10_000)) {
+          await within('extras_configcontext_tags', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: 'extras.configcontext', object_id: r.configcontext_id, tag_id: r.tag_id }))));
+          tagged += batch.length;
+        }
+      }
       if (tagged) filled.add('extras_taggeditem');
       summary.push({ model: 'tags on objects', read: tagged, imported: tagged, skipped: 0, reason: '' });
       // what writes keep beside the rows (cable paths) is rebuilt from the rows as imported
@@ -276,6 +315,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           if (rows[0]?.seq) await trx.raw(`select setval(?, greatest((select max(id) from ??), 1))`, [rows[0].seq, table]);
         }
       }
+      summary.push(...await leftBehind(source, order));
       if (options.dryRun) throw DRY;
     });
   } catch (error) {
