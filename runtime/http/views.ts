@@ -252,11 +252,12 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
 }
 
+/** The context of a write; an API request's version decides which fields its body has (the web interface, unversioned, writes every field). */
 export function writeContext(ctx: Context, db: Knex, services: Services): WriteContext {
   const state = ctx.state as State;
   const base = renderBase(ctx);
   return {
-    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: base.version,
+    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: requestVersion(ctx)?.version,
     rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers, imageAttachmentMaxSize: services.config.limits.imageAttachmentMaxSize },
   };
 }
