@@ -263,6 +263,15 @@ export interface ModelFile {
    */
   until?: string;
   /**
+   * API versions: from each listed version on, the endpoint is served at /api/<app>/<endpoint>/ instead of its own path (change records at /api/core/object-changes/ from 4.0); endpoint defaults to the model's
+   */
+  moved?: {
+    [k: string]: {
+      app: string;
+      endpoint?: string;
+    };
+  };
+  /**
    * API versions: the brief (and nested) fields from that version on, where they differ from the rule of schema/versions.yaml (brief plus `description`)
    */
   brief_since?: {
@@ -626,10 +635,6 @@ export interface Versions {
        */
       brief_add?: string[];
       /**
-       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
-       */
-      field_selection?: boolean;
-      /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */
       cursor_pagination?: boolean;
@@ -654,10 +659,6 @@ export interface Versions {
        * fields added to every brief and nested form of a model that has them
        */
       brief_add?: string[];
-      /**
-       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
-       */
-      field_selection?: boolean;
       /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */

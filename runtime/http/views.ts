@@ -29,7 +29,7 @@ import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
 import { controlParams, inChangeForms, renderBase, requestVersion } from './versions.js';
-import { filteringIn } from '../core/versions.js';
+import { filteringIn, pathsIn } from '../core/versions.js';
 import { describeFields } from './describe-fields.js';
 import { readForm, trimKeys, type ReadForm } from './field-selection.js';
 
@@ -249,7 +249,7 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   }
   ctx.status = status;
   ctx.body = many ? results : results[0];
-  if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
+  if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}${pathsIn(entry, renderBase(ctx).version).list}${ids[0]}/`);
 }
 
 /** The context of a write; an API request's version decides which fields its body has (the web interface, unversioned, writes every field). */

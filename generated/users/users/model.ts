@@ -110,7 +110,6 @@ export const userDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["is_staff"],
       default: false,
-      until: "4.6",
     },
     is_active: {
       name: "is_active",
