@@ -531,6 +531,14 @@ export interface Filter {
    * With field: the lookup applied
    */
   lookup?: "exact" | "n" | "lt" | "lte" | "gt" | "gte" | "ic" | "isw" | "iew" | "ie";
+  /**
+   * API versions: the filter exists from this version on (e.g. "4.0"); default every version (an automatic filter follows its field's since/until)
+   */
+  since?: string;
+  /**
+   * API versions: the filter is gone from this version on
+   */
+  until?: string;
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema

@@ -443,5 +443,8 @@ function checkVersionKeys(models: LoadedModel[], known: Set<string>, problems: s
       for (const key of ['since', 'until'] as const) if (f[key] && !ok(f[key]!)) problems.push(`${file}: fields.${name}.${key}: unknown version '${f[key]}'`);
       for (const v of Object.keys(f.convert ?? {})) if (!ok(v)) problems.push(`${file}: fields.${name}.convert: unknown version '${v}'`);
     }
+    for (const [name, f] of Object.entries(spec.filters ?? {})) {
+      for (const key of ['since', 'until'] as const) if (f[key] && !ok(f[key]!)) problems.push(`${file}: filters.${name}.${key}: unknown version '${f[key]}'`);
+    }
   }
 }

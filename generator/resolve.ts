@@ -218,6 +218,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
   };
   for (const f of Object.values(d.fields)) {
     if (f.filter === false) continue;
+    const before = new Set(Object.keys(filters));
     const family = familyOf(f.type);
     if (family) filters[f.name] = { kind: 'field', field: f.name, family };
     else if (f.type === 'fk') relation(f.name, f, [{ field: f.name, model: f.to! }]);
@@ -234,6 +235,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       filters[f.name] = { kind: 'ip', field: f.name, op: 'exact' };
       for (const op of ['parent', 'mask_length'] as const) filters[op] = { kind: 'ip', field: f.name, op };
     }
+    // a field's filters exist in the versions the field does
+    for (const name of Object.keys(filters)) if (!before.has(name)) Object.assign(filters[name], versionKeys(f));
   }
   if (d.tags) {
     filters.tag = { kind: 'tag', by: 'slug' };
@@ -286,9 +289,14 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const family: LookupFamily = !f.lookups ? 'exact' : by === 'id' ? 'number' : (byField && familyOf(byField.type)) ?? 'exact';
       filter = { kind: 'path', path: steps, by, family, tree: end.tree && !f.boolean, ...(f.boolean ? { boolean: true } : {}) };
     }
-    filters[name] = filter;
+    filters[name] = { ...filter, ...versionKeys(f) };
   }
   return Object.fromEntries(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The `since:` / `until:` keys a field or declared filter sets. */
+function versionKeys(x: { since?: string; until?: string }): { since?: string; until?: string } {
+  return { ...(x.since ? { since: x.since } : {}), ...(x.until ? { until: x.until } : {}) };
 }
 
 /** Objects that rows of `model` point at through `field`, matched by `by` at the end of `path` from those rows. */

@@ -4,7 +4,7 @@
  */
 import type { ModelFile, Versions } from '../generated/schema-format.js';
 import type { ModelEntry } from '../runtime/core/types.js';
-import { formsOf, inVersion } from '../runtime/core/versions.js';
+import { filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
 
 /** The versions that serve a model's endpoint. */
 export function servedVersions(versions: Versions, spec: Pick<ModelFile, 'since' | 'until'>): string[] {
@@ -16,11 +16,12 @@ export function documentFile(versions: Versions, version: string): string {
   return version === versions.default ? 'openapi.json' : `openapi-${version}.json`;
 }
 
-/** The models a version serves, each with that version's forms and fields (what its OpenAPI document describes). */
+/** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
     ...e,
     definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f))) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
+    filters: filtersIn(e, version),
   }));
 }

@@ -40,7 +40,8 @@ export async function runImportNetbox(args: string[]): Promise<number> {
     console.log(`${'model'.padEnd(width)}  ${'read'.padStart(8)}  ${'imported'.padStart(8)}  ${'skipped'.padStart(8)}  reason`);
     for (const r of rows) console.log(`${r.model.padEnd(width)}  ${String(r.read).padStart(8)}  ${String(r.imported).padStart(8)}  ${String(r.skipped).padStart(8)}  ${r.reason}`);
     const total = summary.reduce((n, r) => n + r.imported, 0);
-    console.log(`${'total'.padEnd(width)}  ${String(summary.reduce((n, r) => n + r.read, 0)).padStart(8)}  ${String(total).padStart(8)}`);
+    const skipped = summary.reduce((n, r) => n + r.skipped, 0);
+    console.log(`${'total'.padEnd(width)}  ${String(summary.reduce((n, r) => n + r.read, 0)).padStart(8)}  ${String(total).padStart(8)}  ${String(skipped).padStart(8)}`);
     return 0;
   } catch (error) {
     console.error(`import-netbox: ${(error as Error).message.split('\n')[0]} (nothing was imported)`);

@@ -102,4 +102,32 @@ test('a webhook says which version its body takes: 3.7 by default, 4.6 when it a
   assert.is(back.api_version.value, '4.6', 'the setting reads back through 3.7');
 });
 
+test('a filter exists in the versions its field or its YAML names: enabled on 4.6 tokens, device_role on 3.7 devices', async ({ app, site, type, role }) => {
+  const user = await app.post('/api/users/users/', { username: 'filtered', password: 'Filtered-pass-1' });
+  const off = await app.post('/v4.6/api/users/tokens/', { user: user.id, enabled: false, description: 'off' });
+  await app.post('/v4.6/api/users/tokens/', { user: user.id, description: 'on' });
+  const old = await app.api('GET', `/v3.7/api/users/tokens/?user_id=${user.id}&enabled=false`);
+  expectStatus(old, 400);
+  assert.match(old.body.enabled[0], /no filter named 'enabled'/, '3.7 tokens have no enabled filter');
+  expectStatus(await app.api('GET', `/api/users/tokens/?enabled__n=false`), 400);
+  const now = await app.get(`/v4.6/api/users/tokens/?user_id=${user.id}&enabled=false`);
+  assert.equal(now.results.map((t: any) => t.id), [off.id], '4.6 filters on enabled');
+  assert.is((await app.get(`/v3.7/api/users/tokens/?user_id=${user.id}`)).count, 2, 'the rest of the 3.7 filter set is as it was');
+
+  await app.post('/api/dcim/devices/', { name: 'roled', site: site.id, device_type: type.id, role: role.id });
+  assert.is((await app.get('/v3.7/api/dcim/devices/?device_role=edge')).count, 1, '3.7 keeps device_role');
+  assert.is((await app.get(`/v3.7/api/dcim/devices/?device_role_id=${role.id}`)).count, 1);
+  const gone = await app.api('GET', '/v4.6/api/dcim/devices/?device_role=edge');
+  expectStatus(gone, 400);
+  assert.ok(gone.body.device_role, gone.text);
+  assert.is((await app.get('/v4.6/api/dcim/devices/?role=edge')).count, 1, '4.6 filters on role');
+
+  // each version's OpenAPI document lists that version's filters
+  const params = async (base: string, path: string) => ((await app.get(`${base}/api/schema/`)).paths[path].get.parameters as any[]).map((p) => p.name);
+  assert.ok((await params('/v4.6', '/api/users/tokens/')).includes('enabled'));
+  assert.not.ok((await params('/v3.7', '/api/users/tokens/')).includes('enabled'));
+  assert.ok((await params('/v3.7', '/api/dcim/devices/')).includes('device_role'));
+  assert.not.ok((await params('/v4.6', '/api/dcim/devices/')).includes('device_role'));
+});
+
 test.run();

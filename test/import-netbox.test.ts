@@ -9,33 +9,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { pbkdf2Sync } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import knex from 'knex';
 import { engine, startApp, testDatabase, testSchemaName } from './helpers.js';
+import { runCli } from './run-cli.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const nodeBin = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const test = suite(`import-netbox (${engine})`);
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function cli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'runtime/cli.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli did not finish: ${stdout} ${stderr}`)); }, 120_000);
-    child.on('close', (code) => { clearTimeout(timer); resolveRun({ code, stdout, stderr }); });
-  });
-}
 
 const django = (password: string) => `pbkdf2_sha256$1000$salty$${pbkdf2Sync(password, 'salty', 1000, 32, 'sha256').toString('base64')}`;
 
@@ -85,16 +67,16 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
   await buildSource(bad, true);
   try {
     // A row NetLedger refuses: the whole import fails, naming the row, and nothing is written.
-    const refused = await cli(['import-netbox', sourceUrl(bad)], env);
+    const refused = await runCli(['import-netbox', sourceUrl(bad)], env);
     assert.is(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stderr, /ipam_ipaddress row 250/);
-    const dry = await cli(['import-netbox', '--dry-run', sourceUrl(good)], env);
+    const dry = await runCli(['import-netbox', '--dry-run', sourceUrl(good)], env);
     assert.is(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /dry run/);
-    const run = await cli(['import-netbox', sourceUrl(good)], env);
+    const run = await runCli(['import-netbox', sourceUrl(good)], env);
     assert.is(run.code, 0, run.stderr);
     assert.match(run.stdout, /Site\s+1\s+1\s+0/);
-    const again = await cli(['import-netbox', sourceUrl(good)], env);
+    const again = await runCli(['import-netbox', sourceUrl(good)], env);
     assert.is(again.code, 1);
     assert.match(again.stderr, /already holds inventory data/);
 

@@ -99,7 +99,7 @@ export interface PathStep {
   contentType?: string;
 }
 
-export type FilterDefinition =
+export type FilterDefinition = (
   /** compares a column of the model itself */
   | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
@@ -119,7 +119,12 @@ export type FilterDefinition =
   /** a function of one of the model's hooks; `family`: the lookups it takes (`n` negates it, others reach the function) */
   | { kind: 'method'; method: string; family?: LookupFamily }
   /** sent by a known client, ignored by NetBox: accepted and ignored, even with strict filters */
-  | { kind: 'ignored'; reason: string };
+  | { kind: 'ignored'; reason: string }
+) & {
+  /** API versions: the filter exists from this version on / is gone from this version on (a field's filters follow the field) */
+  since?: string;
+  until?: string;
+};
 
 /** A model that can terminate a cable (`cabling:` in its YAML); the path tracer reads only this. */
 export interface CablingDefinition {

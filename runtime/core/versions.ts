@@ -2,7 +2,7 @@
  * API versions as data: the versions served (generated/versions.ts, from schema/versions.yaml), the
  * forms a model shows in each (its serializer's `versions`), and how a request names one.
  */
-import type { ModelEntry, VersionForms } from './types.js';
+import type { FilterSet, ModelEntry, VersionForms } from './types.js';
 
 /** Numeric order of "major.minor" versions. */
 export function compareVersions(a: string, b: string): number {
@@ -38,4 +38,29 @@ export function defaultIn(field: { default?: unknown; defaultSince?: Record<stri
   if (version === undefined || !field.defaultSince) return field.default;
   const from = Object.keys(field.defaultSince).filter((since) => inVersion(version, { since })).sort(compareVersions).pop();
   return from === undefined ? field.default : field.defaultSince[from];
+}
+
+const versionFilters = new WeakMap<ModelEntry, Map<string, FilterSet>>();
+
+/** A model's filters in `version`: those whose `since:` / `until:` (or their field's) include it. */
+export function filtersIn(entry: ModelEntry, version: string): FilterSet {
+  let byVersion = versionFilters.get(entry);
+  if (!byVersion) versionFilters.set(entry, (byVersion = new Map()));
+  let set = byVersion.get(version);
+  if (!set) byVersion.set(version, (set = Object.fromEntries(Object.entries(entry.filters).filter(([, f]) => inVersion(version, f)))));
+  return set;
+}
+
+const versionEntries = new WeakMap<ModelEntry, Map<string, ModelEntry>>();
+
+/** A model as a list in `version` filters it: the entry itself when every filter exists there, else a copy with that version's filters. */
+export function filteringIn(entry: ModelEntry, version: string): ModelEntry {
+  let byVersion = versionEntries.get(entry);
+  if (!byVersion) versionEntries.set(entry, (byVersion = new Map()));
+  let view = byVersion.get(version);
+  if (!view) {
+    const filters = filtersIn(entry, version);
+    byVersion.set(version, (view = Object.keys(filters).length === Object.keys(entry.filters).length ? entry : { ...entry, filters }));
+  }
+  return view;
 }

@@ -10,10 +10,11 @@
  * Django hashes (verified at login, then rehashed). Relations that form a cycle (a device and its
  * virtual chassis, a region and its parent) are written once every row is in. What the source keeps
  * elsewhere in its newer schemas (4.2's scopes, terminations and MAC address objects) is taken from
- * there (SOURCES).
+ * there (`fromScope`, the MAC address objects). Cable paths are traced anew from the imported cables (the models' `afterImport`
+ * hooks), as a write would trace them, rather than taken from NetBox's own path table.
  */
 import type { Knex } from 'knex';
-import { modelList } from './registry.js';
+import { hooksOf, modelList } from './registry.js';
 import { insertRows } from './insert.js';
 import { isPostgres, updateEach } from './db.js';
 import { naturalKey } from './natural.js';
@@ -104,7 +105,8 @@ function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: F
         row[column] = has(column) || column in extra ? JSON.stringify(value ?? null) : JSON.stringify(f.default ?? null);
         break;
       default:
-        if (has(column) || column in extra) row[column] = value instanceof Date ? value.toISOString() : value;
+        // NetBox 4 keeps some blank strings as NULL (interfaces' rf_channel): NetLedger's field is blank then
+        if ((has(column) || column in extra) && (value !== null || f.nullable)) row[column] = value instanceof Date ? value.toISOString() : value;
         else if (f.default !== undefined) row[column] = f.default;
         else row[column] = f.nullable ? null : f.type === 'boolean' ? false : ['choice', 'string', 'text', 'slug'].includes(f.type) ? '' : null;
         if (f.natural && f.columns[1]) row[f.columns[1]] = naturalKey(row[column]);
@@ -162,6 +164,38 @@ async function within<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+/** NetBox tables whose rows are not carried, and why; Django's and social auth's own tables go unmentioned. */
+const LEFT_BEHIND: [RegExp, string][] = [
+  [/^(django_|auth_permission$|auth_group_permissions$|auth_user_user_permissions$|social_auth_|taggit_|users_(user|group)_(user_)?permissions$)/, ''],
+  [/^dcim_cablepath$/, 'traced anew from the cables'],
+  [/^(extras|core)_objectchange$/, 'the change log is not carried'],
+  [/^extras_cachedvalue$/, 'the search index is built here'],
+  [/^users_userconfig$/, 'user preferences are not carried'],
+  [/^(extras_(script|report|scriptmodule)|core_(managedfile|job|autosyncrecord|configrevision))$/, 'NetBox internals (scripts, jobs, configuration revisions)'],
+];
+
+/** Source tables with rows that no model here takes, each with its count and the reason. */
+async function leftBehind(source: NetboxSource, order: ModelEntry[]): Promise<ModelSummary[]> {
+  const taken = new Set(['extras_taggeditem', 'extras_configcontext_tags', 'dcim_macaddress']);
+  for (const e of order) {
+    const table = sourceTable(source, e.definition.table);
+    taken.add(table);
+    for (const f of Object.values(e.definition.fields)) {
+      if (f.through) taken.add(sourceTable(source, f.through));
+      if (f.type === 'json' && f.name.endsWith('_types')) for (const suffix of [f.name, 'object_types', 'content_types']) taken.add(`${table}_${suffix}`);
+    }
+  }
+  const out: ModelSummary[] = [];
+  for (const table of [...source.tables.keys()].sort()) {
+    if (taken.has(table)) continue;
+    const reason = LEFT_BEHIND.find(([pattern]) => pattern.test(table))?.[1] ?? 'no model here';
+    if (reason === '') continue;
+    const rows = await source.count(table);
+    if (rows) out.push({ model: table, read: rows, imported: 0, skipped: rows, reason });
+  }
+  return out;
 }
 
 export interface ImportOptions { replace: boolean; dryRun: boolean; progress?: (line: string) => void }
@@ -261,14 +295,27 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
         tagged += batch.length;
       }
+      // config contexts' tag criteria: a link table in NetBox, the generic tag storage here
+      if (source.tables.has('extras_configcontext_tags')) {
+        for await (const batch of source.rows('extras_configcontext_tags', 10_000)) {
+          await within('extras_configcontext_tags', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: 'extras.configcontext', object_id: r.configcontext_id, tag_id: r.tag_id }))));
+          tagged += batch.length;
+        }
+      }
       if (tagged) filled.add('extras_taggeditem');
       summary.push({ model: 'tags on objects', read: tagged, imported: tagged, skipped: 0, reason: '' });
+      // what writes keep beside the rows (cable paths) is rebuilt from the rows as imported
+      for (const e of order) {
+        if (!filled.has(e.definition.table)) continue;
+        for (const hook of hooksOf(e)) if (hook.afterImport) await within(`${e.definition.name} (derived data)`, () => hook.afterImport!(trx));
+      }
       if (isPostgres(trx)) {
         for (const table of filled) {
           const { rows } = await trx.raw("select pg_get_serial_sequence(?, 'id') as seq", [table]);
           if (rows[0]?.seq) await trx.raw(`select setval(?, greatest((select max(id) from ??), 1))`, [rows[0].seq, table]);
         }
       }
+      summary.push(...await leftBehind(source, order));
       if (options.dryRun) throw DRY;
     });
   } catch (error) {

@@ -95,6 +95,11 @@ export interface ModelHooks {
    * permissions, and listing needs a view permission
    */
   owner?: (qb: Knex.QueryBuilder, userId: number, table: string) => void;
+  /**
+   * rebuilds what the model's writes keep beside its rows (stored cable paths), once an import has
+   * brought the rows in without going through writes; inside the import's transaction
+   */
+  afterImport?: (db: Knex) => Promise<void>;
   /** brings rows an upgrade left incomplete up to date, once per process start, after migrations */
   startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { model, type ComputedContext, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
 import { byContentType } from '../data/registry.js';
 import { checkObjects, checkPair, parseEnd, setTerminations, type End } from './cable_rules.js';
-import { cabledModels, nodeKey, retrace } from './cable_paths.js';
+import { cabledModels, nodeKey, retrace, traceAll } from './cable_paths.js';
 
 const terminations = () => model('CableTermination').definition.table;
 const cableType = () => model('Cable').definition.contentType;
@@ -140,6 +140,8 @@ export const cable: ModelHooks = {
     }
     if (through.length || origins.length) await retrace(db, through, origins);
   },
+  /** An import writes cables and their terminations as rows: their paths are traced once all are in. */
+  afterImport: traceAll,
   /** The cables' ends are freed, and every path through them re-forms without them. */
   async beforeDelete(cableIds, { db }) {
     const gone = new Set(cableIds.map((id) => nodeKey(cableType(), id)));

@@ -250,6 +250,21 @@ export async function retrace(db: Knex, through: string[], origins: string[] = [
   await store(db, traced);
 }
 
+/** Traces the path of every cabled endpoint from scratch (after an import brought cables in without writes). */
+export async function traceAll(db: Knex): Promise<void> {
+  const endpointTypes = cabledModels().filter((m) => m.definition.cabling!.role === 'endpoint').map((m) => m.definition.contentType);
+  const origins: string[] = [];
+  let lastId = 0;
+  for (;;) {
+    const rows = await db(terminationTable()).select('id', 'termination_type', 'termination_id').whereIn('termination_type', endpointTypes).where('id', '>', lastId).orderBy('id').limit(PAGE_CHUNK);
+    if (!rows.length) break;
+    for (const r of rows) origins.push(nodeKey(r.termination_type, r.termination_id));
+    lastId = Number(rows[rows.length - 1].id);
+  }
+  await db('dcim_cablepath').delete();
+  await retrace(db, [], origins);
+}
+
 function readPath(row: Row): StoredPath {
   const flag = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
   return { id: Number(row.id), path: JSON.parse(row.path), isActive: flag(row.is_active), isComplete: flag(row.is_complete), isSplit: flag(row.is_split) };

@@ -30,6 +30,7 @@ import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
 import { inChangeForms, renderBase, requestVersion } from './versions.js';
+import { filteringIn } from '../core/versions.js';
 import { describeFields } from './describe-fields.js';
 
 export interface State {
@@ -303,8 +304,10 @@ export function views(entry: ModelEntry, services: Services) {
       const base = db(d.table);
       const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
       const cursor = !!requestVersion(ctx)?.cursorPagination;
-      checkFilterNames(entry, params, customFields, config.strictFilters, cursor ? CURSOR_CONTROLS : undefined);
-      applyFilters(base, entry, params, { db, customFields });
+      // the filters of the request's version: one that exists only in another version is unknown here
+      const filtering = filteringIn(entry, renderBase(ctx).version);
+      checkFilterNames(filtering, params, customFields, config.strictFilters, cursor ? CURSOR_CONTROLS : undefined);
+      applyFilters(base, filtering, params, { db, customFields });
       scoped(db, entry, ctx)(base);
       if (template) {
         const query = base.clone().select('*');

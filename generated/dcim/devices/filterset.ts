@@ -66,6 +66,7 @@ export const deviceFilterSet: FilterSet = {
     by: "slug",
     family: "exact",
     tree: false,
+    until: "4.0",
   },
   device_role_id: {
     kind: "path",
@@ -73,6 +74,7 @@ export const deviceFilterSet: FilterSet = {
     by: "id",
     family: "exact",
     tree: false,
+    until: "4.0",
   },
   device_type: {
     kind: "path",

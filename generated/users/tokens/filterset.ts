@@ -8,7 +8,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 export const tokenFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   description: { kind: "field", field: "description", family: "string" },
-  enabled: { kind: "field", field: "enabled", family: "boolean" },
+  enabled: { kind: "field", field: "enabled", family: "boolean", since: "4.6" },
   expires: { kind: "field", field: "expires", family: "number" },
   id: { kind: "field", field: "id", family: "number" },
   key: { kind: "method", method: "token_key", family: "string" },

@@ -1,0 +1,215 @@
+/**
+ * NetBox's own demo databases (netbox-demo-data for 3.7 and 4.2, `shared/reference/`) loaded into
+ * PostgreSQL with psql and imported with `npm run cli -- import-netbox` into the engine under test.
+ * Then, through the API: the row count of every model checked equals the source's; ids are kept;
+ * every cabled port's link peers equal the far end of its cable in the source, and every cabled
+ * endpoint's connected endpoints equal the far end of NetBox's own stored cable path; tags and
+ * custom field data are carried; the demo's admin logs in with NetBox's password (`admin`); Debian's
+ * pynetbox lists, reads and saves the imported objects; the summary names the tables left behind.
+ * The demo data is reference material: its absence is a failure, not a skip.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import knex, { type Knex } from 'knex';
+import { engine, startApp, testDatabase, testSchemaName, type TestApp } from './helpers.js';
+import { referencePath } from './reference.js';
+import { runCli } from './run-cli.js';
+
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DEMO = referencePath('netbox-demo-data');
+
+const test = suite(`import-netbox, NetBox demo data (${engine})`);
+
+/** Source table and the API list that shows its rows. */
+const COUNTED: [string, string][] = [
+  ['dcim_region', 'dcim/regions'], ['dcim_site', 'dcim/sites'], ['dcim_location', 'dcim/locations'], ['dcim_rack', 'dcim/racks'],
+  ['dcim_manufacturer', 'dcim/manufacturers'], ['dcim_devicetype', 'dcim/device-types'], ['dcim_device', 'dcim/devices'],
+  ['dcim_interface', 'dcim/interfaces'], ['dcim_frontport', 'dcim/front-ports'], ['dcim_rearport', 'dcim/rear-ports'],
+  ['dcim_consoleport', 'dcim/console-ports'], ['dcim_powerport', 'dcim/power-ports'], ['dcim_poweroutlet', 'dcim/power-outlets'],
+  ['dcim_powerfeed', 'dcim/power-feeds'], ['dcim_cable', 'dcim/cables'], ['dcim_interfacetemplate', 'dcim/interface-templates'],
+  ['circuits_circuit', 'circuits/circuits'], ['circuits_circuittermination', 'circuits/circuit-terminations'], ['circuits_provider', 'circuits/providers'],
+  ['ipam_prefix', 'ipam/prefixes'], ['ipam_ipaddress', 'ipam/ip-addresses'], ['ipam_vlan', 'ipam/vlans'], ['ipam_vlangroup', 'ipam/vlan-groups'],
+  ['ipam_vrf', 'ipam/vrfs'], ['ipam_aggregate', 'ipam/aggregates'], ['ipam_iprange', 'ipam/ip-ranges'], ['ipam_asn', 'ipam/asns'],
+  ['tenancy_tenant', 'tenancy/tenants'], ['tenancy_contact', 'tenancy/contacts'], ['extras_tag', 'extras/tags'],
+  ['virtualization_cluster', 'virtualization/clusters'], ['virtualization_virtualmachine', 'virtualization/virtual-machines'],
+  ['virtualization_vminterface', 'virtualization/interfaces'],
+];
+
+/** Cabled models: source table, API list, whether it ends a path (has connected endpoints). */
+const CABLED: [string, string, boolean][] = [
+  ['dcim_interface', 'dcim/interfaces', true], ['dcim_consoleport', 'dcim/console-ports', true], ['dcim_consoleserverport', 'dcim/console-server-ports', true],
+  ['dcim_powerport', 'dcim/power-ports', true], ['dcim_poweroutlet', 'dcim/power-outlets', true], ['dcim_powerfeed', 'dcim/power-feeds', true],
+  ['dcim_frontport', 'dcim/front-ports', false], ['dcim_rearport', 'dcim/rear-ports', false], ['circuits_circuittermination', 'circuits/circuit-terminations', false],
+];
+
+/** Lists devices, reads an interface's link peer and saves a device's description; prints the three. */
+const PYNETBOX_CHECK = `
+import sys, pynetbox
+nb = pynetbox.api(sys.argv[1], token=sys.argv[2])
+devices = list(nb.dcim.devices.all())
+print(len(devices))
+print(nb.dcim.interfaces.get(int(sys.argv[3])).link_peers[0].id)
+device = nb.dcim.devices.get(devices[0].id)
+device.description = "moved from NetBox"
+device.save()
+print(nb.dcim.devices.get(devices[0].id).description)
+`;
+
+function runPython(code: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3', ['-c', code, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('error', fail);
+    child.on('close', (exit) => done({ code: exit, stdout, stderr }));
+  });
+}
+
+function psqlFile(url: string, file: string): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`psql -f ${file}: exit ${code}: ${stderr.slice(0, 500)}`))));
+  });
+}
+
+const databaseUrl = (name: string) => { const u = new URL(PG_URL); u.pathname = `/${name}`; return u.toString(); };
+
+/** A fresh PostgreSQL database holding the demo data of one NetBox version. */
+async function loadDemo(version: string): Promise<{ url: string; drop(): Promise<void> }> {
+  assert.ok(DEMO, 'shared/reference/netbox-demo-data is missing (NETBOX_REFERENCE names its parent)');
+  const name = testSchemaName(`nbdemo${version.replace('.', '')}`);
+  const admin = knex({ client: 'pg', connection: PG_URL });
+  try {
+    await admin.raw(`do $$ begin if not exists (select from pg_roles where rolname = 'netbox') then create role netbox; end if; end $$`);
+    await admin.raw(`create database ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+  const drop = async () => {
+    const db = knex({ client: 'pg', connection: PG_URL });
+    try { await db.raw(`drop database if exists ${name} with (force)`); } finally { await db.destroy(); }
+  };
+  try {
+    await psqlFile(databaseUrl(name), join(DEMO!, `netbox-demo-v${version}.sql`));
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return { url: databaseUrl(name), drop };
+}
+
+/** Every row of an API list, by id. */
+async function listAll(app: TestApp, token: string, path: string): Promise<Map<number, any>> {
+  const out = new Map<number, any>();
+  let next: string | null = `/api/${path}/?limit=1000&ordering=id`;
+  while (next) {
+    const reply: any = await app.api('GET', next, undefined, { token });
+    assert.is(reply.status, 200, `${path}: ${reply.text.slice(0, 300)}`);
+    for (const r of reply.body.results) out.set(r.id, r);
+    next = reply.body.next ? new URL(reply.body.next).pathname + new URL(reply.body.next).search : null;
+  }
+  return out;
+}
+
+const hasColumn = async (src: Knex, table: string, column: string) => !!(await src('information_schema.columns').where({ table_name: table, column_name: column }).first());
+
+async function checkImport(version: string): Promise<void> {
+  const demo = await loadDemo(version);
+  const target = testDatabase();
+  const src = knex({ client: 'pg', connection: demo.url });
+  try {
+    const run = await runCli(['import-netbox', demo.url], { ...target.env, PORT: '0' }, 300_000);
+    assert.is(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, new RegExp(`NetBox ${version === '3.7' ? '3\\.7' : '4\\.'}`));
+    assert.match(run.stdout, /dcim_cablepath\s+\d+\s+0\s+\d+\s+traced anew from the cables/, 'the summary names the source tables left behind, with the reason');
+
+    const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
+    try {
+      assert.is(app.running.admin, null, 'no first-start superuser beside the imported users');
+      const login = await app.api('POST', '/api/users/tokens/provision/', { username: 'admin', password: 'admin' }, { token: null });
+      assert.is(login.status, 201, `the demo admin logs in with NetBox's password: ${login.text}`);
+      const token = login.body.key as string;
+
+      for (const [table, path] of COUNTED) {
+        const want = (await src(table).select('id').orderBy('id')).map((r) => Number(r.id));
+        const have = [...(await listAll(app, token, path)).keys()].sort((a, b) => a - b);
+        assert.equal(have, want, `${path}: the same ids as ${table}`);
+      }
+
+      const contentTypes = new Map((await src('django_content_type').select('id', 'app_label', 'model')).map((r) => [Number(r.id), `${r.app_label}.${r.model}`]));
+      const paths = new Map((await src('dcim_cablepath').select('id', 'path', 'is_complete')).map((r) => [Number(r.id), r]));
+      const terminations = await src('dcim_cabletermination').select('cable_id', 'cable_end', 'termination_type_id', 'termination_id');
+      let peersChecked = 0;
+      let endpointsChecked = 0;
+      for (const [table, path, endpoint] of CABLED) {
+        const withPath = endpoint && await hasColumn(src, table, '_path_id');
+        const rows = await src(table).whereNotNull('cable_id').select(['id', 'cable_id', 'cable_end', ...(withPath ? ['_path_id'] : [])]);
+        if (!rows.length) continue;
+        const listed = await listAll(app, token, path);
+        for (const row of rows) {
+          const here = listed.get(Number(row.id));
+          assert.ok(here, `${path} ${row.id} is served`);
+          const peers = terminations.filter((t) => Number(t.cable_id) === Number(row.cable_id) && t.cable_end !== row.cable_end)
+            .map((t) => `${contentTypes.get(Number(t.termination_type_id))}:${t.termination_id}`).sort();
+          assert.equal(here.link_peers.map((p: any) => `${here.link_peers_type}:${p.id}`).sort(), peers, `${path} ${row.id}: link peers`);
+          peersChecked++;
+          if (!withPath) continue;
+          const stored = row._path_id ? paths.get(Number(row._path_id)) : undefined;
+          const nodes: string[] = stored?.is_complete ? (typeof stored.path === 'string' ? JSON.parse(stored.path) : stored.path).at(-1) : [];
+          const want = nodes.map((n) => { const [type, id] = n.split(':'); return `${contentTypes.get(Number(type))}:${id}`; }).sort();
+          const have = (here.connected_endpoints ?? []).map((e: any) => `${here.connected_endpoints_type}:${e.id}`).sort();
+          assert.equal(have, want, `${path} ${row.id}: connected endpoints as NetBox traced them`);
+          endpointsChecked++;
+        }
+      }
+      assert.ok(peersChecked > 100 && endpointsChecked > 100, `cabled ports compared: ${peersChecked} link peers, ${endpointsChecked} endpoints`);
+
+      // a cabled interface's trace runs end to end over the imported cables
+      const cabled = await src('dcim_interface').whereNotNull('cable_id').whereNotNull('_path_id').orderBy('id').first('id');
+      const trace = await app.api('GET', `/api/dcim/interfaces/${cabled.id}/trace/`, undefined, { token });
+      assert.is(trace.status, 200, trace.text);
+      assert.ok(trace.body.length >= 1 && trace.body[0][1]?.id, 'the trace crosses a cable');
+
+      const tagged = await src('extras_taggeditem as ti').join('extras_tag as t', 't.id', 'ti.tag_id').join('django_content_type as ct', 'ct.id', 'ti.content_type_id')
+        .where('ct.model', 'device').select('ti.object_id', 't.slug').orderBy('ti.object_id').first();
+      if (tagged) {
+        const device = await app.api('GET', `/api/dcim/devices/${tagged.object_id}/`, undefined, { token });
+        assert.ok(device.body.tags.some((t: any) => t.slug === tagged.slug), `device ${tagged.object_id} keeps its tag ${tagged.slug}`);
+      }
+      // pynetbox (Debian's) reads and writes the imported data as it did NetBox's
+      const pynetbox = await runPython(PYNETBOX_CHECK, [app.url, token, String(cabled.id)]);
+      assert.is(pynetbox.code, 0, pynetbox.stderr);
+      const [devices, peer, saved] = pynetbox.stdout.trim().split('\n');
+      assert.is(Number(devices), Number((await src('dcim_device').count('* as n'))[0].n), 'pynetbox lists every device');
+      const want = await src('dcim_cabletermination as near').join('dcim_cabletermination as far', (j) => j.on('far.cable_id', 'near.cable_id').andOn('far.cable_end', '<>', 'near.cable_end'))
+        .join('django_content_type as ct', 'ct.id', 'near.termination_type_id').where({ 'ct.model': 'interface', 'near.termination_id': cabled.id }).first('far.termination_id');
+      assert.is(Number(peer), Number(want.termination_id), 'pynetbox sees the link peer');
+      assert.is(saved, 'moved from NetBox', 'pynetbox saves a change to an imported device');
+
+      const valued = await src('tenancy_tenant').whereRaw(`custom_field_data::text <> '{}'`).orderBy('id').first('id', 'custom_field_data');
+      assert.ok(valued, 'the demo data has a tenant with custom field data');
+      const tenant = await app.api('GET', `/api/tenancy/tenants/${valued.id}/`, undefined, { token });
+      for (const [name, value] of Object.entries(valued.custom_field_data)) assert.is(tenant.body.custom_fields[name], value, `tenant ${valued.id}: custom field ${name}`);
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    await src.destroy();
+    await demo.drop();
+    rmSync(target.dataDir, { recursive: true, force: true });
+  }
+}
+
+test('the NetBox 3.7 demo database imports whole: counts, ids, link peers, connected endpoints, tags, custom fields, passwords', () => checkImport('3.7'));
+
+test('the NetBox 4.2 demo database imports whole: counts, ids, link peers, connected endpoints, tags, custom fields, passwords', () => checkImport('4.2'));
+
+test.run();
