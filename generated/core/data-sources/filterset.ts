@@ -13,7 +13,7 @@ export const dataSourceFilterSet: FilterSet = {
   enabled: { kind: "field", field: "enabled", family: "boolean" },
   id: { kind: "field", field: "id", family: "number" },
   ignore_rules: { kind: "field", field: "ignore_rules", family: "string" },
-  last_synced: { kind: "field", field: "last_synced", family: "number" },
+  last_synced: { kind: "field", field: "last_synced", family: "number", since: "4.0" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
