@@ -264,6 +264,15 @@ export interface ModelFile {
    */
   until?: string;
   /**
+   * API versions: from each listed version on, the endpoint is served at /api/<app>/<endpoint>/ instead of its own path (change records at /api/core/object-changes/ from 4.0); endpoint defaults to the model's
+   */
+  moved?: {
+    [k: string]: {
+      app: string;
+      endpoint?: string;
+    };
+  };
+  /**
    * API versions: the brief (and nested) fields from that version on, where they differ from the rule of schema/versions.yaml (brief plus `description`)
    */
   brief_since?: {

@@ -436,6 +436,7 @@ function checkVersionKeys(models: LoadedModel[], known: Set<string>, problems: s
   for (const { spec, file } of models) {
     for (const key of ['since', 'until'] as const) if (spec[key] && !ok(spec[key]!)) problems.push(`${file}: ${key}: unknown version '${spec[key]}'`);
     for (const v of Object.keys(spec.brief_since ?? {})) if (!ok(v)) problems.push(`${file}: brief_since: unknown version '${v}'`);
+    for (const v of Object.keys(spec.moved ?? {})) if (!ok(v)) problems.push(`${file}: moved: unknown version '${v}'`);
     for (const [v, list] of Object.entries(spec.brief_since ?? {})) {
       for (const name of list) if (!spec.fields[name] && !SYSTEM_FIELDS.includes(name) && !spec.counts?.[name]) problems.push(`${file}: brief_since.${v}: unknown field '${name}'`);
     }

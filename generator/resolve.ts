@@ -7,7 +7,7 @@ import type {
   CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition, VersionForms,
 } from '../runtime/core/types.js';
-import { servedVersions } from './versions.js';
+import { movedPaths, servedVersions } from './versions.js';
 import { compareVersions, inVersion } from '../runtime/core/versions.js';
 import type { LoadedSchema } from './load.js';
 import { splitPath } from '../runtime/core/paths.js';
@@ -52,6 +52,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         versions: servedVersions(schema.versions, spec(definition)),
         list: listPath(definition.app, definition.endpoint),
         detail: detailPath(definition.app, definition.endpoint),
+        ...(spec(definition).moved ? { byVersion: movedPaths(servedVersions(schema.versions, spec(definition)), spec(definition)) } : {}),
         ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})

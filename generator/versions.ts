@@ -4,11 +4,27 @@
  */
 import type { ModelFile, Versions } from '../generated/schema-format.js';
 import type { ModelEntry } from '../runtime/core/types.js';
-import { filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
+import { compareVersions, filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
+import { detailPath, listPath } from './naming.js';
 
 /** The versions that serve a model's endpoint. */
 export function servedVersions(versions: Versions, spec: Pick<ModelFile, 'since' | 'until'>): string[] {
   return versions.versions.map((v) => v.version).filter((v) => inVersion(v, spec));
+}
+
+/**
+ * The paths of a model that `moved:` in some versions: each served version at or after a move, with
+ * the path of the latest move at or before it (versions at the model's own path are left out).
+ */
+export function movedPaths(versions: string[], spec: Pick<ModelFile, 'moved' | 'endpoint'>): Record<string, { list: string; detail: string }> | undefined {
+  const moves = Object.entries(spec.moved ?? {}).sort(([a], [b]) => compareVersions(a, b));
+  if (!moves.length) return undefined;
+  const out: Record<string, { list: string; detail: string }> = {};
+  for (const version of versions) {
+    const move = moves.filter(([since]) => inVersion(version, { since })).pop()?.[1];
+    if (move) out[version] = { list: listPath(move.app, move.endpoint ?? spec.endpoint), detail: detailPath(move.app, move.endpoint ?? spec.endpoint) };
+  }
+  return out;
 }
 
 /** The generated OpenAPI document of a version: openapi.json for the default one, else openapi-<version>.json. */
@@ -20,6 +36,7 @@ export function documentFile(versions: Versions, version: string): string {
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
     ...e,
+    routes: { ...e.routes, ...e.routes.byVersion?.[version] },
     definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f))) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),

@@ -239,6 +239,8 @@ export interface RouteDefinition {
   detail: string;
   /** the API versions that serve these routes */
   versions: string[];
+  /** versions that serve the model at another path (`moved:`), each with that path */
+  byVersion?: Record<string, { list: string; detail: string }>;
   /** the same list and detail under the app where NetBox 3.6 had the model (`legacy_app:`) */
   legacy?: { list: string; detail: string };
   /** extra detail routes served by the model's hooks, e.g. available-ips */

@@ -64,3 +64,8 @@ export function filteringIn(entry: ModelEntry, version: string): ModelEntry {
   }
   return view;
 }
+
+/** A model's list and detail paths in `version` (its `moved:` path there, else its own). */
+export function pathsIn(entry: ModelEntry, version: string | undefined): { list: string; detail: string } {
+  return (version !== undefined && entry.routes.byVersion?.[version]) || entry.routes;
+}

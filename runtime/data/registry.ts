@@ -52,6 +52,8 @@ export interface ComputedContext extends HookContext {
   refer(model: string, id: unknown, extra?: Record<string, unknown>): unknown;
   /** where the answer's API URLs start (scheme, host, version prefix) */
   baseUrl?: string;
+  /** the API version the answer is in */
+  version?: string;
 }
 
 export interface ModelHooks {

@@ -9,7 +9,7 @@ import { choiceSet, hooksOf, model, modelList, storedField, type Row } from './r
 import { reverseSource } from './reverse.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
-import { formsOf, nestedInAnyVersion } from '../core/versions.js';
+import { formsOf, nestedInAnyVersion, pathsIn } from '../core/versions.js';
 import { conversions } from '../core/conversions.js';
 
 export type Mode = 'full' | 'brief' | 'nested';
@@ -152,9 +152,10 @@ function fieldFunction(text: string, bound: Record<string, unknown> = {}): Put {
 }
 const at = (name: string) => `[${JSON.stringify(name)}]`;
 
-function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row: Row, state: RenderState) => string): Put | null {
+function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row: Row, state: RenderState) => string, version?: string): Put | null {
   const d = entry.definition;
-  const prefix = `/api/${d.app}/${d.endpoint}/`;
+  // the model's path in the version rendered (`moved:`)
+  const prefix = pathsIn(entry, version).list;
   switch (name) {
     case 'id': return (out, row) => { out.id = Number(row.id); };
     case 'url': return (out, row, s) => { out.url = `${s.baseUrl}${prefix}${row.id}/`; };
@@ -315,7 +316,7 @@ export function compiledOf(entry: ModelEntry, version?: string): Compiled {
   const display = version === undefined ? compileDisplay(entry) : compiledOf(entry).display;
   const s = formsOf(entry, version);
   const one = (mode: Mode, n: string): Put | null => {
-    const put = compileField(entry, n, mode, display);
+    const put = compileField(entry, n, mode, display, version);
     const conversion = s.convert[n] ? conversions[s.convert[n]] : undefined;
     if (!put || !conversion) return put;
     return (out, row, state) => { put(out, row, state); out[n] = conversion.read(out[n], row, n); };

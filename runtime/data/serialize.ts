@@ -10,7 +10,7 @@ import { compiledForm, compiledOf, followAlways, followRow, type Put, type Rende
 import { reverseIds, reverseSource } from './reverse.js';
 import { batchesReads, readByIds, readTablesByIds, type TableRead } from './db.js';
 import { nestedColumns } from './nested-columns.js';
-import { formsOf, nestedInAnyVersion } from '../core/versions.js';
+import { formsOf, nestedInAnyVersion, pathsIn } from '../core/versions.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
@@ -286,7 +286,7 @@ export class Renderer implements RenderState {
   }
 
   url(entry: ModelEntry, id: unknown): string {
-    return `${this.baseUrl}/api/${entry.definition.app}/${entry.definition.endpoint}/${id}/`;
+    return `${this.baseUrl}${pathsIn(entry, this.version).list}${id}/`;
   }
 
   /** Loads everything the page's representations need: the independent loads at once, then the nested rows level by level. */
@@ -318,7 +318,7 @@ export class Renderer implements RenderState {
     const refer = (target: string, id: unknown, extra?: Record<string, unknown>) => { this.cache.need(target, id); return new Reference(target, id, extra); };
     if (rows.length) {
       for (const { name, source, hook } of plan.computed) {
-        if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer, baseUrl: this.baseUrl }).then((m) => { this.extras.set(name, m); }));
+        if (hook) tasks.push(() => hook(rows, { db, entry: this.entry, refer, baseUrl: this.baseUrl, version: this.version }).then((m) => { this.extras.set(name, m); }));
         else if (related) {
           tasks.push(() => reverseIds(db, this.entry, source, ids).then((links) => {
             for (const list of links.values()) for (const id of list) this.cache.need(reverseSource(source).model, id);

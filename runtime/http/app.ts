@@ -25,7 +25,8 @@ import { observeRequests } from './logging.js';
 import { healthProbes } from './health.js';
 import { metricsEndpoint } from './metrics.js';
 import { jsonAsBuffer } from './json-response.js';
-import { apiVersioning, renderBase, requestVersion } from './versions.js';
+import { apiVersioning, renderBase, requestVersion, servedVersions } from './versions.js';
+import { pathsIn } from '../core/versions.js';
 import { idempotency } from './idempotency.js';
 import { readRouting } from './read-routing.js';
 
@@ -34,8 +35,9 @@ const APPS = ['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'status',
 
 /**
  * `/api/dcim/devices/` for `/api/dcim/devices/1/`: the model routes live in one router per such
- * prefix (every model route starts with `/api/<app>/<endpoint>/`), so a request is matched against
- * a handful of routes, not against the ~1,700 routes of every model (koa-router tests each in turn).
+ * prefix (every model route starts with `/api/<app>/<endpoint>/`) and API version, so a request is
+ * matched against a handful of routes, not against the ~1,700 routes of every model (koa-router tests
+ * each in turn), and only against those its version serves (a model's `since:`, `until:`, `moved:`).
  */
 function routePrefix(path: string): string {
   const app = path.indexOf('/', 5);
@@ -89,14 +91,16 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   app.proxy = config.trustProxy;
   const router = new Router();
   const prefixRouters = new Map<string, Router>();
-  const routerFor = (path: string) => {
-    let r = prefixRouters.get(routePrefix(path));
-    if (!r) prefixRouters.set(routePrefix(path), (r = new Router().param('id', checkId)));
+  const routerKey = (version: string, path: string) => `${version} ${routePrefix(path)}`;
+  const versionOf = (ctx: Context) => requestVersion(ctx)?.version ?? config.apiVersion;
+  const routerFor = (version: string, path: string) => {
+    let r = prefixRouters.get(routerKey(version, path));
+    if (!r) prefixRouters.set(routerKey(version, path), (r = new Router().param('id', checkId)));
     return r;
   };
-  /** Does any route match this path (and with `method`, this method)? Both routers. */
-  const matches = (path: string, method: string) => {
-    const found = [router.match(path, method), prefixRouters.get(routePrefix(path))?.match(path, method)];
+  /** Does any route of the request's version match this path (and with `method`, this method)? Both routers. */
+  const matches = (ctx: Context, path: string, method: string) => {
+    const found = [router.match(path, method), prefixRouters.get(routerKey(versionOf(ctx), path))?.match(path, method)];
     return { route: found.some((m) => m?.route), path: found.some((m) => m?.path.length) };
   };
 
@@ -120,7 +124,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
 
   // Every path ends with a slash; without it, redirect and keep the query string.
   app.use(async (ctx, next) => {
-    if (!ctx.path.endsWith('/') && matches(`${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
+    if (!ctx.path.endsWith('/') && matches(ctx, `${ctx.path}/`, ctx.method === 'HEAD' ? 'GET' : ctx.method).route) {
       ctx.status = 302;
       ctx.redirect(`${requestVersion(ctx)?.prefix ?? ''}${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       return;
@@ -137,12 +141,18 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   app.use(reserveBody(config.limits));
 
   router.param('id', checkId);
+  // The apps and endpoints a version serves, from its paths (`core` is 4.x's: object types and changes).
+  const endpointsIn = (version: string) => modelList.filter((m) => m.routes.versions.includes(version))
+    .map((m) => pathsIn(m, version).list.split('/')).map(([, , app, endpoint]) => ({ app, endpoint }));
+  const appsIn = (version: string) => [...new Set([...APPS, ...endpointsIn(version).map((e) => e.app)])].sort();
   router.get('/api/', (ctx) => {
-    ctx.body = Object.fromEntries(APPS.map((a) => [a, absolute(ctx, `/api/${a}/`)]));
+    ctx.body = Object.fromEntries(appsIn(versionOf(ctx)).map((a) => [a, absolute(ctx, `/api/${a}/`)]));
   });
-  for (const app of APPS.filter((a) => a !== 'status')) {
+  const everyApp = new Set(servedVersions.map((s) => s.version).flatMap(appsIn));
+  for (const app of [...everyApp].filter((a) => a !== 'status')) {
     router.get(`/api/${app}/`, (ctx) => {
-      ctx.body = Object.fromEntries(modelList.filter((m) => m.definition.app === app).map((m) => m.definition.endpoint).concat(app === 'users' ? ['config'] : app === 'extras' ? ['dashboard'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
+      if (!appsIn(versionOf(ctx)).includes(app)) throw errors.notFound();
+      ctx.body = Object.fromEntries(endpointsIn(versionOf(ctx)).filter((e) => e.app === app).map((e) => e.endpoint).concat(app === 'users' ? ['config'] : app === 'extras' ? ['dashboard'] : []).sort().map((e) => [e, absolute(ctx, `/api/${app}/${e}/`)]));
     });
   }
   router.get('/api/status/', status(services, VERSION));
@@ -158,31 +168,37 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
 
   for (const entry of modelList) {
     const v = views(entry, services);
-    // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
-    const lists = [entry.routes.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
-    const details = [entry.routes.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
-    for (const list of lists) routerFor(list).get(list, v.list).options(list, v.options);
-    for (const detail of details) routerFor(detail).get(detail, v.retrieve).options(detail, v.options);
-    // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
-    for (const extra of entry.routes.extra) {
-      const view = actionView(entry, extra, services);
-      for (const method of extra.methods) routerFor(extra.path).register(extra.path, [method], view);
-    }
-    if (entry.definition.readOnly) continue;
-    for (const list of lists) {
-      routerFor(list).post(list, v.create)
-        .put(list, (ctx) => v.update(ctx, false))
-        .patch(list, (ctx) => v.update(ctx, true))
-        .delete(list, v.remove);
-    }
-    for (const detail of details) {
-      routerFor(detail).put(detail, (ctx) => v.update(ctx, false))
-        .patch(detail, (ctx) => v.update(ctx, true))
-        .delete(detail, v.remove);
+    const actions = entry.routes.extra.map((extra) => ({ extra, view: actionView(entry, extra, services) }));
+    // each version that serves the model, at its path there (`moved:`)
+    for (const version of entry.routes.versions) {
+      const at = pathsIn(entry, version);
+      const routerAt = (path: string) => routerFor(version, path);
+      // the current paths, and where NetBox 3.6 had the model (legacy_app) for older clients
+      const lists = [at.list, ...(entry.routes.legacy ? [entry.routes.legacy.list] : [])];
+      const details = [at.detail, ...(entry.routes.legacy ? [entry.routes.legacy.detail] : [])];
+      for (const list of lists) routerAt(list).get(list, v.list).options(list, v.options);
+      for (const detail of details) routerAt(detail).get(detail, v.retrieve).options(detail, v.options);
+      // `actions:` in the schema: extra detail routes served by the model's hooks (read-only models too)
+      for (const { extra, view } of actions) {
+        const path = extra.path.startsWith(entry.routes.detail) ? at.detail + extra.path.slice(entry.routes.detail.length) : extra.path;
+        for (const method of extra.methods) routerAt(path).register(path, [method], view);
+      }
+      if (entry.definition.readOnly) continue;
+      for (const list of lists) {
+        routerAt(list).post(list, v.create)
+          .put(list, (ctx) => v.update(ctx, false))
+          .patch(list, (ctx) => v.update(ctx, true))
+          .delete(list, v.remove);
+      }
+      for (const detail of details) {
+        routerAt(detail).put(detail, (ctx) => v.update(ctx, false))
+          .patch(detail, (ctx) => v.update(ctx, true))
+          .delete(detail, v.remove);
+      }
     }
   }
 
-  const prefixRoutes = new Map([...prefixRouters].map(([prefix, r]) => [prefix, r.routes() as unknown as Koa.Middleware]));
+  const prefixRoutes = new Map([...prefixRouters].map(([key, r]) => [key, r.routes() as unknown as Koa.Middleware]));
   const rest = chain([
     // Bodies are read once the requester is known, so an anonymous one costs little.
     jsonBody(config.limits),
@@ -190,11 +206,11 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
     idempotency(services),
     ...(services.readDb ? [readRouting(services.db, services.readDb)] : []),
     router.routes() as unknown as Koa.Middleware,
-    (ctx, next) => prefixRoutes.get(routePrefix(ctx.path))?.(ctx, next) ?? next(),
+    (ctx, next) => prefixRoutes.get(routerKey(versionOf(ctx), ctx.path))?.(ctx, next) ?? next(),
     async (ctx, next) => {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        const allowed = matches(ctx.path, 'GET').path || matches(ctx.path, 'POST').path;
+        const allowed = matches(ctx, ctx.path, 'GET').path || matches(ctx, ctx.path, 'POST').path;
         if (allowed) throw errors.methodNotAllowed(ctx.method);
         if (ctx.path.startsWith('/api/')) throw errors.notFound();
       }
@@ -202,7 +218,7 @@ export function createApp(services: Services, pages?: (services: Services) => Ko
   ]);
   // Reads of model routes (every GET there is one) may start before the cache version is known, on
   // PostgreSQL, where that saves a round trip (identify.ts); SQLite reads it in microseconds.
-  const speculative = (ctx: Koa.Context) => (ctx.method === 'GET' || ctx.method === 'HEAD') && postgres && prefixRoutes.has(routePrefix(ctx.path));
+  const speculative = (ctx: Koa.Context) => (ctx.method === 'GET' || ctx.method === 'HEAD') && postgres && prefixRoutes.has(routerKey(versionOf(ctx), ctx.path));
   app.use(identified(services, rest, speculative));
   return app;
 }

@@ -30,7 +30,7 @@ import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
 import { inChangeForms, renderBase, requestVersion } from './versions.js';
-import { filteringIn } from '../core/versions.js';
+import { filteringIn, pathsIn } from '../core/versions.js';
 import { describeFields } from './describe-fields.js';
 
 export interface State {
@@ -257,7 +257,7 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   }
   ctx.status = status;
   ctx.body = many ? results : results[0];
-  if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}/api/${entry.definition.app}/${entry.definition.endpoint}/${ids[0]}/`);
+  if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}${pathsIn(entry, renderBase(ctx).version).list}${ids[0]}/`);
 }
 
 export function writeContext(ctx: Context, db: Knex, services: Services): WriteContext {

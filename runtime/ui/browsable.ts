@@ -50,8 +50,10 @@ function matches(pattern: string, path: string): boolean {
 export function allowedMethods(path: string): string[] {
   for (const entry of modelList) {
     const writable = !entry.definition.readOnly;
-    if (matches(entry.routes.list, path)) return writable ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD', 'OPTIONS'];
-    if (matches(entry.routes.detail, path)) return writable ? ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD', 'OPTIONS'];
+    for (const at of [entry.routes, ...Object.values(entry.routes.byVersion ?? {})]) {
+      if (matches(at.list, path)) return writable ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD', 'OPTIONS'];
+      if (matches(at.detail, path)) return writable ? ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD', 'OPTIONS'];
+    }
     for (const extra of entry.routes.extra) if (matches(extra.path, path)) return extra.methods;
   }
   return ['GET', 'HEAD', 'OPTIONS'];

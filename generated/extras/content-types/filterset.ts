@@ -7,7 +7,9 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/content-types/. */
 export const contentTypeFilterSet: FilterSet = {
   app_label: { kind: "field", field: "app_label", family: "string" },
+  features: { kind: "method", method: "object_type_features", family: "exact", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   model: { kind: "field", field: "model", family: "string" },
+  public: { kind: "method", method: "object_type_public", family: "exact", since: "4.0" },
   q: { kind: "q" },
 };

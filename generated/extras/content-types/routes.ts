@@ -10,5 +10,6 @@ export const contentTypeRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/extras/content-types/",
   detail: "/api/extras/content-types/:id/",
+  byVersion: { "4.6": { list: "/api/core/object-types/", detail: "/api/core/object-types/:id/" } },
   extra: [],
 };

@@ -10,5 +10,6 @@ export const objectChangeRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/extras/object-changes/",
   detail: "/api/extras/object-changes/:id/",
+  byVersion: { "4.6": { list: "/api/core/object-changes/", detail: "/api/core/object-changes/:id/" } },
   extra: [],
 };
