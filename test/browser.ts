@@ -3,12 +3,14 @@
  * playwright-core, headless, with a fresh profile per file. One browser per test file keeps CI time
  * reasonable; each test opens its own context (its own cookies) when it needs another user.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import * as assert from 'uvu/assert';
+import { suite, type Test } from 'uvu';
+import { startApp, type TestApp } from './helpers.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -56,4 +58,38 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`), [], `accessibility of ${what}`);
+}
+
+export interface BrowserApp { app: TestApp; browser: Browser; base: string }
+
+/**
+ * A suite over a fresh app and a Chromium: `setUp` fills the app (and logs in) before the tests,
+ * both stop after them. `s` holds the app, the browser and the base URL once the tests run.
+ */
+export function browserSuite(name: string, setUp: (s: BrowserApp) => Promise<void>, env: Record<string, string> = { RUN_WORKER: '0' }): { test: Test; s: BrowserApp } {
+  const test = suite(name);
+  const s = {} as BrowserApp;
+  test.before(async () => {
+    try {
+      s.app = await startApp(env);
+      s.base = s.app.url;
+      s.browser = await openBrowser();
+      await setUp(s);
+    } catch (e) { console.error('SETUP', e); throw e; }
+  });
+  test.after(async () => {
+    await s.browser?.close();
+    await s.app?.stop();
+  });
+  return { test, s };
+}
+
+/** A full-page screenshot, checked to be a rendered page; with UPDATE_SCREENSHOTS=1 written to docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const png = await page.screenshot({ fullPage: true });
+  assert.ok(png.length > 10_000, 'a rendered page, not a blank one');
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  const dir = join(import.meta.dirname, '../docs/screenshots');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.png`), png);
 }

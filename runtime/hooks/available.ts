@@ -75,7 +75,7 @@ async function freeAddresses(db: Knex, prefix: Row, limit: number): Promise<bigi
 }
 
 /** The largest CIDR blocks covering [first, last], ascending. */
-function toCidrs(first: bigint, last: bigint, family: number): { first: bigint; length: number }[] {
+export function toCidrs(first: bigint, last: bigint, family: number): { first: bigint; length: number }[] {
   const out: { first: bigint; length: number }[] = [];
   const max = bits(family);
   let start = first;

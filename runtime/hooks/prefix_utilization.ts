@@ -3,10 +3,11 @@
  * (of every VRF when the container has none), any other prefix by the addresses its IP addresses
  * and IP ranges take out of its usable ones (an IPv4 prefix's network and broadcast addresses do
  * not count unless it is a pool or a /31 or /32); 100 when marked utilized. A whole table of
- * prefixes costs four queries, however many rows it has.
+ * prefixes costs four queries, however many rows it has. An aggregate is as full as its child
+ * prefixes (every VRF) cover it; an IP range as its IP addresses (its VRF) take its addresses.
  */
 import type { Knex } from 'knex';
-import { toBigInt } from '../core/ipnet.js';
+import { toBigInt, toBytes } from '../core/ipnet.js';
 import type { Row } from '../data/registry.js';
 
 const CHUNK = 900;
@@ -40,6 +41,28 @@ function sameVrf(j: Knex.JoinClause, column: string, containers: boolean): void 
   });
 }
 
+/** `taken` of `size` in percent with two decimals, in bigint arithmetic (an IPv6 prefix's size is beyond a double's precision); at most 100. */
+function percentOf(taken: bigint, size: bigint): number {
+  return size > 0n ? Math.min(100, Number((taken * 10000n) / size) / 100) : 0;
+}
+
+/** The share of [first, last] the prefixes of every VRF inside it (or equal to it) cover, in percent. */
+export async function aggregateUtilization(db: Knex, family: number, first: bigint, last: bigint): Promise<number> {
+  const rows = await db('ipam_prefix').where('family', family)
+    .where('prefix_first', '>=', toBytes(first)).where('prefix_last', '<=', toBytes(last)).select('prefix_first', 'prefix_last');
+  return percentOf(covered(rows.map((r: Row) => [toBigInt(r.prefix_first), toBigInt(r.prefix_last)])), last - first + 1n);
+}
+
+/** The share of a range's addresses its IP addresses of the same VRF take (each address once), in percent; 100 when marked utilized. */
+export async function rangeUtilization(db: Knex, range: { family: number; first: bigint; last: bigint; vrfId: number | null; markUtilized: boolean }): Promise<number> {
+  if (range.markUtilized) return 100;
+  const q = db('ipam_ipaddress').where('family', range.family)
+    .where('address_host', '>=', toBytes(range.first)).where('address_host', '<=', toBytes(range.last));
+  if (range.vrfId === null) q.whereNull('vrf_id'); else q.where('vrf_id', range.vrfId);
+  const [row] = await q.countDistinct({ n: 'address_host' });
+  return percentOf(BigInt(row?.n ?? 0), range.last - range.first + 1n);
+}
+
 /** Per prefix id, its utilization in percent (0-100, two decimals). */
 export async function prefixUtilization(db: Knex, ids: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
@@ -71,10 +94,7 @@ export async function prefixUtilization(db: Knex, ids: number[]): Promise<Map<nu
     const length = Number(p.prefix_length);
     let size = 1n << BigInt((family === 4 ? 32 : 128) - length);
     if (p.status !== 'container' && family === 4 && length < 31 && !truthy(p.is_pool)) size -= 2n;
-    const taken = covered(used.get(id) ?? []);
-    // Percent with two decimals, in bigint arithmetic (an IPv6 prefix's size is beyond a double's precision).
-    const hundredths = size > 0n ? Number((taken * 10000n) / size) / 100 : 0;
-    out.set(id, Math.min(100, hundredths));
+    out.set(id, percentOf(covered(used.get(id) ?? []), size));
   }
   return out;
 }

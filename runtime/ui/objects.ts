@@ -86,7 +86,9 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
   if (uiTab) return tabPage(ctx, services, page, entry, api, object, uiTab, view);
   view.tabs = await tabLinks(ctx, services, api, entry, object, null);
   if (tab === 'object') {
-    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: fieldLabel(entry, k), ...cell(object[k]) }));
+    // A generic relation shows as the linked object; its type and id columns say nothing more.
+    const parts = new Set(Object.values(d.fields).filter((f) => f.type === 'generic_fk' && f.name in object).flatMap((f) => [`${f.name}_type`, `${f.name}_id`]));
+    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !parts.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: fieldLabel(entry, k), ...cell(object[k]) }));
     view.panels = await renderPanels(ctx, services, api, entry, object);
     view.tagged = d.tags;
     view.tags = object.tags ?? [];

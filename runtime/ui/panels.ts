@@ -9,7 +9,15 @@ import type { Services } from '../http/views.js';
 import type { ApiViews } from './objects.js';
 import { panels } from './panels/index.js';
 
-export interface Panel { title: string; html: string; wide?: boolean }
+export interface Panel {
+  title: string;
+  html: string;
+  wide?: boolean;
+  /** a Tabler colour the card is drawn in (a warning) */
+  tone?: string;
+  /** the html is a table that fills the card (no padding) */
+  table?: boolean;
+}
 export type PanelFn = (ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>) => Promise<Panel | null>;
 
 export async function renderPanels(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>): Promise<Panel[]> {

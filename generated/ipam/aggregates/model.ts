@@ -30,6 +30,19 @@ export const aggregateDefinition: ModelDefinition = {
   hooks: ["aggregate"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [
+      {
+        path: "prefixes",
+        model: "Prefix",
+        filter: { within_include: "prefix" },
+        label: "Prefixes",
+        view: "aggregate_prefixes",
+      },
+    ],
+    patterns: [],
+    panels: ["aggregate_utilization"],
+  },
   fields: {
     family: {
       name: "family",

@@ -34,7 +34,7 @@ export const ipAddressDefinition: ModelDefinition = {
     columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
     tabs: [],
     patterns: [],
-    panels: [],
+    panels: ["duplicate_ips", "parent_prefixes"],
   },
   fields: {
     family: {
@@ -65,7 +65,7 @@ export const ipAddressDefinition: ModelDefinition = {
     vrf: {
       name: "vrf",
       type: "fk",
-      label: "Vrf",
+      label: "VRF",
       required: false,
       nullable: true,
       readOnly: false,
@@ -169,7 +169,7 @@ export const ipAddressDefinition: ModelDefinition = {
     dns_name: {
       name: "dns_name",
       type: "string",
-      label: "Dns name",
+      label: "DNS name",
       required: false,
       nullable: false,
       readOnly: false,

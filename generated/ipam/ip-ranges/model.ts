@@ -35,7 +35,7 @@ export const ipRangeDefinition: ModelDefinition = {
     columns: ["start_address", "end_address", "size", "vrf", "status", "role", "tenant", "description"],
     tabs: [],
     patterns: [],
-    panels: [],
+    panels: ["range_utilization"],
   },
   fields: {
     family: {

@@ -103,7 +103,7 @@ export const prefixDefinition: ModelDefinition = {
     vrf: {
       name: "vrf",
       type: "fk",
-      label: "Vrf",
+      label: "VRF",
       required: false,
       nullable: true,
       readOnly: false,
