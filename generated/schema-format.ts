@@ -10,7 +10,7 @@ export interface ModelFile {
    * PascalCase model name, unique across the schema
    */
   model: string;
-  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
+  app: "circuits" | "core" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
   /**
    * URL segment under /api/<app>/, plural kebab-case
    */
@@ -18,7 +18,8 @@ export interface ModelFile {
   /**
    * Also served under /api/<legacy_app>/<endpoint>/, where NetBox 3.6 had the model (the Ansible collection in Debian still calls L2VPNs there); not listed in that app's root, marked deprecated in the OpenAPI document
    */
-  legacy_app?: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
+  legacy_app?:
+    "circuits" | "core" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
   /**
    * SQL table; default <app>_<model lowercased>
    */
