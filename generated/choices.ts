@@ -226,6 +226,22 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "ghost-dark", label: "Link" },
     ],
   },
+  "data-source-status": {
+    name: "data-source-status",
+    integer: false,
+    choices: [
+      { value: "new", label: "New" },
+      { value: "queued", label: "Queued" },
+      { value: "syncing", label: "Syncing" },
+      { value: "completed", label: "Completed" },
+      { value: "failed", label: "Failed" },
+    ],
+  },
+  "data-source-type": {
+    name: "data-source-type",
+    integer: false,
+    choices: [{ value: "local", label: "Local" }, { value: "git", label: "Git" }],
+  },
   "device-face": {
     name: "device-face",
     integer: false,
@@ -529,6 +545,18 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "ipsec-mode",
     integer: false,
     choices: [{ value: "esp", label: "ESP" }, { value: "ah", label: "AH" }],
+  },
+  "job-status": {
+    name: "job-status",
+    integer: false,
+    choices: [
+      { value: "pending", label: "Pending" },
+      { value: "scheduled", label: "Scheduled" },
+      { value: "running", label: "Running" },
+      { value: "completed", label: "Completed" },
+      { value: "errored", label: "Errored" },
+      { value: "failed", label: "Failed" },
+    ],
   },
   "journal-entry-kind": {
     name: "journal-entry-kind",

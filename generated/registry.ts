@@ -28,6 +28,18 @@ import { providerDefinition, ProviderModel } from "./circuits/providers/model.js
 import { providerSerializer } from "./circuits/providers/serializer.js";
 import { providerFilterSet } from "./circuits/providers/filterset.js";
 import { providerRoutes } from "./circuits/providers/routes.js";
+import { dataFileDefinition, DataFileModel } from "./core/data-files/model.js";
+import { dataFileSerializer } from "./core/data-files/serializer.js";
+import { dataFileFilterSet } from "./core/data-files/filterset.js";
+import { dataFileRoutes } from "./core/data-files/routes.js";
+import { dataSourceDefinition, DataSourceModel } from "./core/data-sources/model.js";
+import { dataSourceSerializer } from "./core/data-sources/serializer.js";
+import { dataSourceFilterSet } from "./core/data-sources/filterset.js";
+import { dataSourceRoutes } from "./core/data-sources/routes.js";
+import { jobDefinition, JobModel } from "./core/jobs/model.js";
+import { jobSerializer } from "./core/jobs/serializer.js";
+import { jobFilterSet } from "./core/jobs/filterset.js";
+import { jobRoutes } from "./core/jobs/routes.js";
 import { cableTerminationDefinition, CableTerminationModel } from "./dcim/cable-terminations/model.js";
 import { cableTerminationSerializer } from "./dcim/cable-terminations/serializer.js";
 import { cableTerminationFilterSet } from "./dcim/cable-terminations/filterset.js";
@@ -437,7 +449,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -447,6 +459,9 @@ export const models: Record<ModelName, ModelEntry> = {
   ProviderAccount: { definition: providerAccountDefinition, serializer: providerAccountSerializer, filters: providerAccountFilterSet, routes: providerAccountRoutes },
   ProviderNetwork: { definition: providerNetworkDefinition, serializer: providerNetworkSerializer, filters: providerNetworkFilterSet, routes: providerNetworkRoutes },
   Provider: { definition: providerDefinition, serializer: providerSerializer, filters: providerFilterSet, routes: providerRoutes },
+  DataFile: { definition: dataFileDefinition, serializer: dataFileSerializer, filters: dataFileFilterSet, routes: dataFileRoutes },
+  DataSource: { definition: dataSourceDefinition, serializer: dataSourceSerializer, filters: dataSourceFilterSet, routes: dataSourceRoutes },
+  Job: { definition: jobDefinition, serializer: jobSerializer, filters: jobFilterSet, routes: jobRoutes },
   CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
   Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
   ConsolePortTemplate: { definition: consolePortTemplateDefinition, serializer: consolePortTemplateSerializer, filters: consolePortTemplateFilterSet, routes: consolePortTemplateRoutes },
@@ -558,6 +573,9 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ProviderAccount: ProviderAccountModel,
   ProviderNetwork: ProviderNetworkModel,
   Provider: ProviderModel,
+  DataFile: DataFileModel,
+  DataSource: DataSourceModel,
+  Job: JobModel,
   CableTermination: CableTerminationModel,
   Cable: CableModel,
   ConsolePortTemplate: ConsolePortTemplateModel,

@@ -10,7 +10,7 @@ export interface ModelFile {
    * PascalCase model name, unique across the schema
    */
   model: string;
-  app: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
+  app: "circuits" | "core" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
   /**
    * URL segment under /api/<app>/, plural kebab-case
    */
@@ -18,7 +18,8 @@ export interface ModelFile {
   /**
    * Also served under /api/<legacy_app>/<endpoint>/, where NetBox 3.6 had the model (the Ansible collection in Debian still calls L2VPNs there); not listed in that app's root, marked deprecated in the OpenAPI document
    */
-  legacy_app?: "circuits" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
+  legacy_app?:
+    "circuits" | "core" | "dcim" | "extras" | "ipam" | "tenancy" | "users" | "virtualization" | "vpn" | "wireless";
   /**
    * SQL table; default <app>_<model lowercased>
    */
@@ -635,6 +636,10 @@ export interface Versions {
        */
       brief_add?: string[];
       /**
+       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
+       */
+      field_selection?: boolean;
+      /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */
       cursor_pagination?: boolean;
@@ -659,6 +664,10 @@ export interface Versions {
        * fields added to every brief and nested form of a model that has them
        */
       brief_add?: string[];
+      /**
+       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
+       */
+      field_selection?: boolean;
       /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */

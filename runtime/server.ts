@@ -16,6 +16,7 @@ import { createApp } from './http/app.js';
 import { uiRoutes } from './ui/index.js';
 import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
+import { JobRunner } from './data/jobs.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
 import cluster from 'node:cluster';
@@ -26,6 +27,8 @@ import { WAKE_WORKER } from './cluster.js';
 
 
 let seenGeneration = -1;
+/** How often a process with the worker looks for pending jobs. */
+const JOB_POLL_MS = 2000;
 
 /**
  * After a commit in a cluster worker without the webhook worker: if it queued deliveries, the
@@ -83,6 +86,8 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
   await loadSearchIndexes(db);
   const statistics = await keepStatistics(db, config.statisticsInterval, config.statisticsRefreshRows);
   const worker = config.runWorker ? await startWorker(config, db) : null;
+  // jobs this process queues start here; with the worker, it also takes those other processes left
+  const jobs = new JobRunner(db, (config.dataSourceSyncTimeout ?? 120) * 1000).start(config.runWorker ? JOB_POLL_MS : null);
   trackPool('api', db);
   const readDb = config.databaseReadUrl ? openDatabase(config, config.databaseReadUrl) : undefined;
   if (readDb) trackPool('api-read', readDb);
@@ -95,6 +100,7 @@ export async function start(config: Config = loadConfig(), options: { prepared?:
     const open = listening;
     if (open) await new Promise<void>((resolve) => { open.close(() => resolve()); open.closeAllConnections(); });
     await worker?.stop();
+    await jobs.stop();
     untrackPool('api');
     untrackPool('api-read');
     await readDb?.destroy();

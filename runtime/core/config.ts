@@ -47,6 +47,8 @@ export interface Config {
   trustProxy: boolean;
   /** seconds a webhook request may take before it counts as failed */
   webhookTimeout: number;
+  /** seconds a data source's fetch (git clone) may take before its sync job errors (DATA_SOURCE_SYNC_TIMEOUT) */
+  dataSourceSyncTimeout?: number;
   /** seconds before each automatic retry of a failed delivery; empty: none */
   webhookRetrySchedule: number[];
   /** webhook requests in flight at once, per worker */
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     restrictTokenCreation: env.RESTRICT_TOKEN_CREATION === '1' || env.RESTRICT_TOKEN_CREATION === 'true',
     webhookTimeout: amount(env, 'WEBHOOK_TIMEOUT', 15, 0.1, 3600),
+    dataSourceSyncTimeout: amount(env, 'DATA_SOURCE_SYNC_TIMEOUT', 120, 1, 86400),
     webhookRetrySchedule: retrySchedule(env),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPruneAfter: amount(env, 'WEBHOOK_PRUNE_AFTER', 7, 0, 36500),

@@ -106,6 +106,19 @@ export interface ModelHooks {
   startup?: (ctx: HookContext) => Promise<void>;
   /** extra detail routes (`actions:` in the schema), by the hook name the schema gives */
   actions?: Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
+  /**
+   * background jobs about objects of this model (data/jobs.ts), by the job's name: run by the one
+   * process that claims the job; the result becomes the job's `data`, a thrown error its `error`
+   */
+  jobs?: Record<string, (ctx: JobContext) => Promise<unknown>>;
+}
+
+/** A claimed job: the object it is about (null when that is gone), the job's row, its time limit. */
+export interface JobContext extends HookContext {
+  entry: ModelEntry;
+  row: Row | null;
+  job: Row;
+  timeoutMs: number;
 }
 
 /** An extra detail route's request: the object (visible to the user; empty for an app route) and what was sent. */

@@ -70,9 +70,17 @@ import { tag } from './tag.js';
 import { objectChange } from './object_change.js';
 import { platform } from './platform.js';
 import { customLink } from './custom_link.js';
+import { dataSource } from './data_source.js';
+import { dataFile } from './data_file.js';
+import { syncedContext } from './synced_context.js';
+import { syncedTemplate } from './synced_template.js';
 
 export const hooks: Record<string, ModelHooks> = {
   cable,
+  data_source: dataSource,
+  data_file: dataFile,
+  synced_template: syncedTemplate,
+  synced_context: syncedContext,
   cable_termination: cableTermination,
   cabled,
   aggregate,

@@ -31,7 +31,7 @@ import { idempotency } from './idempotency.js';
 import { readRouting } from './read-routing.js';
 
 export const VERSION = '0.1.0';
-const APPS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
+const APPS = ['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
 
 /**
  * `/api/dcim/devices/` for `/api/dcim/devices/1/`: the model routes live in one router per such

@@ -30,7 +30,7 @@ export interface Page {
 }
 
 export const APP_LABELS: Record<string, string> = {
-  circuits: 'Circuits', dcim: 'Devices', extras: 'Customization', ipam: 'IPAM', tenancy: 'Organization',
+  circuits: 'Circuits', core: 'Operations', dcim: 'Devices', extras: 'Customization', ipam: 'IPAM', tenancy: 'Organization',
   users: 'Users', virtualization: 'Virtualization', vpn: 'VPN', wireless: 'Wireless',
 };
 

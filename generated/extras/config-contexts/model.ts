@@ -4,6 +4,8 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { DataFileModel } from "../../core/data-files/model.js";
+import { DataSourceModel } from "../../core/data-sources/model.js";
 
 /** Resolved definition of ConfigContext: fields, counts and rules the runtime applies. */
 export const configContextDefinition: ModelDefinition = {
@@ -25,7 +27,7 @@ export const configContextDefinition: ModelDefinition = {
   ordering: ["weight", "name"],
   brief: ["id", "url", "display", "name"],
   search: ["name", "description"],
-  hooks: ["config_context"],
+  hooks: ["synced_context", "config_context"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -252,6 +254,63 @@ export const configContextDefinition: ModelDefinition = {
       to: "Tenant",
       through: "extras_configcontext_tenants",
     },
+    data_source: {
+      name: "data_source",
+      type: "fk",
+      label: "Data source",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_source_id"],
+      helpText: "Remote data source (set from data_file)",
+      to: "DataSource",
+      onDelete: "protect",
+    },
+    data_path: {
+      name: "data_path",
+      type: "string",
+      label: "Data path",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_path"],
+      helpText: "Path to remote file (relative to data source root)",
+      default: "",
+      maxLength: 1000,
+    },
+    data_file: {
+      name: "data_file",
+      type: "fk",
+      label: "Data file",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_file_id"],
+      helpText: "The data file the content is copied from",
+      to: "DataFile",
+      onDelete: "set_null",
+    },
+    data_synced: {
+      name: "data_synced",
+      type: "datetime",
+      label: "Date synced",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_synced"],
+    },
     data: {
       name: "data",
       type: "json",
@@ -272,11 +331,18 @@ export const configContextDefinition: ModelDefinition = {
 /** Objection model of extras_configcontext: table metadata and relations only; queries go through the runtime. */
 export class ConfigContextModel extends Model {
   static tableName = 'extras_configcontext';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    data_source: { relation: Model.BelongsToOneRelation, modelClass: DataSourceModel, join: { from: 'extras_configcontext.data_source_id', to: 'core_datasource.id' } },
+    data_file: { relation: Model.BelongsToOneRelation, modelClass: DataFileModel, join: { from: 'extras_configcontext.data_file_id', to: 'core_datafile.id' } },
+  });
   public id!: number;
   name!: string;
   weight!: number;
   description!: string;
   is_active!: boolean;
+  data_source_id!: number | null;
+  data_path!: string;
+  data_file_id!: number | null;
+  data_synced!: string | null;
   data!: unknown;
 }

@@ -10,5 +10,5 @@ export const configContextRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/extras/config-contexts/",
   detail: "/api/extras/config-contexts/:id/",
-  extra: [],
+  extra: [{ path: "/api/extras/config-contexts/:id/sync/", methods: ["POST"], hook: "sync_data_file" }],
 };

@@ -4,6 +4,8 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { DataFileModel } from "../../core/data-files/model.js";
+import { DataSourceModel } from "../../core/data-sources/model.js";
 
 /** Resolved definition of ConfigTemplate: fields, counts and rules the runtime applies. */
 export const configTemplateDefinition: ModelDefinition = {
@@ -25,7 +27,7 @@ export const configTemplateDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name"],
   search: ["name", "description"],
-  hooks: ["config_template"],
+  hooks: ["synced_template", "config_template"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -85,6 +87,63 @@ export const configTemplateDefinition: ModelDefinition = {
       helpText: "Jinja2 template code",
       example: "hostname {{ device.name }}",
     },
+    data_source: {
+      name: "data_source",
+      type: "fk",
+      label: "Data source",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_source_id"],
+      helpText: "Remote data source (set from data_file)",
+      to: "DataSource",
+      onDelete: "protect",
+    },
+    data_path: {
+      name: "data_path",
+      type: "string",
+      label: "Data path",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_path"],
+      helpText: "Path to remote file (relative to data source root)",
+      default: "",
+      maxLength: 1000,
+    },
+    data_file: {
+      name: "data_file",
+      type: "fk",
+      label: "Data file",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_file_id"],
+      helpText: "The data file the content is copied from",
+      to: "DataFile",
+      onDelete: "set_null",
+    },
+    data_synced: {
+      name: "data_synced",
+      type: "datetime",
+      label: "Date synced",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_synced"],
+    },
   },
   counts: {},
 };
@@ -92,10 +151,17 @@ export const configTemplateDefinition: ModelDefinition = {
 /** Objection model of extras_configtemplate: table metadata and relations only; queries go through the runtime. */
 export class ConfigTemplateModel extends Model {
   static tableName = 'extras_configtemplate';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    data_source: { relation: Model.BelongsToOneRelation, modelClass: DataSourceModel, join: { from: 'extras_configtemplate.data_source_id', to: 'core_datasource.id' } },
+    data_file: { relation: Model.BelongsToOneRelation, modelClass: DataFileModel, join: { from: 'extras_configtemplate.data_file_id', to: 'core_datafile.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
   environment_params!: unknown | null;
   template_code!: string;
+  data_source_id!: number | null;
+  data_path!: string;
+  data_file_id!: number | null;
+  data_synced!: string | null;
 }

@@ -11,6 +11,7 @@ export const configTemplateRoutes: RouteDefinition = {
   list: "/api/extras/config-templates/",
   detail: "/api/extras/config-templates/:id/",
   extra: [
+    { path: "/api/extras/config-templates/:id/sync/", methods: ["POST"], hook: "sync_data_file" },
     {
       path: "/api/extras/config-templates/:id/render/",
       methods: ["POST"],

@@ -4,6 +4,8 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { DataFileModel } from "../../core/data-files/model.js";
+import { DataSourceModel } from "../../core/data-sources/model.js";
 
 /** Resolved definition of ExportTemplate: fields, counts and rules the runtime applies. */
 export const exportTemplateDefinition: ModelDefinition = {
@@ -25,7 +27,7 @@ export const exportTemplateDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name"],
   search: ["name", "description"],
-  hooks: ["export_template"],
+  hooks: ["synced_template", "export_template"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
@@ -128,6 +130,63 @@ export const exportTemplateDefinition: ModelDefinition = {
       helpText: "Download file as attachment",
       default: true,
     },
+    data_source: {
+      name: "data_source",
+      type: "fk",
+      label: "Data source",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_source_id"],
+      helpText: "Remote data source (set from data_file)",
+      to: "DataSource",
+      onDelete: "protect",
+    },
+    data_path: {
+      name: "data_path",
+      type: "string",
+      label: "Data path",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_path"],
+      helpText: "Path to remote file (relative to data source root)",
+      default: "",
+      maxLength: 1000,
+    },
+    data_file: {
+      name: "data_file",
+      type: "fk",
+      label: "Data file",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_file_id"],
+      helpText: "The data file the content is copied from",
+      to: "DataFile",
+      onDelete: "set_null",
+    },
+    data_synced: {
+      name: "data_synced",
+      type: "datetime",
+      label: "Date synced",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["data_synced"],
+    },
   },
   counts: {},
 };
@@ -135,7 +194,10 @@ export const exportTemplateDefinition: ModelDefinition = {
 /** Objection model of extras_exporttemplate: table metadata and relations only; queries go through the runtime. */
 export class ExportTemplateModel extends Model {
   static tableName = 'extras_exporttemplate';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    data_source: { relation: Model.BelongsToOneRelation, modelClass: DataSourceModel, join: { from: 'extras_exporttemplate.data_source_id', to: 'core_datasource.id' } },
+    data_file: { relation: Model.BelongsToOneRelation, modelClass: DataFileModel, join: { from: 'extras_exporttemplate.data_file_id', to: 'core_datafile.id' } },
+  });
   public id!: number;
   content_types!: unknown;
   name!: string;
@@ -144,4 +206,8 @@ export class ExportTemplateModel extends Model {
   mime_type!: string | null;
   file_extension!: string;
   as_attachment!: boolean;
+  data_source_id!: number | null;
+  data_path!: string;
+  data_file_id!: number | null;
+  data_synced!: string | null;
 }

@@ -10,5 +10,5 @@ export const exportTemplateRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/extras/export-templates/",
   detail: "/api/extras/export-templates/:id/",
-  extra: [],
+  extra: [{ path: "/api/extras/export-templates/:id/sync/", methods: ["POST"], hook: "sync_data_file" }],
 };

@@ -48,6 +48,7 @@ export const journalEntryDefinition: ModelDefinition = {
         "circuits.provider": "Provider",
         "circuits.provideraccount": "ProviderAccount",
         "circuits.providernetwork": "ProviderNetwork",
+        "core.datasource": "DataSource",
         "dcim.cable": "Cable",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",

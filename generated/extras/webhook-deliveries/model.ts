@@ -89,6 +89,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "circuits.provider": "Provider",
         "circuits.provideraccount": "ProviderAccount",
         "circuits.providernetwork": "ProviderNetwork",
+        "core.datasource": "DataSource",
         "dcim.cable": "Cable",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",
