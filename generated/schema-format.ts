@@ -636,6 +636,10 @@ export interface Versions {
        */
       brief_add?: string[];
       /**
+       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
+       */
+      field_selection?: boolean;
+      /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */
       cursor_pagination?: boolean;
@@ -660,6 +664,10 @@ export interface Versions {
        * fields added to every brief and nested form of a model that has them
        */
       brief_add?: string[];
+      /**
+       * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
+       */
+      field_selection?: boolean;
       /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */

@@ -9,6 +9,12 @@ export const apiVersions: ApiVersions = {
   default: "3.7",
   versions: [
     { version: "3.7", netbox: "3.7.8", document: "openapi.json" },
-    { version: "4.6", netbox: "4.6.8", document: "openapi-4.6.json", cursorPagination: true },
+    {
+      version: "4.6",
+      netbox: "4.6.8",
+      document: "openapi-4.6.json",
+      cursorPagination: true,
+      fieldSelection: true,
+    },
   ],
 };

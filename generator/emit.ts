@@ -158,7 +158,7 @@ function registryFile(entries: ModelEntry[]): string {
 function versionsFile(versions: ResolvedSchema['versions']): string {
   const sf = sourceFile('versions.ts');
   sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ApiVersions'], isTypeOnly: true });
-  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}) })) };
+  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}), ...(v.field_selection ? { fieldSelection: true } : {}) })) };
   sf.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,

@@ -7,6 +7,12 @@ import type { ChoiceSet, FieldDefinition, FilterDefinition, LookupFamily, ModelD
 export type Schema = Record<string, unknown>;
 type Mode = 'full' | 'brief' | 'nested';
 
+/** `fields` and `omit`, in a version with field selection (`field_selection:`) */
+export const FIELD_SELECTION: Schema[] = [
+  { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated names of the only fields to return (wins over omit and brief).' },
+  { name: 'omit', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated names of fields to leave out.' },
+];
+
 /** The lookups runtime/data/filters.ts accepts for each family. */
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -41,8 +47,8 @@ export class Builder {
   private sets: Map<string, ChoiceSet>;
   private models: Map<string, ModelEntry>;
 
-  /** `cursor`: the version's lists take `start` (cursor pagination) */
-  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[], private cursor = false) {
+  /** `cursor`: the version's lists take `start` (cursor pagination); `fieldSelection`: `fields` and `omit` */
+  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[], private cursor = false, private fieldSelection = false) {
     this.sets = new Map(choiceSets.map((s) => [s.name, s]));
     this.models = new Map(entries.map((e) => [e.definition.name, e]));
   }
@@ -248,6 +254,7 @@ export class Builder {
     add('ordering', { type: 'string' }, 'Which field to use when ordering the results (comma-separated, `-` for descending).');
     add('brief', { type: 'boolean' }, 'Return the brief representation.');
     if (d.fields.config_context) add('exclude', { type: 'string', enum: ['config_context'] }, 'Omit the rendered configuration context.');
+    if (this.fieldSelection) params.push(...FIELD_SELECTION);
     return params;
   }
 

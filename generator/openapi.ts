@@ -10,13 +10,13 @@
  * The output is deterministic: names are sorted and nothing depends on time or environment.
  */
 import type { ChoiceSet, ModelEntry } from '../runtime/core/types.js';
-import { Builder, ref, type Schema } from './openapi-fields.js';
+import { Builder, FIELD_SELECTION, ref, type Schema } from './openapi-fields.js';
 import { ERROR_SCHEMAS, READ_ERRORS, WRITE_ERRORS, errorResponses, json, respond, servicePaths } from './openapi-responses.js';
 
 export { LOOKUPS } from './openapi-fields.js';
 
-export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string; cursor_pagination?: boolean }): Schema {
-  const b = new Builder(entries, choiceSets, !!version.cursor_pagination);
+export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string; cursor_pagination?: boolean; field_selection?: boolean }): Schema {
+  const b = new Builder(entries, choiceSets, !!version.cursor_pagination, !!version.field_selection);
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
   for (const entry of entries) {
@@ -46,7 +46,7 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], ver
       get: { operationId: op('list'), tags, parameters: b.parameters(entry), responses: { 200: respond('OK', ref(`Paginated${name}List`)), ...errorResponses(...READ_ERRORS) } },
     };
     const detail: Schema = {
-      get: { operationId: op('retrieve'), tags, parameters: [id, briefParam, ...excludeParam], responses: { 200: respond('OK', one), ...errorResponses(403, 404, 500) } },
+      get: { operationId: op('retrieve'), tags, parameters: [id, briefParam, ...excludeParam, ...(version.field_selection ? FIELD_SELECTION : [])], responses: { 200: respond('OK', one), ...errorResponses(403, 404, 500) } },
     };
     if (!d.readOnly) {
       schemas[`Writable${name}`] = b.writable(d, false);

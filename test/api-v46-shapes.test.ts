@@ -130,4 +130,51 @@ test('a filter exists in the versions its field or its YAML names: enabled on 4.
   assert.not.ok((await params('/v4.6', '/api/dcim/devices/')).includes('device_role'));
 });
 
+test('4.6 ?fields= answers only the fields named, ?omit= all but those; 3.7 ignores fields and has no omit', async ({ app, site }) => {
+  const one = await app.get(`/v4.6/api/dcim/sites/${site.id}/?fields=id,name,display_url`);
+  assert.equal(Object.keys(one), ['id', 'display_url', 'name'], 'the full form\'s order');
+  const list = await app.get(`/v4.6/api/dcim/sites/?id=${site.id}&fields=name,status&brief=1`);
+  assert.equal(list.results, [{ name: 'Shapes', status: { value: 'active', label: 'Active' } }], 'fields wins over brief');
+  const unknown = await app.api('GET', `/v4.6/api/dcim/sites/?fields=name,nonesuch`);
+  expectStatus(unknown, 400);
+  assert.match(unknown.body.fields[0], /nonesuch/);
+  const omitted = await app.get(`/v4.6/api/dcim/sites/${site.id}/?omit=tags,custom_fields,region`);
+  assert.ok('name' in omitted && 'display_url' in omitted);
+  for (const key of ['tags', 'custom_fields', 'region']) assert.not.ok(key in omitted, key);
+  const both = await app.get(`/v4.6/api/dcim/sites/${site.id}/?fields=id&omit=id`);
+  assert.equal(both, { id: site.id }, 'fields wins over omit');
+  expectStatus(await app.api('GET', `/v4.6/api/dcim/sites/?omit=nonesuch`), 400);
+
+  // a generic relation's keys may be named one by one
+  const ip = await app.post('/api/ipam/ip-addresses/', { address: '192.0.2.7/24' });
+  const picked = await app.get(`/v4.6/api/ipam/ip-addresses/${ip.id}/?fields=id,assigned_object_type`);
+  assert.equal(picked, { id: ip.id, assigned_object_type: null });
+  const rest = await app.get(`/v4.6/api/ipam/ip-addresses/${ip.id}/?omit=assigned_object`);
+  assert.ok('assigned_object_type' in rest && 'assigned_object_id' in rest && !('assigned_object' in rest));
+  const cursor = await app.get(`/v4.6/api/dcim/sites/?start=0&fields=id`);
+  assert.ok(cursor.results.every((r: any) => Object.keys(r).join() === 'id'), 'cursor pages too');
+
+  // 3.7: `fields` is ignored, `omit` is an unknown parameter
+  const old = await app.get(`/v3.7/api/dcim/sites/${site.id}/?fields=id`);
+  assert.ok('name' in old && 'tags' in old && !('display_url' in old));
+  expectStatus(await app.api('GET', `/v3.7/api/dcim/sites/?omit=tags`), 400);
+  const doc = async (base: string) => ((await app.get(`${base}/api/schema/`)).paths['/api/dcim/sites/'].get.parameters as any[]).map((p) => p.name);
+  assert.ok((await doc('/v4.6')).includes('omit'));
+  assert.not.ok((await doc('/v3.7')).includes('omit'));
+});
+
+test('users: is_staff in 3.7 only; a 4.6 write ignores it, as NetBox ignores a key its serializer lacks', async ({ app }) => {
+  const old = await app.post('/v3.7/api/users/users/', { username: 'staffer', password: 'Staffer-pass-1', is_staff: true });
+  assert.is(old.is_staff, true);
+  const now = await app.get(`/v4.6/api/users/users/${old.id}/`);
+  assert.not.ok('is_staff' in now);
+  assert.is(now.username, 'staffer');
+  await app.patch(`/v4.6/api/users/users/${old.id}/`, { is_staff: false, first_name: 'Sam' });
+  const back = await app.get(`/v3.7/api/users/users/${old.id}/`);
+  assert.is(back.is_staff, true, 'the 4.6 write left it');
+  assert.is(back.first_name, 'Sam');
+  assert.is((await app.get('/v3.7/api/users/users/?is_staff=true&username=staffer')).count, 1);
+  expectStatus(await app.api('GET', '/v4.6/api/users/users/?is_staff=true'), 400);
+});
+
 test.run();

@@ -223,6 +223,8 @@ export interface ApiVersion {
   document: string;
   /** lists also take `start=<id>`, cursor pagination (NetBox 4.6) */
   cursorPagination?: boolean;
+  /** lists and objects take `fields=` and `omit=`, dynamic field selection (NetBox 4.0) */
+  fieldSelection?: boolean;
 }
 
 export interface ApiVersions {

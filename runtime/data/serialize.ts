@@ -26,6 +26,8 @@ export interface RenderOptions {
   version?: string;
   brief?: boolean;
   exclude?: string[];
+  /** only these fields of the full form, in its order (`?fields=`) */
+  fields?: string[];
   /** values shown once, e.g. a token key in the response that creates it: id → field → value */
   reveal?: Map<number, Record<string, unknown>>;
   /**
@@ -226,14 +228,14 @@ type ComputedHook = NonNullable<ReturnType<typeof hooksOf>[number]['computed']>[
 
 const plans = new Map<string, LoadPlan>();
 
-/** The plan of a model's full or brief form less `exclude` (bounded: a full map starts again). */
-function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: string | undefined): LoadPlan {
-  const key = `${entry.definition.name}@${version ?? ''}:${brief ? 'brief' : 'full'}:${exclude.join(',')}`;
+/** The plan of a model's full or brief form less `exclude`, narrowed to `only` when given (bounded: a full map starts again). */
+function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: string | undefined, only?: string[]): LoadPlan {
+  const key = `${entry.definition.name}@${version ?? ''}:${brief ? 'brief' : 'full'}:${exclude.join(',')}${only ? `:only:${only.join(',')}` : ''}`;
   let plan = plans.get(key);
   if (plan) return plan;
   const d = entry.definition;
   const s = formsOf(entry, version);
-  const fieldNames = (brief ? s.brief : s.full).filter((f) => !exclude.includes(f));
+  const fieldNames = (brief ? s.brief : s.full).filter((f) => !exclude.includes(f) && (!only || only.includes(f)));
   const compiled = compiledOf(entry, version).fields[brief ? 'brief' : 'full'];
   const stored = fieldNames.map((name) => d.fields[name]).filter((f): f is FieldDefinition => !!f).map((raw) => [raw, storedField(entry, raw)] as const);
   const hooks = hooksOf(entry);
@@ -281,7 +283,7 @@ export class Renderer implements RenderState {
     this.baseUrl = options.baseUrl;
     this.origin = options.origin ?? options.baseUrl;
     this.version = options.version;
-    this.plan = planOf(entry, !!options.brief, options.exclude ?? [], options.version);
+    this.plan = planOf(entry, !!options.brief, options.exclude ?? [], options.version, options.fields);
     this.puts = this.plan.puts;
   }
 

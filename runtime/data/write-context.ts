@@ -11,7 +11,7 @@ export interface WriteContext extends ChangeContext {
   now: string;
   /** settings model rules read (from the configuration); absent: NetBox's defaults */
   rules?: RuleSettings;
-  /** the API version the write came through (fields' per-version defaults); absent: the schema's default */
+  /** the API version the write came through (the fields its body has, their per-version defaults); absent (the web interface): every field, the schema's defaults */
   version?: string;
 }
 

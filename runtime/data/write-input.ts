@@ -12,7 +12,7 @@ import { hashPassword, keyDigest } from '../core/secrets.js';
 import { applyCustomFields, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { scalarValue } from './write-values.js';
-import { defaultIn } from '../core/versions.js';
+import { defaultIn, inVersion } from '../core/versions.js';
 
 /** A relation named by an element, to resolve with the others of its target model. */
 export interface Ref {
@@ -44,7 +44,7 @@ function aliasesOf(entry: ModelEntry): Map<string, string[]> {
   return map;
 }
 
-/** `version`: the API version the write came through (a field's `default_since` may depend on it). */
+/** `version`: the API version the write came through (its fields are read from the body; a field's `default_since` may depend on it). */
 export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[], version?: string): Prepared {
   const d = entry.definition;
   const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
@@ -62,7 +62,8 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
       if (mode === 'create' && f.type === 'datetime') values[f.columns[0]] = now;
       continue;
     }
-    const [has, value] = given(f);
+    // a field the write's version does not have is not read from its body (NetBox ignores unknown keys)
+    const [has, value] = version === undefined || inVersion(version, f) ? given(f) : [false, undefined];
     if (!has) {
       if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below

@@ -146,7 +146,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   }
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
-  const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields));
+  const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields, ctx.version));
   await validate(entry, items, refs, ctx, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;

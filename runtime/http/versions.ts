@@ -79,3 +79,13 @@ export function apiVersioning(defaultVersion: string): Middleware {
 }
 
 export const servedVersions = apiVersions.versions;
+
+const controls = new Map<string, ReadonlySet<string>>();
+
+/** The control parameters a version's lists take beside the reserved ones: cursor pagination's `start`, field selection's `omit` (`fields` is reserved in every version). */
+export function controlParams(api: ApiVersion | undefined): ReadonlySet<string> {
+  const key = api?.version ?? '';
+  let set = controls.get(key);
+  if (!set) controls.set(key, (set = new Set([...(api?.cursorPagination ? ['start'] : []), ...(api?.fieldSelection ? ['omit'] : [])])));
+  return set;
+}

@@ -8,7 +8,6 @@ import { errors } from '../core/errors.js';
 import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
-import { parseBoolean } from '../core/query-values.js';
 import { hooksOf, storedField, type Action, type Row } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
 import { whereAny } from '../data/any.js';
@@ -29,9 +28,10 @@ import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
 import { Unconfirmed } from './identify.js';
-import { inChangeForms, renderBase, requestVersion } from './versions.js';
+import { controlParams, inChangeForms, renderBase, requestVersion } from './versions.js';
 import { filteringIn, pathsIn } from '../core/versions.js';
 import { describeFields } from './describe-fields.js';
+import { readForm, trimKeys, type ReadForm } from './field-selection.js';
 
 export interface State {
   auth: Auth;
@@ -149,12 +149,6 @@ function unscoped(entry: ModelEntry, ctx: Context): boolean {
   return constraint === 'denied' || constraint === null;
 }
 
-function wantsBrief(params: URLSearchParams): boolean {
-  const v = params.get('brief');
-  if (v === null || v === '') return false;
-  try { return parseBoolean('brief', v); } catch { return true; }
-}
-
 function excluded(params: URLSearchParams): string[] {
   return params.getAll('exclude').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 }
@@ -227,19 +221,17 @@ function pageQuery(db: Knex, entry: ModelEntry, base: Knex.QueryBuilder, params:
   return rows;
 }
 
-/** The control parameter cursor pagination adds to a list. */
-const CURSOR_CONTROLS: ReadonlySet<string> = new Set(['start']);
 
 /**
  * A cursor page (`start`): `id >= start ORDER BY id LIMIT n`, read from the primary key's index, so
  * page 1,000 costs what page 1 does; nothing is counted (`count` is null, as in NetBox 4.6).
  */
-async function cursorPage(ctx: Context, entry: ModelEntry, db: Knex, base: Knex.QueryBuilder, params: URLSearchParams, page: Page, columns: string[] | null): Promise<void> {
+async function cursorPage(ctx: Context, entry: ModelEntry, db: Knex, base: Knex.QueryBuilder, params: URLSearchParams, page: Page, columns: string[] | null, form: ReadForm): Promise<void> {
   const table = entry.definition.table;
   const query = base.clone().select(columns ?? '*').where(`${table}.id`, '>=', page.start!).orderBy(`${table}.id`, 'asc');
   if (page.limit !== null) query.limit(page.limit);
   const rows: Row[] = await readRows(db, query);
-  const results = await renderRows(entry, rows, { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) });
+  const results = trimKeys(await renderRows(entry, rows, { db, ...renderBase(ctx), ...form }), form);
   const lastId = rows.length ? Number(rows[rows.length - 1].id) : null;
   ctx.body = { count: null, ...page.cursorLinks(`${baseUrl(ctx)}${ctx.path}`, params, rows.length, lastId), results };
 }
@@ -260,11 +252,12 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   if (!many && status === 201) ctx.set('Location', `${baseUrl(ctx)}${pathsIn(entry, renderBase(ctx).version).list}${ids[0]}/`);
 }
 
+/** The context of a write; an API request's version decides which fields its body has (the web interface, unversioned, writes every field). */
 export function writeContext(ctx: Context, db: Knex, services: Services): WriteContext {
   const state = ctx.state as State;
   const base = renderBase(ctx);
   return {
-    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: base.version,
+    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: requestVersion(ctx)?.version,
     rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers, imageAttachmentMaxSize: services.config.limits.imageAttachmentMaxSize },
   };
 }
@@ -306,7 +299,7 @@ export function views(entry: ModelEntry, services: Services) {
       const cursor = !!requestVersion(ctx)?.cursorPagination;
       // the filters of the request's version: one that exists only in another version is unknown here
       const filtering = filteringIn(entry, renderBase(ctx).version);
-      checkFilterNames(filtering, params, customFields, config.strictFilters, cursor ? CURSOR_CONTROLS : undefined);
+      checkFilterNames(filtering, params, customFields, config.strictFilters, controlParams(requestVersion(ctx)));
       applyFilters(base, filtering, params, { db, customFields });
       scoped(db, entry, ctx)(base);
       if (template) {
@@ -315,9 +308,10 @@ export function views(entry: ModelEntry, services: Services) {
         const all = await renderRows(entry, await query, { db, ...renderBase(ctx), exclude: excluded(params) });
         return sendExport(ctx, entry, template, all);
       }
+      const form = readForm(entry, params, requestVersion(ctx) ?? { version: renderBase(ctx).version }, config.strictFilters);
       const page = paginate(params, config, cursor);
       const columns = await pageColumns(db, entry);
-      if (page.start !== null) return cursorPage(ctx, entry, db, base, params, page, columns);
+      if (page.start !== null) return cursorPage(ctx, entry, db, base, params, page, columns, form);
       // On PostgreSQL a count that will be needed starts with the page: a later page always needs
       // it, a first page when the same question filled it last time (full-pages.ts). Otherwise it
       // waits for the page: most first pages are short, and a count nobody reads is a statement and
@@ -337,7 +331,7 @@ export function views(entry: ModelEntry, services: Services) {
       const counted = page.offset === 0 && short
         ? { count: rows.length, estimated: false }
         : early ?? countRows(db, d.table, base, config.countExactLimit);
-      const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) })]);
+      const [{ count, estimated }, results] = await Promise.all([counted, renderRows(entry, rows, { db, ...renderBase(ctx), ...form }).then((r) => trimKeys(r, form))]);
       // An estimate may fall short of the rows there are: a full page always has a next one then.
       const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
       if (estimated) ctx.set('X-Count-Estimated', 'true');
@@ -353,8 +347,8 @@ export function views(entry: ModelEntry, services: Services) {
         ? await readByIds(db, `retrieve:${d.table}`, [id], ([key]) => db(d.table).where('id', key).limit(1))
         : await readRows(db, db(d.table).where('id', id).modify(scoped(db, entry, ctx)).limit(1));
       if (!row) throw errors.notFound();
-      const params = ctx.URL.searchParams;
-      ctx.body = (await renderRows(entry, [row], { db, ...renderBase(ctx), brief: wantsBrief(params), exclude: excluded(params) }))[0];
+      const form = readForm(entry, ctx.URL.searchParams, requestVersion(ctx) ?? { version: renderBase(ctx).version }, config.strictFilters);
+      ctx.body = trimKeys(await renderRows(entry, [row], { db, ...renderBase(ctx), ...form }), form)[0];
     },
 
     async create(ctx: Context): Promise<void> {

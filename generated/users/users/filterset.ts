@@ -25,7 +25,7 @@ export const userFilterSet: FilterSet = {
   },
   id: { kind: "field", field: "id", family: "number" },
   is_active: { kind: "field", field: "is_active", family: "boolean" },
-  is_staff: { kind: "field", field: "is_staff", family: "boolean" },
+  is_staff: { kind: "field", field: "is_staff", family: "boolean", until: "4.6" },
   is_superuser: { kind: "field", field: "is_superuser", family: "boolean" },
   last_login: { kind: "field", field: "last_login", family: "number" },
   last_name: { kind: "field", field: "last_name", family: "string" },

@@ -110,6 +110,7 @@ export const userDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["is_staff"],
       default: false,
+      until: "4.6",
     },
     is_active: {
       name: "is_active",

@@ -56,7 +56,6 @@ export const userSerializer: SerializerDefinition = {
         "first_name",
         "last_name",
         "email",
-        "is_staff",
         "is_active",
         "is_superuser",
         "date_joined",
