@@ -69,7 +69,7 @@ export interface ModelHooks {
   /** the computed fields read no byte form of an IP field (`<f>_host`...), so a list page may leave those out */
   computedReadsIpBytes?: false;
   /** filters the schema declares as `method:` */
-  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string }) => void>;
+  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string; user?: User | null }) => void>;
   /** last checks and derived values of one element before it is written */
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
