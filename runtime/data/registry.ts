@@ -111,6 +111,8 @@ export interface ModelHooks {
    * process that claims the job; the result becomes the job's `data`, a thrown error its `error`
    */
   jobs?: Record<string, (ctx: JobContext) => Promise<unknown>>;
+  /** hides what the change log must not keep (a password among a data source's parameters) in a snapshot */
+  snapshot?: (snap: Record<string, unknown>) => void;
 }
 
 /** A claimed job: the object it is about (null when that is gone), the job's row, its time limit. */

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { JobContext, ModelHooks, Row } from '../data/registry.js';
 import { ApiError } from '../core/errors.js';
-import { fetchSource, isLocalUrl, type SourceFile } from '../core/source-files.js';
+import { fetchSource, isAbsolutePath, isLocalUrl, type SourceFile } from '../core/source-files.js';
 import { enqueueJob, startJob } from '../data/jobs.js';
 import { model } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
@@ -19,6 +19,8 @@ import { whereAny } from '../data/any.js';
 import { matchesNone } from './data_file.js';
 
 const SYNC_JOB = 'sync';
+/** What the change log keeps instead of a git password, as NetBox censors it. */
+const CENSORED = '********';
 const GIT_PARAMETERS = ['branch', 'username', 'password'];
 const GIT_URL = /^(https?|ssh|git|file):\/\/|^[\w.-]+@[\w.-]+:/i;
 const CHUNK = 200;
@@ -85,6 +87,10 @@ async function sync({ db, entry, row, job, timeoutMs }: JobContext): Promise<unk
 }
 
 export const dataSource: ModelHooks = {
+  snapshot(snap) {
+    const parameters = typeof snap.parameters === 'string' ? JSON.parse(snap.parameters) : snap.parameters;
+    if (isObject(parameters) && parameters.password) snap.parameters = { ...parameters, password: CENSORED };
+  },
   // NetBox's filter set has `tag`; a data source carries no tags, so no source has the tag
   filters: { no_tags: matchesNone },
   prepare(item) {
@@ -92,7 +98,10 @@ export const dataSource: ModelHooks = {
     if (!item.existing) item.values.status = 'new';
     const merged = { ...(item.existing ?? {}), ...item.values };
     const url = typeof merged.source_url === 'string' ? merged.source_url : '';
-    if (url && merged.type === 'local' && !isLocalUrl(url)) item.errors.add('source_url', 'URLs for local sources must start with file:// (or specify no scheme).');
+    if (url && merged.type === 'local') {
+      if (!isLocalUrl(url)) item.errors.add('source_url', 'URLs for local sources must start with file:// (or specify no scheme).');
+      else if (!isAbsolutePath(url)) item.errors.add('source_url', 'Give the folder as an absolute path (/srv/templates) or a file:// URL.');
+    }
     if (url && merged.type === 'git' && !GIT_URL.test(url)) item.errors.add('source_url', 'A git source needs a repository URL: https://, http://, ssh://, git://, file:// or user@host:path.');
     if (item.values.parameters === undefined || item.values.parameters === null) return;
     const parameters = JSON.parse(item.values.parameters);
