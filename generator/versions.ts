@@ -3,7 +3,7 @@
  * field or model says with `since:` / `until:` in which of them it exists ("4.0" covers every 4.x).
  */
 import type { ModelFile, Versions } from '../generated/schema-format.js';
-import type { ModelEntry } from '../runtime/core/types.js';
+import type { FieldDefinition, ModelEntry } from '../runtime/core/types.js';
 import { compareVersions, filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
 import { detailPath, listPath } from './naming.js';
 
@@ -32,12 +32,20 @@ export function documentFile(versions: Versions, version: string): string {
   return version === versions.default ? 'openapi.json' : `openapi-${version}.json`;
 }
 
+/** An alias whose field the version does not have is that field under another name there (4.6's object_types is content_types). */
+function renamedIn(version: string, f: FieldDefinition, fields: Record<string, FieldDefinition>): FieldDefinition {
+  const of = f.type === 'alias' ? fields[f.of!] : undefined;
+  if (!of || inVersion(version, of)) return f;
+  const { since: _s, until: _u, ...target } = of;
+  return { ...target, name: f.name, label: f.label, ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}) };
+}
+
 /** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f))) },
+    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, renamedIn(version, f, e.definition.fields)])) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),
   }));

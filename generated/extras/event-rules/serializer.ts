@@ -64,7 +64,7 @@ export const eventRuleSerializer: SerializerDefinition = {
         "url",
         "display",
         "display_url",
-        "content_types",
+        "object_types",
         "name",
         "type_create",
         "type_update",
