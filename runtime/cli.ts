@@ -22,7 +22,7 @@ async function usage(): Promise<string> {
   return `usage: npm run cli -- <command>
   start     apply pending migrations and serve the API (npm start)
   migrate   apply pending migrations and exit
-  worker    deliver webhooks only, no API (npm run worker)
+  worker    deliver webhooks and run jobs, no API (npm run worker)
   webhook-receiver [--port 9000] [--host 127.0.0.1]
             print the headers and body of every request received, answer 200
   import-netbox <postgres-url> [--replace] [--dry-run]
@@ -209,7 +209,7 @@ async function serveAsClusterWorker(config: Config): Promise<void> {
   }
 }
 
-/** `npm run worker`: webhook delivery only. */
+/** `npm run worker`: webhook delivery and jobs (data source syncs), no API. */
 async function runWorker(): Promise<void> {
   let config: Config | null = null;
   try {
@@ -218,10 +218,13 @@ async function runWorker(): Promise<void> {
     const { startWorker } = await import('./webhooks/worker.js');
     const { db } = await prepareDatabase(config);
     const worker = await startWorker(config, db);
+    const { JOB_POLL_MS, JobRunner } = await import('./data/jobs.js');
+    const jobs = new JobRunner(db, (config.dataSourceSyncTimeout ?? 120) * 1000).start(JOB_POLL_MS);
     serveOnStrayRejections();
     log.info(`NetLedger webhook worker ${worker.owner} running (${engine(config)}, concurrency ${config.webhookConcurrency})`);
     onSignals('stopping the worker', async () => {
       await worker.stop();
+      await jobs.stop();
       await db.destroy();
     });
   } catch (error) {

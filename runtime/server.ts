@@ -16,7 +16,7 @@ import { createApp } from './http/app.js';
 import { uiRoutes } from './ui/index.js';
 import { onClientError, serverOptions } from './http/guard.js';
 import { model } from './data/registry.js';
-import { JobRunner } from './data/jobs.js';
+import { JOB_POLL_MS, JobRunner } from './data/jobs.js';
 import { createObjects } from './data/write.js';
 import './compose.js';
 import cluster from 'node:cluster';
@@ -27,8 +27,6 @@ import { WAKE_WORKER } from './cluster.js';
 
 
 let seenGeneration = -1;
-/** How often a process with the worker looks for pending jobs. */
-const JOB_POLL_MS = 2000;
 
 /**
  * After a commit in a cluster worker without the webhook worker: if it queued deliveries, the

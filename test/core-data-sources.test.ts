@@ -141,7 +141,7 @@ test('a local source syncs its folder into data files; a second sync follows cha
   expectStatus(await app.api('DELETE', `/api/core/jobs/${job.id}/`), 405);
 
   // a second service on the same database reads the files the first stored
-  const other = await startApp(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: app.running.config.databaseSchema! } : { DATA_DIR: app.running.config.dataDir });
+  const other = await sameDatabase();
   try {
     const seen = (await other.get(`/api/core/data-files/?source_id=${source.id}`)).results;
     assert.equal(seen.map((f: any) => f.hash), after.map((f) => f.hash));
@@ -186,15 +186,33 @@ test('failures end as errored jobs with a readable error and a failed source, ne
   expectStatus(await app.api('POST', `/api/core/data-sources/${disabled.id}/sync/`), 400);
 });
 
-test('syncs sent together: every job ends, and the files are stored once', async () => {
+/** A second service on the first one's database (another process of the same installation). */
+function sameDatabase(): Promise<TestApp> {
+  return startApp(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: app.running.config.databaseSchema! } : { DATA_DIR: app.running.config.dataDir });
+}
+
+test('syncs sent together to two services on one database: each job is run once, and the files are stored once', async () => {
   const source = await app.post('/api/core/data-sources/', { name: unique('busy'), type: 'local', source_url: folder({ 'one.txt': '1', 'two.txt': '2' }) });
-  const replies = await Promise.all([1, 2, 3].map(() => app.api('POST', `/api/core/data-sources/${source.id}/sync/`)));
-  for (const r of replies) expectStatus(r, 200);
-  const jobs = await settledJobs(source.id, 3);
-  assert.ok(jobs.some((j) => j.status.value === 'completed'));
-  for (const j of jobs.filter((j) => j.status.value !== 'completed')) assert.match(j.error, /another sync/);
-  assert.equal((await filesOf(source)).map((f) => f.path), ['one.txt', 'two.txt']);
-  assert.is((await app.get(`/api/core/data-sources/${source.id}/`)).status.value, 'completed');
+  const other = await sameDatabase();
+  try {
+    const replies = await Promise.all([app, other, app, other].map((service) => service.api('POST', `/api/core/data-sources/${source.id}/sync/`)));
+    for (const r of replies) expectStatus(r, 200);
+    const jobs = await settledJobs(source.id, 4);
+    assert.is(jobs.length, 4);
+    assert.ok(jobs.some((j) => j.status.value === 'completed'));
+    for (const j of jobs.filter((j) => j.status.value !== 'completed')) assert.match(j.error, /another sync/);
+    assert.equal((await filesOf(source)).map((f) => f.path), ['one.txt', 'two.txt']);
+    assert.is((await app.get(`/api/core/data-sources/${source.id}/`)).status.value, 'completed');
+  } finally {
+    await other.running.close();
+  }
+
+  // a job queued by a process that went away before starting it is taken by a worker's poll
+  const db = app.running.db;
+  await db('core_job').insert({ object_type: 'core.datasource', object_id: source.id, name: 'sync', status: 'pending', created: new Date().toISOString(), job_id: '00000000-0000-4000-8000-' + randomBytes(6).toString('hex'), error: '' });
+  const after = await settledJobs(source.id, 5);
+  assert.is(after[0].status.value, 'completed', after[0].error);
+  assert.is(after[0].user, null);
 });
 
 test('templates and contexts from a git source: content copied, /sync/ follows the file, render-config renders it', async () => {

@@ -5,8 +5,8 @@
  * SQLite runs the UPDATE alone), runs the `jobs` hook its object's model names, and ends it as
  * `completed` (the result in `data`) or `errored` (the message in `error`).
  *
- * The process that queues a job starts it at once; a runner in each process with RUN_WORKER also
- * polls for pending jobs (those whose process went away first) and ends jobs left `running` past
+ * The process that queues a job starts it at once; a runner in each process with RUN_WORKER (and in
+ * `npm run worker`) also polls for pending jobs (those whose process went away first) and ends jobs left `running` past
  * twice the time limit by a process that stopped.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,6 +18,8 @@ import { isPostgres } from './db.js';
 import { insertReturning } from './insert.js';
 
 const STALE_MARGIN_MS = 60_000;
+/** How often a process with the worker looks for pending jobs. */
+export const JOB_POLL_MS = 2000;
 
 function table(): string {
   return model('Job').definition.table;

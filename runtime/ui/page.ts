@@ -13,6 +13,7 @@ import { modelList } from '../data/registry.js';
 import { authorize, type Services, type State } from '../http/views.js';
 import type { Action } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
+import { elevatedModel, RACK_ELEVATIONS } from './elevated.js';
 
 const FORM_LIMIT = 8 * 1024 * 1024;
 export const THEME_COOKIE = 'theme';
@@ -70,11 +71,14 @@ export async function authenticatePage(ctx: Context, services: Services): Promis
 export function pageFrame(ctx: Context, services: Services, session: Session | null, title: string): Page {
   const csrf = ctx.cookies.get(CSRF_COOKIE);
   const apps = new Map<string, Page['nav'][number]>();
+  // the racks' page of elevations follows the racks' list
+  const elevated = elevatedModel();
   for (const entry of modelList) {
     if (!may(ctx, entry, 'view', services)) continue;
     const app = entry.definition.app;
     if (!apps.has(app)) apps.set(app, { app, label: APP_LABELS[app] ?? app, models: [] });
     apps.get(app)!.models.push({ label: label(entry, true), url: listUrl(entry) });
+    if (entry === elevated) apps.get(app)!.models.push({ label: 'Rack elevations', url: RACK_ELEVATIONS });
   }
   return {
     title,

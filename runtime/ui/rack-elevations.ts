@@ -4,7 +4,7 @@
  * list's: its filters (site_id, location_id, role_id, any other) and its paging (page, per_page).
  */
 import { modelList } from '../data/registry.js';
-import type { ModelEntry } from '../core/types.js';
+import { ELEVATION_HOOK as HOOK, elevatedModel, RACK_ELEVATIONS } from './elevated.js';
 import { callView, errorText } from './api-call.js';
 import { getAction } from './hook-view.js';
 import { apiQuery, PAGE_SIZES } from './list.js';
@@ -12,16 +12,11 @@ import { label, listUrl, may } from './page.js';
 import { sendPage } from './render.js';
 import type { UiContext } from './index.js';
 
-export const RACK_ELEVATIONS = '/dcim/rack-elevations/';
-const HOOK = 'rack_elevation';
+export { RACK_ELEVATIONS };
+
 /** the filters offered as selects, each the rack relation it filters by */
 const FILTERS = ['site', 'location', 'role'];
 const CHOICE_LIMIT = 500;
-
-/** The model whose objects have an elevation drawing (racks). */
-export function elevatedModel(): ModelEntry | undefined {
-  return modelList.find((m) => m.routes.extra.some((e) => e.hook === HOOK && !e.app));
-}
 
 function withParams(base: URLSearchParams, changes: Record<string, string | null>): string {
   const next = new URLSearchParams(base);

@@ -15,6 +15,15 @@
     document.cookie = 'theme=' + next + '; path=/; max-age=31536000; samesite=lax';
   });
 
+  // The phone menu: the header's toggler opens and closes the navigation (below 992 px it is folded away).
+  document.addEventListener('click', function (event) {
+    var toggle = event.target.closest('[data-menu-toggle]');
+    if (!toggle) return;
+    var menu = document.getElementById(toggle.getAttribute('aria-controls'));
+    var open = menu.classList.toggle('nl-open');
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+  });
+
   // "Select all" in a list's header ticks every row.
   document.addEventListener('change', function (event) {
     var all = event.target.closest('[data-select-all]');
