@@ -7,7 +7,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { browserSuite, expectAccessible, login } from './browser.js';
+import { browserSuite, expectAccessible, login, screenshot } from './browser.js';
 
 const f: Record<string, any> = {};
 const { test, s } = browserSuite('web interface: menu on a phone, browsable API contrast', async ({ app, browser, base }) => {
@@ -77,6 +77,7 @@ test('a phone: the Menu button opens the menu and a link in it navigates', async
     assert.not.ok(await menu.isVisible(), 'folded again on the next page');
     await toggle.click();
     await expectAccessible(page, 'the open phone menu');
+    await screenshot(page, 'phone-menu');
     // closes again
     await toggle.click();
     assert.not.ok(await menu.isVisible());
