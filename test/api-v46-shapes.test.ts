@@ -227,4 +227,34 @@ test('content_types is 4.6\'s object_types, a custom field\'s object_type its re
   assert.not.ok('content_types' in doc.CustomField.properties);
 });
 
+test('event rules: 3.7\'s five booleans are 4.6\'s event_types, one stored form written through either version', async ({ app }) => {
+  const hook = await app.post('/api/extras/webhooks/', { name: 'events-target', payload_url: 'http://127.0.0.1:9/' });
+  const action = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: hook.id };
+  const old = await app.post('/v3.7/api/extras/event-rules/', { name: 'old-rule', content_types: ['dcim.site'], type_create: true, type_job_end: true, ...action });
+  const seen = await app.get(`/v4.6/api/extras/event-rules/${old.id}/`);
+  assert.equal(seen.event_types, ['object_created', 'job_completed', 'job_failed', 'job_errored']);
+  for (const key of ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end']) assert.not.ok(key in seen, key);
+  const made = await app.post('/v4.6/api/extras/event-rules/', { name: 'new-rule', object_types: ['dcim.device'], event_types: ['object_updated', 'object_deleted'], ...action });
+  assert.equal(made.event_types, ['object_updated', 'object_deleted']);
+  const back = await app.get(`/v3.7/api/extras/event-rules/${made.id}/`);
+  assert.equal([back.type_create, back.type_update, back.type_delete, back.type_job_start, back.type_job_end], [false, true, true, false, false]);
+  assert.not.ok('event_types' in back);
+  await app.patch(`/v4.6/api/extras/event-rules/${made.id}/`, { event_types: ['object_created'] });
+  assert.equal((await app.get(`/v3.7/api/extras/event-rules/${made.id}/`)).type_update, false, 'a 4.6 write replaces the set');
+  await app.patch(`/v3.7/api/extras/event-rules/${made.id}/`, { type_delete: true });
+  assert.equal((await app.get(`/v4.6/api/extras/event-rules/${made.id}/`)).event_types, ['object_created', 'object_deleted']);
+  const bad = await app.api('PATCH', `/v4.6/api/extras/event-rules/${made.id}/`, { event_types: ['object_exploded'] });
+  expectStatus(bad, 400);
+  assert.match(bad.body.event_types[0], /object_exploded/);
+  const none = await app.api('POST', '/v4.6/api/extras/event-rules/', { name: 'no-events', object_types: ['dcim.site'], ...action });
+  expectStatus(none, 400);
+
+  const names = (r: any) => r.results.map((x: any) => x.name).filter((n: string) => n.endsWith('-rule')).sort();
+  assert.equal(names(await app.get('/v4.6/api/extras/event-rules/?event_type=job_failed')), ['old-rule']);
+  assert.equal(names(await app.get('/v4.6/api/extras/event-rules/?event_type=object_deleted&event_type=job_started')), ['new-rule']);
+  assert.ok(names(await app.get('/v3.7/api/extras/event-rules/?type_create=true')).includes('old-rule'));
+  expectStatus(await app.api('GET', '/v3.7/api/extras/event-rules/?event_type=object_created'), 400);
+  expectStatus(await app.api('GET', '/v4.6/api/extras/event-rules/?type_create=true'), 400);
+});
+
 test.run();

@@ -84,6 +84,7 @@ export const eventRuleDefinition: ModelDefinition = {
       columns: ["type_create"],
       default: false,
       example: true,
+      until: "4.0",
     },
     type_update: {
       name: "type_update",
@@ -97,6 +98,7 @@ export const eventRuleDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["type_update"],
       default: false,
+      until: "4.0",
     },
     type_delete: {
       name: "type_delete",
@@ -110,6 +112,7 @@ export const eventRuleDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["type_delete"],
       default: false,
+      until: "4.0",
     },
     type_job_start: {
       name: "type_job_start",
@@ -124,6 +127,7 @@ export const eventRuleDefinition: ModelDefinition = {
       columns: ["type_job_start"],
       helpText: "Accepted for NetBox compatibility; NetLedger runs no jobs",
       default: false,
+      until: "4.0",
     },
     type_job_end: {
       name: "type_job_end",
@@ -138,6 +142,7 @@ export const eventRuleDefinition: ModelDefinition = {
       columns: ["type_job_end"],
       helpText: "Accepted for NetBox compatibility; NetLedger runs no jobs",
       default: false,
+      until: "4.0",
     },
     enabled: {
       name: "enabled",
@@ -151,6 +156,22 @@ export const eventRuleDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["enabled"],
       default: true,
+    },
+    event_types: {
+      name: "event_types",
+      type: "computed",
+      label: "Event types",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      helpText: "object_created, object_updated, object_deleted, job_started, job_completed, job_failed, job_errored",
+      example: ["object_created"],
+      source: "hook:event_rule_event_types",
+      since: "4.0",
     },
     conditions: {
       name: "conditions",
