@@ -529,6 +529,10 @@ export interface Filter {
    */
   boolean?: boolean;
   /**
+   * With path to a tree model: false matches the named nodes only (default true: their descendants too)
+   */
+  descendants?: boolean;
+  /**
    * Model.field of another model whose fk (or generic fk) points here; the filter matches objects that such rows point at (with by/boolean, or path: relations followed from that model, tree targets including descendants). With path it may be a chain of fks, Model.fk.fk, whose last one points here (a provider's circuits' terminations: CircuitTermination.circuit.provider)
    */
   reverse?: string;

@@ -288,7 +288,7 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const byField = end.fields[by];
       // `lookups: true` gives the lookups of the `by` field's type (ids are numbers)
       const family: LookupFamily = !f.lookups ? 'exact' : by === 'id' ? 'number' : (byField && familyOf(byField.type)) ?? 'exact';
-      filter = { kind: 'path', path: steps, by, family, tree: end.tree && !f.boolean, ...(f.boolean ? { boolean: true } : {}) };
+      filter = { kind: 'path', path: steps, by, family, tree: end.tree && !f.boolean && f.descendants !== false, ...(f.boolean ? { boolean: true } : {}) };
     }
     filters[name] = { ...filter, ...versionKeys(f) };
   }

@@ -167,10 +167,15 @@ test('failures end as errored jobs with a readable error and a failed source, ne
   assert.match(failed.error, /repository|not found|does not exist/i);
   assert.is((await app.get(`/api/core/data-sources/${nowhere.id}/`)).status.value, 'failed');
 
-  const branch = await app.post('/api/core/data-sources/', { name: unique('branch'), type: 'git', source_url: pathToFileURL(repository({ 'x.txt': 'x' })).href, parameters: { branch: 'no-such-branch' } });
+  const branch = await app.post('/api/core/data-sources/', { name: unique('branch'), type: 'git', source_url: pathToFileURL(repository({ 'x.txt': 'x' })).href, parameters: { branch: 'no-such-branch', username: 'u', password: 'secret-word' } });
   const noBranch = await sync(branch);
   assert.is(noBranch.status.value, 'errored');
   assert.match(noBranch.error, /no-such-branch/);
+  assert.not.match(noBranch.error, /secret-word/);
+  // the change log keeps no password
+  const logged = await app.get(`/api/extras/object-changes/?changed_object_type=core.datasource&changed_object_id=${branch.id}`);
+  assert.is(logged.results[0].postchange_data.parameters.password, '********');
+  assert.is(logged.results[0].postchange_data.parameters.branch, 'no-such-branch');
 
   // refused before anything is queued
   const remote = await app.api('POST', '/api/core/data-sources/', { name: unique('x'), type: 'local', source_url: 'https://example.com/x' });

@@ -2,7 +2,8 @@
  * What the NetBox 3.7 filters test/openapi-filters.test.ts only checks are accepted actually select:
  * prefixes by children and depth, object-type lists with their lookups and by content type id, tags
  * by the types they may apply to, permissions by action, tokens by key, devices by an interface's
- * MAC address text.
+ * MAC address text; cables by a terminated object, rack, location and `unterminated`; config contexts
+ * by their assignments (exactly, not a region's descendants); saved filters by `usable`.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,6 +75,58 @@ test('devices by the text of an interface\'s MAC address', async () => {
   assert.equal(await ids('/api/dcim/devices/?mac_address__isw=ff'), []);
   assert.equal(await ids('/api/dcim/devices/?mac_address=aa:bb:cc:00:11:22'), [iface.device.id]);
   assert.not.ok((await ids('/api/dcim/devices/?mac_address__nic=cc:00')).includes(iface.device.id));
+});
+
+test('cables by a terminated object, rack, location, unterminated and end type', async () => {
+  const a = await createObject(app, model('Interface'), { type: '1000base-t' });
+  const device = await app.get(`/api/dcim/devices/${a.device.id}/`);
+  const location = await app.post('/api/dcim/locations/', { name: 'Cage 7', slug: 'cage-7', site: device.site.id });
+  const rack = await app.post('/api/dcim/racks/', { name: 'R7', site: device.site.id, location: location.id });
+  const placed = await app.patch(`/api/dcim/devices/${device.id}/`, { rack: rack.id, location: location.id });
+  assert.is(placed.rack.id, rack.id);
+  const b = await app.post('/api/dcim/interfaces/', { device: device.id, name: 'b-end', type: '1000base-t' });
+  const rear = await app.post('/api/dcim/rear-ports/', { device: device.id, name: 'rear-1', type: '8p8c' });
+  const front = await app.post('/api/dcim/front-ports/', { device: device.id, name: 'front-1', type: '8p8c', rear_port: rear.id });
+  const cable = await app.post('/api/dcim/cables/', { a_terminations: [{ object_type: 'dcim.interface', object_id: a.id }], b_terminations: [{ object_type: 'dcim.interface', object_id: b.id }] });
+  const other = await app.post('/api/dcim/cables/', { a_terminations: [{ object_type: 'dcim.frontport', object_id: front.id }], b_terminations: [{ object_type: 'dcim.interface', object_id: (await createObject(app, model('Interface'), { type: '1000base-t' })).id }] });
+  assert.equal(await ids(`/api/dcim/cables/?interface_id=${a.id}`), [cable.id]);
+  assert.equal(await ids(`/api/dcim/cables/?frontport_id=${front.id}`), [other.id]);
+  assert.equal(await ids(`/api/dcim/cables/?rack_id=${rack.id}`), [cable.id, other.id]);
+  assert.equal(await ids(`/api/dcim/cables/?rack=R7`), [cable.id, other.id]);
+  assert.equal(await ids(`/api/dcim/cables/?location_id=${location.id}`), [cable.id, other.id]);
+  assert.equal(await ids(`/api/dcim/cables/?termination_a_type=dcim.frontport`), [other.id]);
+  assert.equal(await ids(`/api/dcim/cables/?termination_a_type__n=dcim.frontport&id=${cable.id}&id=${other.id}`), [cable.id]);
+  assert.not.ok((await ids('/api/dcim/cables/?unterminated=true')).includes(cable.id));
+  assert.ok((await ids('/api/dcim/cables/?unterminated=false')).includes(cable.id));
+  const bad = await app.api('GET', '/api/dcim/cables/?unterminated=maybe');
+  assert.is(bad.status, 400);
+  assert.match(bad.text, /unterminated/);
+});
+
+test('config contexts by their assignments: the named objects only', async () => {
+  const parent = await app.post('/api/dcim/regions/', { name: 'Europe', slug: 'europe' });
+  const child = await app.post('/api/dcim/regions/', { name: 'France', slug: 'france', parent: parent.id });
+  const site = await createObject(app, model('Site'));
+  const tenant = await createObject(app, model('Tenant'));
+  const inParent = await app.post('/api/extras/config-contexts/', { name: 'eu', data: { a: 1 }, regions: [parent.id] });
+  const inChild = await app.post('/api/extras/config-contexts/', { name: 'fr', data: { a: 2 }, regions: [child.id], sites: [site.id], tenants: [tenant.id] });
+  assert.equal(await ids(`/api/extras/config-contexts/?region_id=${parent.id}`), [inParent.id], 'a parent region does not find its children\'s contexts');
+  assert.equal(await ids('/api/extras/config-contexts/?region=france'), [inChild.id]);
+  assert.equal(await ids(`/api/extras/config-contexts/?site=${site.slug}`), [inChild.id]);
+  assert.equal(await ids(`/api/extras/config-contexts/?tenant_id=${tenant.id}`), [inChild.id]);
+  assert.equal(await ids(`/api/extras/config-contexts/?region_id__n=${parent.id}&id=${inParent.id}&id=${inChild.id}`), [inChild.id]);
+});
+
+test('saved filters by usable: enabled, and shared or the requester\'s own', async () => {
+  const someone = await app.post('/api/users/users/', { username: 'someone-else', password: 'a-long-password-1' });
+  const me = (await app.get('/api/users/tokens/?limit=1')).results[0].user.id;
+  const base = { content_types: ['dcim.site'], parameters: { status: ['active'] } };
+  const shared = await app.post('/api/extras/saved-filters/', { ...base, name: 'shared', slug: 'shared', shared: true });
+  const mine = await app.post('/api/extras/saved-filters/', { ...base, name: 'mine', slug: 'mine', shared: false, user: me });
+  const theirs = await app.post('/api/extras/saved-filters/', { ...base, name: 'theirs', slug: 'theirs', shared: false, user: someone.id });
+  const off = await app.post('/api/extras/saved-filters/', { ...base, name: 'off', slug: 'off', shared: true, enabled: false });
+  assert.equal(await ids('/api/extras/saved-filters/?usable=true'), [shared.id, mine.id]);
+  assert.equal(await ids('/api/extras/saved-filters/?usable=false'), [theirs.id, off.id]);
 });
 
 test.run();

@@ -19,10 +19,7 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/netbox-3.7.json', im
 
 /** Parameters still refused, by list path (space-separated). */
 const KNOWN_REFUSED: Record<string, string> = {
-  '/api/dcim/cables/': 'circuittermination_id consoleport_id consoleserverport_id frontport_id interface_id location location_id powerfeed_id poweroutlet_id powerport_id rack rack_id rearport_id termination_a_type__n termination_b_type__n unterminated',
-  '/api/extras/config-contexts/': 'cluster_group cluster_group__n cluster_group_id cluster_group_id__n cluster_id cluster_id__n cluster_type cluster_type__n cluster_type_id cluster_type_id__n device_type_id device_type_id__n location location__n location_id location_id__n platform platform__n platform_id platform_id__n region region__n region_id region_id__n role role__n role_id role_id__n site site__n site_group site_group__n site_group_id site_group_id__n site_id site_id__n tenant tenant__n tenant_group tenant_group__n tenant_group_id tenant_group_id__n tenant_id tenant_id__n',
   '/api/extras/custom-field-choice-sets/': 'base_choices base_choices__n choice',
-  '/api/extras/saved-filters/': 'usable',
 };
 
 /** A value of the parameter's documented type (the fixture's type letters). */

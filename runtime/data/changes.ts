@@ -4,7 +4,7 @@
  * listeners fed from here, so a rolled-back request leaves neither, and a committed one has both.
  */
 import type { Knex } from 'knex';
-import { model, storedField, type Row } from './registry.js';
+import { hooksOf, model, storedField, type Row } from './registry.js';
 import { renderRows } from './serialize.js';
 import { insertRows } from './insert.js';
 import { whereAny } from './any.js';
@@ -129,6 +129,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const out = new Map<number, Record<string, unknown>>();
   if (!ids.length) return out;
   const rows: Row[] = loaded ?? await loadRows(db, entry, ids);
+  const censors = hooksOf(entry).flatMap((h) => (h.snapshot ? [h.snapshot] : []));
   const tags = new Map<number, string[]>();
   if (d.tags && !unlinked) {
     const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
@@ -158,6 +159,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
       snap.created = row.created ?? null;
       snap.last_updated = row.last_updated ?? null;
     }
+    for (const hook of censors) hook(snap);
     out.set(id, snap);
   }
   return out;

@@ -8,6 +8,7 @@ import { errors } from '../core/errors.js';
 import { MAX_ID } from '../core/ids.js';
 import { parseNetwork } from '../core/ipnet.js';
 import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
+import type { User } from '../auth/authenticate.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
@@ -298,7 +299,7 @@ function relatedMatch(db: Knex, entry: ModelEntry, path: string, pattern: string
  * the parameters it ignored (unknown names and lookups, empty values): the query string ignores
  * them, but a permission constraint must not be widened by them.
  */
-export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchParams, ctx: HookContext & { customFields?: CustomFieldDef[] }): string[] {
+export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchParams, ctx: HookContext & { customFields?: CustomFieldDef[]; user?: User | null }): string[] {
   const { db } = ctx;
   const ignored: string[] = [];
   const keys = [...new Set(params.keys())].filter((k) => !RESERVED.has(k));

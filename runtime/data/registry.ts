@@ -69,7 +69,7 @@ export interface ModelHooks {
   /** the computed fields read no byte form of an IP field (`<f>_host`...), so a list page may leave those out */
   computedReadsIpBytes?: false;
   /** filters the schema declares as `method:` */
-  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string }) => void>;
+  filters?: Record<string, (qb: Knex.QueryBuilder, values: string[], ctx: HookContext & { table: string; lookup: string; user?: User | null }) => void>;
   /** last checks and derived values of one element before it is written */
   prepare?: (item: WriteItem, ctx: HookContext & { user: User | null; rules?: RuleSettings }) => Promise<void> | void;
   /** checks that compare the elements of a request with stored rows, for all elements at once */
@@ -111,6 +111,8 @@ export interface ModelHooks {
    * process that claims the job; the result becomes the job's `data`, a thrown error its `error`
    */
   jobs?: Record<string, (ctx: JobContext) => Promise<unknown>>;
+  /** hides what the change log must not keep (a password among a data source's parameters) in a snapshot */
+  snapshot?: (snap: Record<string, unknown>) => void;
 }
 
 /** A claimed job: the object it is about (null when that is gone), the job's row, its time limit. */

@@ -3,11 +3,13 @@
  * as [{object_type, object_id}] (checked by cable_rules.ts), stored as cable terminations; every
  * write that changes the ends or the status, and every delete, re-traces the paths concerned inside
  * the transaction. The filters by termination (Ansible's netbox_cable looks cables up by
- * termination_a_type/_id and termination_b_type/_id), device and site.
+ * termination_a_type/_id and termination_b_type/_id), by a terminated object (`interface_id`...),
+ * device, rack, location and site (through the terminated objects' device), and `unterminated`.
  */
 import type { Knex } from 'knex';
 import { model, type ComputedContext, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
 import { byContentType } from '../data/registry.js';
+import { parseBoolean } from '../core/query-values.js';
 import { checkObjects, checkPair, parseEnd, setTerminations, type End } from './cable_rules.js';
 import { cabledModels, nodeKey, retrace, traceAll } from './cable_paths.js';
 
@@ -69,6 +71,16 @@ function byParent(match: (q: Knex.QueryBuilder, parentTable: string) => void) {
   };
 }
 
+/** Cables with a termination on a row of this cabled model (`?interface_id=`, `?frontport_id=`, ...), by model name. */
+const byTerminationKind = Object.fromEntries(cabledModels().map((m) => [
+  `cable_${m.definition.contentType.split('.')[1]}_id`,
+  (qb: Knex.QueryBuilder, values: string[], ctx: { db: Knex }) => byTermination(null, (q) => q.where('termination_type', m.definition.contentType).whereIn('termination_id', ids(values)))(qb, values, ctx),
+]));
+
+/** Cables terminated on both ends. */
+const terminatedBoth = (db: Knex) => db(terminations()).select('cable_id').where('cable_end', 'A')
+  .whereIn('cable_id', db(terminations()).select('cable_id').where('cable_end', 'B'));
+
 export const cable: ModelHooks = {
   computed: {
     a_terminations: side('A'),
@@ -83,6 +95,16 @@ export const cable: ModelHooks = {
     cable_device: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.name`, values))(qb, values, ctx),
     cable_site_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.site_id`, ids(values)))(qb, values, ctx),
     cable_site: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.site_id`, ctx.db(model('Site').definition.table).select('id').whereIn('slug', values)))(qb, values, ctx),
+    cable_rack_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.rack_id`, ids(values)))(qb, values, ctx),
+    cable_rack: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.rack_id`, ctx.db(model('Rack').definition.table).select('id').whereIn('name', values)))(qb, values, ctx),
+    cable_location_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.location_id`, ids(values)))(qb, values, ctx),
+    cable_location: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.location_id`, ctx.db(model('Location').definition.table).select('id').whereIn('name', values)))(qb, values, ctx),
+    /** `?unterminated=true`: cables missing the terminations of an end; false: those with both */
+    cable_unterminated: (qb, values, ctx) => {
+      if (parseBoolean('unterminated', values[values.length - 1])) qb.whereNotIn('id', terminatedBoth(ctx.db));
+      else qb.whereIn('id', terminatedBoth(ctx.db));
+    },
+    ...byTerminationKind,
   },
   prepare(item) {
     const length = item.values.length !== undefined ? item.values.length : item.existing?.length;

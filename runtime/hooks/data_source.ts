@@ -19,6 +19,8 @@ import { whereAny } from '../data/any.js';
 import { matchesNone } from './data_file.js';
 
 const SYNC_JOB = 'sync';
+/** What the change log keeps instead of a git password, as NetBox censors it. */
+const CENSORED = '********';
 const GIT_PARAMETERS = ['branch', 'username', 'password'];
 const GIT_URL = /^(https?|ssh|git|file):\/\/|^[\w.-]+@[\w.-]+:/i;
 const CHUNK = 200;
@@ -85,6 +87,10 @@ async function sync({ db, entry, row, job, timeoutMs }: JobContext): Promise<unk
 }
 
 export const dataSource: ModelHooks = {
+  snapshot(snap) {
+    const parameters = typeof snap.parameters === 'string' ? JSON.parse(snap.parameters) : snap.parameters;
+    if (isObject(parameters) && parameters.password) snap.parameters = { ...parameters, password: CENSORED };
+  },
   // NetBox's filter set has `tag`; a data source carries no tags, so no source has the tag
   filters: { no_tags: matchesNone },
   prepare(item) {

@@ -300,7 +300,7 @@ export function views(entry: ModelEntry, services: Services) {
       // the filters of the request's version: one that exists only in another version is unknown here
       const filtering = filteringIn(entry, renderBase(ctx).version);
       checkFilterNames(filtering, params, customFields, config.strictFilters, controlParams(requestVersion(ctx)));
-      applyFilters(base, filtering, params, { db, customFields });
+      applyFilters(base, filtering, params, { db, customFields, user: (ctx.state as State).auth.user });
       scoped(db, entry, ctx)(base);
       if (template) {
         const query = base.clone().select('*');

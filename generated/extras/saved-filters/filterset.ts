@@ -22,6 +22,7 @@ export const savedFilterFilterSet: FilterSet = {
   shared: { kind: "field", field: "shared", family: "boolean" },
   slug: { kind: "field", field: "slug", family: "string" },
   updated_by_request: { kind: "request", actions: ["update"] },
+  usable: { kind: "method", method: "saved_filter_usable" },
   user: {
     kind: "path",
     path: [{ field: "user", model: "User" }],
