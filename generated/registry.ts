@@ -116,6 +116,10 @@ import { locationDefinition, LocationModel } from "./dcim/locations/model.js";
 import { locationSerializer } from "./dcim/locations/serializer.js";
 import { locationFilterSet } from "./dcim/locations/filterset.js";
 import { locationRoutes } from "./dcim/locations/routes.js";
+import { macAddressDefinition, MACAddressModel } from "./dcim/mac-addresses/model.js";
+import { macAddressSerializer } from "./dcim/mac-addresses/serializer.js";
+import { macAddressFilterSet } from "./dcim/mac-addresses/filterset.js";
+import { macAddressRoutes } from "./dcim/mac-addresses/routes.js";
 import { manufacturerDefinition, ManufacturerModel } from "./dcim/manufacturers/model.js";
 import { manufacturerSerializer } from "./dcim/manufacturers/serializer.js";
 import { manufacturerFilterSet } from "./dcim/manufacturers/filterset.js";
@@ -449,7 +453,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -481,6 +485,7 @@ export const models: Record<ModelName, ModelEntry> = {
   InventoryItemTemplate: { definition: inventoryItemTemplateDefinition, serializer: inventoryItemTemplateSerializer, filters: inventoryItemTemplateFilterSet, routes: inventoryItemTemplateRoutes },
   InventoryItem: { definition: inventoryItemDefinition, serializer: inventoryItemSerializer, filters: inventoryItemFilterSet, routes: inventoryItemRoutes },
   Location: { definition: locationDefinition, serializer: locationSerializer, filters: locationFilterSet, routes: locationRoutes },
+  MACAddress: { definition: macAddressDefinition, serializer: macAddressSerializer, filters: macAddressFilterSet, routes: macAddressRoutes },
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
   ModuleBayTemplate: { definition: moduleBayTemplateDefinition, serializer: moduleBayTemplateSerializer, filters: moduleBayTemplateFilterSet, routes: moduleBayTemplateRoutes },
   ModuleBay: { definition: moduleBayDefinition, serializer: moduleBaySerializer, filters: moduleBayFilterSet, routes: moduleBayRoutes },
@@ -595,6 +600,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   InventoryItemTemplate: InventoryItemTemplateModel,
   InventoryItem: InventoryItemModel,
   Location: LocationModel,
+  MACAddress: MACAddressModel,
   Manufacturer: ManufacturerModel,
   ModuleBayTemplate: ModuleBayTemplateModel,
   ModuleBay: ModuleBayModel,

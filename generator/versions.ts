@@ -42,10 +42,13 @@ function renamedIn(version: string, f: FieldDefinition, fields: Record<string, F
 
 /** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
-  return entries.filter((e) => e.routes.versions.includes(version)).map((e) => ({
+  const served = new Set(entries.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
+  // a generic relation points at the models the version serves (a change record at a MAC address is 4.x's)
+  const typesIn = (f: FieldDefinition): FieldDefinition => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([, m]) => served.has(m))) } : f);
+  return entries.filter((e) => served.has(e.definition.name)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, renamedIn(version, f, e.definition.fields)])) },
+    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typesIn(renamedIn(version, f, e.definition.fields))])) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),
   }));

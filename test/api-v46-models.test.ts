@@ -7,10 +7,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectStatus, startApp, type TestApp } from './helpers.js';
 
-const test = suite<{ app: TestApp }>('api-v46-models');
+const test = suite<{ app: TestApp; device: any; vm: any }>('api-v46-models');
 
 test.before(async (ctx) => {
   ctx.app = await startApp();
+  const { app } = ctx;
+  const site = await app.post('/api/dcim/sites/', { name: 'Site M', slug: 'site-m' });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'Maker M', slug: 'maker-m' });
+  const type = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Box M', slug: 'box-m' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'Role M', slug: 'role-m' });
+  ctx.device = await app.post('/api/dcim/devices/', { name: 'mac-dev', site: site.id, device_type: type.id, role: role.id });
+  const ctype = await app.post('/api/virtualization/cluster-types/', { name: 'CT M', slug: 'ct-m' });
+  const cluster = await app.post('/api/virtualization/clusters/', { name: 'Cluster M', type: ctype.id });
+  ctx.vm = await app.post('/api/virtualization/virtual-machines/', { name: 'mac-vm', cluster: cluster.id });
 });
 
 test.after(async ({ app }) => { await app.stop(); });
@@ -45,9 +54,11 @@ test('object types: /v4.6/api/core/object-types/ in 4.6 shape, from the rows 3.7
   }
   const root46 = await app.get('/v4.6/api/');
   assert.is(root46.core, `${app.url}/v4.6/api/core/`);
-  assert.equal(Object.keys(await app.get('/v4.6/api/core/')).sort(), ['object-changes', 'object-types']);
-  assert.not.ok('core' in await app.get('/v3.7/api/'), '3.7 has no core app');
-  expectStatus(await app.api('GET', '/v3.7/api/core/'), 404, '/v3.7/api/core/');
+  const core = await app.get('/v4.6/api/core/');
+  assert.is(core['object-types'], `${app.url}/v4.6/api/core/object-types/`);
+  assert.is(core['object-changes'], `${app.url}/v4.6/api/core/object-changes/`);
+  const core37 = await app.get('/v3.7/api/core/');
+  assert.not.ok('object-types' in core37 || 'object-changes' in core37, "3.7's core app has neither");
   assert.not.ok('content-types' in await app.get('/v4.6/api/extras/'));
   assert.not.ok('object-changes' in await app.get('/v4.6/api/extras/'));
   assert.ok('content-types' in await app.get('/v3.7/api/extras/'));
@@ -73,6 +84,97 @@ test('change records: /v4.6/api/core/object-changes/, the change log 3.7 serves 
   // read-only in both versions
   const refused = await app.api('POST', '/v4.6/api/core/object-changes/', {});
   assert.is(refused.status, 405);
+});
+
+test('MAC addresses: /v4.6/api/dcim/mac-addresses/ objects; the primary_mac_address of an interface sets its mac_address; 404 in 3.7', async ({ app, device, vm }) => {
+  const iface = await app.post('/v4.6/api/dcim/interfaces/', { device: device.id, name: 'eth0', type: '1000base-t' });
+  assert.is(iface.mac_address, null);
+  assert.is(iface.primary_mac_address, null);
+  assert.equal(iface.mac_addresses, []);
+  const mac = await app.post('/v4.6/api/dcim/mac-addresses/', { mac_address: '00:11:22:aa:bb:cc', assigned_object_type: 'dcim.interface', assigned_object_id: iface.id, description: 'onboard' });
+  assert.is(mac.mac_address, '00:11:22:AA:BB:CC');
+  assert.is(mac.url, `${app.url}/v4.6/api/dcim/mac-addresses/${mac.id}/`);
+  assert.is(mac.assigned_object.id, iface.id);
+  assert.is(mac.assigned_object.url, `${app.url}/v4.6/api/dcim/interfaces/${iface.id}/`);
+  assert.equal(Object.keys((await app.get(`/v4.6/api/dcim/mac-addresses/${mac.id}/?brief=1`))).sort(), ['description', 'display', 'id', 'mac_address', 'url']);
+  const second = await app.post('/v4.6/api/dcim/mac-addresses/', { mac_address: '00:11:22:00:00:02', assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
+  const set = await app.patch(`/v4.6/api/dcim/interfaces/${iface.id}/`, { primary_mac_address: mac.id });
+  assert.is(set.primary_mac_address.id, mac.id);
+  assert.is(set.primary_mac_address.mac_address, '00:11:22:AA:BB:CC');
+  assert.is(set.mac_address, '00:11:22:AA:BB:CC', 'the mac_address 4.6 shows is the primary MAC value');
+  assert.equal(set.mac_addresses.map((m: any) => m.id).sort(), [mac.id, second.id].sort());
+  const old = await app.get(`/api/dcim/interfaces/${iface.id}/`);
+  assert.is(old.mac_address, '00:11:22:AA:BB:CC', '3.7 reads the same value');
+  assert.not.ok('primary_mac_address' in old);
+  assert.not.ok('mac_addresses' in old);
+  // filters: on MAC addresses, and mac_address on interfaces in both versions
+  assert.equal((await app.get(`/v4.6/api/dcim/mac-addresses/?interface_id=${iface.id}&primary=true`)).results.map((m: any) => m.id), [mac.id]);
+  assert.equal((await app.get(`/v4.6/api/dcim/mac-addresses/?device_id=${device.id}&primary=false`)).results.map((m: any) => m.id), [second.id]);
+  assert.is((await app.get('/v4.6/api/dcim/mac-addresses/?mac_address=00:11:22:AA:BB:CC')).count, 1);
+  for (const base of ['/api', '/v3.7/api', '/v4.6/api']) assert.equal((await app.get(`${base}/dcim/interfaces/?mac_address=00:11:22:AA:BB:CC`)).results.map((i: any) => i.id), [iface.id], base);
+  assert.equal((await app.get(`/v4.6/api/dcim/interfaces/?primary_mac_address_id=${mac.id}`)).results.map((i: any) => i.id), [iface.id]);
+  // the value of the primary MAC is the interface's
+  await app.patch(`/v4.6/api/dcim/mac-addresses/${mac.id}/`, { mac_address: '00:11:22:aa:bb:dd' });
+  assert.is((await app.get(`/api/dcim/interfaces/${iface.id}/`)).mac_address, '00:11:22:AA:BB:DD');
+  // a primary MAC stays with its interface; another interface's MAC cannot be primary here
+  const other = await app.post('/v4.6/api/dcim/interfaces/', { device: device.id, name: 'eth1', type: '1000base-t' });
+  const moved = await app.api('PATCH', `/v4.6/api/dcim/mac-addresses/${mac.id}/`, { assigned_object_id: other.id });
+  expectStatus(moved, 400, 'reassigning a primary MAC');
+  assert.match(moved.body.assigned_object[0], /primary MAC/);
+  expectStatus(await app.api('PATCH', `/v4.6/api/dcim/mac-addresses/${mac.id}/`, { assigned_object_type: null, assigned_object_id: null }), 400, 'unassigning a primary MAC');
+  const foreign = await app.api('PATCH', `/v4.6/api/dcim/interfaces/${other.id}/`, { primary_mac_address: second.id });
+  expectStatus(foreign, 400, "another interface's MAC");
+  assert.ok(foreign.body.primary_mac_address);
+  // deleting the primary MAC clears the interface's
+  expectStatus(await app.api('DELETE', `/v4.6/api/dcim/mac-addresses/${mac.id}/`), 204);
+  const cleared = await app.get(`/v4.6/api/dcim/interfaces/${iface.id}/`);
+  assert.is(cleared.primary_mac_address, null);
+  assert.is(cleared.mac_address, null);
+  // deleting the interface deletes its MAC addresses
+  expectStatus(await app.api('DELETE', `/v4.6/api/dcim/interfaces/${iface.id}/`), 204);
+  expectStatus(await app.api('GET', `/v4.6/api/dcim/mac-addresses/${second.id}/`), 404);
+  // VM interfaces too
+  const vmi = await app.post('/v4.6/api/virtualization/interfaces/', { virtual_machine: vm.id, name: 'vnic0' });
+  const vmac = await app.post('/v4.6/api/dcim/mac-addresses/', { mac_address: '52:54:00:00:00:01', assigned_object_type: 'virtualization.vminterface', assigned_object_id: vmi.id });
+  const vset = await app.patch(`/v4.6/api/virtualization/interfaces/${vmi.id}/`, { primary_mac_address: vmac.id });
+  assert.is(vset.mac_address, '52:54:00:00:00:01');
+  assert.equal((await app.get(`/v4.6/api/dcim/mac-addresses/?virtual_machine_id=${vm.id}`)).results.map((m: any) => m.id), [vmac.id]);
+  for (const path of ['/api/dcim/mac-addresses/', '/v3.7/api/dcim/mac-addresses/', `/v3.7/api/dcim/mac-addresses/${vmac.id}/`]) expectStatus(await app.api('GET', path), 404, path);
+  expectStatus(await app.api('POST', '/v3.7/api/dcim/mac-addresses/', { mac_address: '52:54:00:00:00:09' }), 404, 'no writes in 3.7 either');
+});
+
+test("a 3.7 write of an interface's mac_address is its primary MAC object: created, changed, removed", async ({ app, device, vm }) => {
+  const iface = await app.post('/api/dcim/interfaces/', { device: device.id, name: 'eth37', type: '1000base-t', mac_address: '00:00:5e:00:53:01' });
+  assert.is(iface.mac_address, '00:00:5E:00:53:01');
+  const seen = await app.get(`/v4.6/api/dcim/interfaces/${iface.id}/`);
+  assert.ok(seen.primary_mac_address, 'a primary MAC object was created');
+  assert.is(seen.primary_mac_address.mac_address, '00:00:5E:00:53:01');
+  const macId = seen.primary_mac_address.id;
+  const mac = await app.get(`/v4.6/api/dcim/mac-addresses/${macId}/`);
+  assert.is(mac.assigned_object_type, 'dcim.interface');
+  assert.is(mac.assigned_object_id, iface.id);
+  // changing it through 3.7 changes that object
+  await app.patch(`/v3.7/api/dcim/interfaces/${iface.id}/`, { mac_address: '00:00:5e:00:53:02' });
+  assert.is((await app.get(`/v4.6/api/dcim/mac-addresses/${macId}/`)).mac_address, '00:00:5E:00:53:02');
+  assert.is((await app.get(`/v4.6/api/dcim/mac-addresses/?interface_id=${iface.id}`)).count, 1, 'no second object');
+  // the change log records the MAC object's creation and change; 3.7's, which has no MAC addresses, does not show them
+  const changes = await app.get(`/v4.6/api/core/object-changes/?changed_object_type=dcim.macaddress&changed_object_id=${macId}`);
+  assert.equal(changes.results.map((c: any) => c.action.value).sort(), ['create', 'update']);
+  assert.is((await app.get(`/api/extras/object-changes/?changed_object_id=${macId}&changed_object_type=dcim.macaddress`)).count, 0);
+  expectStatus(await app.api('GET', `/api/extras/object-changes/${changes.results[0].id}/`), 404, 'a MAC change through 3.7');
+  // a patch that does not name mac_address leaves it alone
+  await app.patch(`/api/dcim/interfaces/${iface.id}/`, { description: 'uplink' });
+  assert.is((await app.get(`/v4.6/api/dcim/interfaces/${iface.id}/`)).primary_mac_address.id, macId);
+  // null removes it
+  const cleared = await app.patch(`/api/dcim/interfaces/${iface.id}/`, { mac_address: null });
+  assert.is(cleared.mac_address, null);
+  expectStatus(await app.api('GET', `/v4.6/api/dcim/mac-addresses/${macId}/`), 404);
+  // VM interfaces and bulk creates alike
+  const made = await app.post('/api/virtualization/interfaces/', [{ virtual_machine: vm.id, name: 'v1', mac_address: '52:54:00:aa:00:01' }, { virtual_machine: vm.id, name: 'v2', mac_address: '52:54:00:aa:00:02' }]);
+  for (const [i, vmi] of made.entries()) {
+    const read = await app.get(`/v4.6/api/virtualization/interfaces/${vmi.id}/`);
+    assert.is(read.primary_mac_address?.mac_address, `52:54:00:AA:00:0${i + 1}`);
+  }
 });
 
 test.run();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../runtime/core/config.js';
 import { modelList } from '../runtime/data/registry.js';
-import { ADMIN_TOKEN, expectStatus, startApp, type TestApp } from './helpers.js';
+import { ADMIN_TOKEN, expectStatus, listPath, startApp, type TestApp } from './helpers.js';
 
 const HEX40 = /^[0-9a-f]{40}$/;
 const SITES = '/api/dcim/sites/';
@@ -342,8 +342,8 @@ exempt('*: every model outside users is readable without a token; users and toke
   try {
     const closed: string[] = [];
     for (const m of modelList.filter((e) => e.definition.app !== 'users')) {
-      const reply = await all.api('GET', m.routes.list, undefined, anon);
-      if (reply.status !== 200) closed.push(`${m.routes.list} → ${reply.status}`);
+      const reply = await all.api('GET', listPath(m), undefined, anon);
+      if (reply.status !== 200) closed.push(`${listPath(m)} → ${reply.status}`);
     }
     assert.equal(closed, [], closed.join(', '));
     for (const path of [USERS, TOKENS]) {
@@ -362,8 +362,8 @@ exempt('unset: nothing is readable without a token', async () => {
   try {
     const open: string[] = [];
     for (const m of modelList) {
-      const reply = await none.api('GET', m.routes.list, undefined, anon);
-      if (reply.status !== 403) open.push(`${m.routes.list} → ${reply.status}`);
+      const reply = await none.api('GET', listPath(m), undefined, anon);
+      if (reply.status !== 403) open.push(`${listPath(m)} → ${reply.status}`);
     }
     assert.equal(open, [], open.join(', '));
   } finally {

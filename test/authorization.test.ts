@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hooksOf, modelList } from '../runtime/data/registry.js';
 import type { ModelEntry } from '../runtime/core/types.js';
-import { detailPath, expectStatus, startApp, type TestApp } from './helpers.js';
+import { asServed, detailPath, expectStatus, listPath, startApp, type TestApp } from './helpers.js';
 import { createObject, editableText, inputFor, seedRow } from './factory.js';
 
 // No webhook worker: seeded deliveries must stay as they were written.
@@ -46,9 +46,10 @@ setup('principals are ready', async () => {
 });
 setup.run();
 
-function matrix(entry: ModelEntry, last: boolean) {
+function matrix(served: ModelEntry, last: boolean) {
+  const entry = asServed(served);
   const d = entry.definition;
-  const list = entry.routes.list;
+  const list = listPath(entry);
   const test = suite(`authorisation ${list}`);
   let allowed: any;
   let other: any;

@@ -4,7 +4,7 @@
  */
 import { choiceSet, model } from '../runtime/data/registry.js';
 import type { FieldDefinition, ModelEntry } from '../runtime/core/types.js';
-import { expectStatus, type TestApp } from './helpers.js';
+import { asServed, expectStatus, listPath, type TestApp } from './helpers.js';
 
 let seq = 0;
 
@@ -22,6 +22,7 @@ function scalar(entry: ModelEntry, f: FieldDefinition, n: number): unknown {
     case 'boolean': return true;
     case 'choice': return choiceSet(f.choices!).choices[0].value;
     case 'color': return 'aa00ff';
+    case 'mac': return `02:00:00:${[n >> 16, n >> 8, n].map((b) => (b & 255).toString(16).padStart(2, '0').toUpperCase()).join(':')}`;
     case 'password': return 'correct-horse-battery';
     case 'ip_prefix': return `10.${Math.floor(n / 250) % 250}.${n % 250}.0/24`;
     case 'ip_address': {
@@ -98,8 +99,8 @@ function requiredRelations(entry: ModelEntry): number {
 }
 
 export async function createObject(app: TestApp, entry: ModelEntry, extra: Record<string, unknown> = {}): Promise<any> {
-  const input = { ...(await inputFor(app, entry)), ...extra };
-  const reply = await app.api('POST', entry.routes.list, input);
+  const input = { ...(await inputFor(app, asServed(entry))), ...extra };
+  const reply = await app.api('POST', listPath(entry), input);
   expectStatus(reply, 201, `create ${entry.definition.name} with ${JSON.stringify(input)}:`);
   return reply.body;
 }

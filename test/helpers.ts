@@ -10,7 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { loadConfig } from '../runtime/core/config.js';
 import { start, type Running } from '../runtime/server.js';
-import { models } from '../runtime/data/registry.js';
+import { modelList, models } from '../runtime/data/registry.js';
+import { apiVersions } from '../generated/versions.js';
+import { entriesInVersion } from '../generator/versions.js';
 import type { ModelEntry } from '../runtime/core/types.js';
 import { checkResponse } from './openapi-check.js';
 
@@ -148,12 +150,29 @@ export async function expectFieldError(app: TestApp, method: string, path: strin
   return errors[field][0] as string;
 }
 
+/** The version a test reaches a model in: the default one when it serves the model, else the first that does (a 4.x-only model's). */
+export function versionOf(entry: ModelEntry): string {
+  return entry.routes.versions.includes(apiVersions.default) ? apiVersions.default : entry.routes.versions[0];
+}
+
+const servedViews = new Map<string, Map<string, ModelEntry>>();
+
+/** The model as the version a test reaches it in serves it: that version's fields, forms and path (`routes.list`, without the version prefix). */
+export function asServed(entry: ModelEntry): ModelEntry {
+  const version = versionOf(entry);
+  let views = servedViews.get(version);
+  if (!views) servedViews.set(version, (views = new Map(entriesInVersion(modelList, version).map((e) => [e.definition.name, e]))));
+  return views.get(entry.definition.name)!;
+}
+
+/** The model's list path, under `/v<version>` when the default version does not serve it. */
 export function listPath(entry: ModelEntry): string {
-  return entry.routes.list;
+  const version = versionOf(entry);
+  return `${version === apiVersions.default ? '' : `/v${version}`}${asServed(entry).routes.list}`;
 }
 
 export function detailPath(entry: ModelEntry, id: number): string {
-  return `${entry.routes.list}${id}/`;
+  return `${listPath(entry)}${id}/`;
 }
 
 export { models };

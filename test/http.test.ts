@@ -97,7 +97,7 @@ test('every application URL listed by /api/ answers 200 with JSON', async () => 
 test('GET /api/dcim/ lists the endpoints of the application with absolute URLs', async () => {
   const reply = await app.api('GET', '/api/dcim/');
   expectStatus(reply, 200);
-  const dcim = modelList.filter((m) => m.definition.app === 'dcim');
+  const dcim = modelList.filter((m) => m.definition.app === 'dcim' && m.routes.versions.includes('3.7'));
   assert.ok(dcim.length > 0);
   for (const m of dcim) assert.is(reply.body[m.definition.endpoint], `${app.url}/api/dcim/${m.definition.endpoint}/`, m.definition.endpoint);
   assert.is(reply.body.sites, `${app.url}/api/dcim/sites/`);

@@ -23,6 +23,8 @@ const text = readFileSync(join(root, 'generated/openapi.json'), 'utf8');
 const document = JSON.parse(text);
 
 const test = suite('OpenAPI document');
+// the models the default version serves, in its forms (generated/openapi.json describes those)
+const served = entriesInVersion(modelList, apiVersions.default);
 
 test('is a valid OpenAPI 3.1 document', async () => {
   const validator = new Validator();
@@ -48,7 +50,7 @@ test('is deterministic and matches schema/ (run `npm run generate` if not)', () 
 });
 
 test('every model has its list and detail paths, keyed /api/<app>/<endpoint>/', () => {
-  for (const entry of modelList) {
+  for (const entry of served) {
     const { list } = entry.routes;
     const detail = `${list}{id}/`;
     assert.ok(document.paths[list]?.get, `${list} get`);
@@ -64,7 +66,7 @@ test('every model has its list and detail paths, keyed /api/<app>/<endpoint>/', 
 });
 
 test('every filter of the default version is a parameter, with each lookup the runtime accepts for it', () => {
-  for (const entry of modelList) {
+  for (const entry of served) {
     const params = new Set(document.paths[entry.routes.list].get.parameters.map((p: any) => p.name));
     for (const [name, filter] of Object.entries(filtersIn(entry, apiVersions.default))) {
       assert.ok(params.has(name), `${entry.routes.list} ${name}`);
@@ -78,7 +80,7 @@ test('every filter of the default version is a parameter, with each lookup the r
 });
 
 test('representations: every field listed, required unless it may be left out, no extra keys', () => {
-  for (const entry of modelList) {
+  for (const entry of served) {
     const d = entry.definition;
     const schema = document.components.schemas[d.name];
     const expected = entry.serializer.full.flatMap((n) => (d.fields[n]?.type === 'generic_fk' ? [d.fields[n].typeKey!, `${n}_id`, d.fields[n].nestedKey ?? n] : [n]));

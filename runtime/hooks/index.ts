@@ -68,6 +68,8 @@ import { exportTemplate } from './export_template.js';
 import { savedFilter } from './saved_filter.js';
 import { tag } from './tag.js';
 import { objectChange } from './object_change.js';
+import { macAddress } from './mac_address.js';
+import { macOwner } from './mac_owner.js';
 import { platform } from './platform.js';
 import { customLink } from './custom_link.js';
 import { dataSource } from './data_source.js';
@@ -146,6 +148,8 @@ export const hooks: Record<string, ModelHooks> = {
   saved_filter: savedFilter,
   tag,
   object_change: objectChange,
+  mac_address: macAddress,
+  mac_owner: macOwner,
   platform,
   custom_link: customLink,
 };

@@ -8,7 +8,7 @@ import { errors } from '../core/errors.js';
 import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
-import { hooksOf, storedField, type Action, type Row } from '../data/registry.js';
+import { hooksOf, models, storedField, type Action, type Row } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
 import { whereAny } from '../data/any.js';
 import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
@@ -116,11 +116,31 @@ async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: num
   if (await count(action) < expected) throw errors.forbidden();
 }
 
-/** Narrows a query to the objects the request may act on: hook scopes, then permission constraints. */
+const unservedMemo = new Map<string, { column: string; types: string[] }[]>();
+
+/**
+ * The generic relations of a model that may point at models `version` does not serve, each with those
+ * types: rows pointing there are not in that version (3.7's change log has no MAC address's changes).
+ */
+function unservedTargets(entry: ModelEntry, version: string): { column: string; types: string[] }[] {
+  const key = `${entry.definition.name}@${version}`;
+  let found = unservedMemo.get(key);
+  if (!found) {
+    found = Object.values(entry.definition.fields).filter((f) => f.type === 'generic_fk' && f.types)
+      .map((f) => ({ column: `${f.name}_type`, types: Object.entries(f.types!).filter(([, name]) => !models[name]?.routes.versions.includes(version)).map(([type]) => type) }))
+      .filter((t) => t.types.length);
+    unservedMemo.set(key, found);
+  }
+  return found;
+}
+
+/** Narrows a query to the objects the request may act on: its version's, hook scopes, then permission constraints. */
 export function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action = 'view'): (qb: Knex.QueryBuilder) => void {
   const { auth } = ctx.state as State;
   const user = auth.user;
+  const unserved = unservedTargets(entry, renderBase(ctx).version);
   return (qb) => {
+    for (const { column, types } of unserved) qb.where((w) => w.whereNull(`${entry.definition.table}.${column}`).orWhereNotIn(`${entry.definition.table}.${column}`, types));
     for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table);
     if (!user || user.isSuperuser || selfService(entry)) return;
     const constraint = constraintFor(auth.grants ?? [], entry.definition.contentType, action);
@@ -142,7 +162,7 @@ export function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action
 /** Would scoped() leave a view query as it is (no hook scope, no permission constraint)? */
 function unscoped(entry: ModelEntry, ctx: Context): boolean {
   const { user, grants } = (ctx.state as State).auth;
-  if (hooksOf(entry).some((h) => h.scope)) return false;
+  if (hooksOf(entry).some((h) => h.scope) || unservedTargets(entry, renderBase(ctx).version).length) return false;
   if (!user || user.isSuperuser || selfService(entry)) return true;
   if (ownerOf(entry)) return false;
   const constraint = constraintFor(grants ?? [], entry.definition.contentType, 'view');

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { request } from 'node:http';
 import { modelList } from '../../runtime/data/registry.js';
 import type { ModelEntry } from '../../runtime/core/types.js';
-import { ADMIN_TOKEN, type TestApp } from '../helpers.js';
+import { ADMIN_TOKEN, asServed, listPath, type TestApp } from '../helpers.js';
 import { createObject, inputFor, seedRow } from '../factory.js';
 import { bodyFor, junkHeaders, nastyText, queryFor } from './arbitraries.js';
 
@@ -90,7 +90,7 @@ export async function prepare(app: TestApp): Promise<Fixtures> {
     if (d.readOnly) fixtures.ids.set(d.name, await seedRow(app, entry));
     else {
       fixtures.ids.set(d.name, (await createObject(app, entry)).id);
-      fixtures.inputs.set(d.name, await inputFor(app, entry));
+      fixtures.inputs.set(d.name, await inputFor(app, asServed(entry)));
     }
   }
   return fixtures;
@@ -153,7 +153,7 @@ export function properties(app: TestApp, fixtures: Fixtures, outcome: Outcome, c
       headers: headersArb,
     })),
     (c) => check(async () => {
-      const path = `${model(c.model).routes.list}${c.detail ? `${c.detail}/` : ''}${c.query ? `?${c.query}` : ''}`;
+      const path = `${listPath(model(c.model))}${c.detail ? `${c.detail}/` : ''}${c.query ? `?${c.query}` : ''}`;
       const answer = await send(app, c.method, path, c.headers);
       count(answer.status);
       checkAnswer(answer, `${c.method} ${path.slice(0, 300)}`);
@@ -171,7 +171,7 @@ export function properties(app: TestApp, fixtures: Fixtures, outcome: Outcome, c
     })),
     ({ model: name, method, detail, id, body, headers }) => check(async () => {
       const entry = model(name);
-      const path = detail && method !== 'POST' ? `${entry.routes.list}${id}/` : entry.routes.list;
+      const path = detail && method !== 'POST' ? `${listPath(entry)}${id}/` : listPath(entry);
       const before = await snapshot(app, entry);
       const answer = await send(app, method, path, headers, body);
       count(answer.status);

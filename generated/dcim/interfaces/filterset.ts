@@ -163,6 +163,22 @@ export const interfaceFilterSet: FilterSet = {
   },
   poe_mode: { kind: "field", field: "poe_mode", family: "exact" },
   poe_type: { kind: "field", field: "poe_type", family: "exact" },
+  primary_mac_address: {
+    kind: "path",
+    path: [{ field: "primary_mac_address", model: "MACAddress" }],
+    by: "mac_address",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  primary_mac_address_id: {
+    kind: "path",
+    path: [{ field: "primary_mac_address", model: "MACAddress" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   q: { kind: "q" },
   rack: {
     kind: "path",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
+import { MACAddressModel } from "../mac-addresses/model.js";
 import { ModuleModel } from "../modules/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
@@ -31,7 +32,7 @@ export const interfaceDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name", "cable", "_occupied"],
   search: ["name", "label", "description"],
-  hooks: ["component", "interface", "wireless_peers", "cabled"],
+  hooks: ["component", "interface", "wireless_peers", "cabled", "mac_owner"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "device",
@@ -222,6 +223,35 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["mac_address"],
+    },
+    primary_mac_address: {
+      name: "primary_mac_address",
+      type: "fk",
+      label: "Primary MAC address",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["primary_mac_address_id"],
+      to: "MACAddress",
+      since: "4.0",
+      onDelete: "set_null",
+    },
+    mac_addresses: {
+      name: "mac_addresses",
+      type: "computed",
+      label: "MAC addresses",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse:MACAddress.assigned_object",
+      since: "4.0",
     },
     speed: {
       name: "speed",
@@ -662,6 +692,7 @@ export class InterfaceModel extends Model {
     parent: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.parent_id', to: 'dcim_interface.id' } },
     bridge: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.bridge_id', to: 'dcim_interface.id' } },
     lag: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.lag_id', to: 'dcim_interface.id' } },
+    primary_mac_address: { relation: Model.BelongsToOneRelation, modelClass: MACAddressModel, join: { from: 'dcim_interface.primary_mac_address_id', to: 'dcim_macaddress.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'dcim_interface.untagged_vlan_id', to: 'ipam_vlan.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_interface.cable_id', to: 'dcim_cable.id' } },
     wireless_link: { relation: Model.BelongsToOneRelation, modelClass: WirelessLinkModel, join: { from: 'dcim_interface.wireless_link_id', to: 'wireless_wirelesslink.id' } },
@@ -680,6 +711,7 @@ export class InterfaceModel extends Model {
   lag_id!: number | null;
   mtu!: number | null;
   mac_address!: string | null;
+  primary_mac_address_id!: number | null;
   speed!: number | null;
   duplex!: string | number | null;
   wwn!: string | null;

@@ -136,6 +136,8 @@ export const interfaceSerializer: SerializerDefinition = {
         "lag",
         "mtu",
         "mac_address",
+        "primary_mac_address",
+        "mac_addresses",
         "speed",
         "duplex",
         "wwn",

@@ -68,6 +68,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "dcim.inventoryitemrole": "InventoryItemRole",
         "dcim.inventoryitemtemplate": "InventoryItemTemplate",
         "dcim.location": "Location",
+        "dcim.macaddress": "MACAddress",
         "dcim.manufacturer": "Manufacturer",
         "dcim.module": "Module",
         "dcim.modulebay": "ModuleBay",

@@ -109,6 +109,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "dcim.inventoryitemrole": "InventoryItemRole",
         "dcim.inventoryitemtemplate": "InventoryItemTemplate",
         "dcim.location": "Location",
+        "dcim.macaddress": "MACAddress",
         "dcim.manufacturer": "Manufacturer",
         "dcim.module": "Module",
         "dcim.modulebay": "ModuleBay",

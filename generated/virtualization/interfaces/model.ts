@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { MACAddressModel } from "../../dcim/mac-addresses/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
 import { VirtualMachineModel } from "../virtual-machines/model.js";
@@ -28,7 +29,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
   ordering: ["virtual_machine", "name"],
   brief: ["id", "url", "display", "virtual_machine", "name"],
   search: ["name", "description"],
-  hooks: ["vm_interface"],
+  hooks: ["vm_interface", "mac_owner"],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
   changelogRelated: "virtual_machine",
@@ -145,6 +146,35 @@ export const vmInterfaceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["mac_address"],
     },
+    primary_mac_address: {
+      name: "primary_mac_address",
+      type: "fk",
+      label: "Primary MAC address",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["primary_mac_address_id"],
+      to: "MACAddress",
+      since: "4.0",
+      onDelete: "set_null",
+    },
+    mac_addresses: {
+      name: "mac_addresses",
+      type: "computed",
+      label: "MAC addresses",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "reverse:MACAddress.assigned_object",
+      since: "4.0",
+    },
     description: {
       name: "description",
       type: "string",
@@ -255,6 +285,7 @@ export class VMInterfaceModel extends Model {
     virtual_machine: { relation: Model.BelongsToOneRelation, modelClass: VirtualMachineModel, join: { from: 'virtualization_vminterface.virtual_machine_id', to: 'virtualization_virtualmachine.id' } },
     parent: { relation: Model.BelongsToOneRelation, modelClass: VMInterfaceModel, join: { from: 'virtualization_vminterface.parent_id', to: 'virtualization_vminterface.id' } },
     bridge: { relation: Model.BelongsToOneRelation, modelClass: VMInterfaceModel, join: { from: 'virtualization_vminterface.bridge_id', to: 'virtualization_vminterface.id' } },
+    primary_mac_address: { relation: Model.BelongsToOneRelation, modelClass: MACAddressModel, join: { from: 'virtualization_vminterface.primary_mac_address_id', to: 'dcim_macaddress.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'virtualization_vminterface.untagged_vlan_id', to: 'ipam_vlan.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'virtualization_vminterface.vrf_id', to: 'ipam_vrf.id' } },
   });
@@ -267,6 +298,7 @@ export class VMInterfaceModel extends Model {
   bridge_id!: number | null;
   mtu!: number | null;
   mac_address!: string | null;
+  primary_mac_address_id!: number | null;
   description!: string;
   mode!: string | number;
   untagged_vlan_id!: number | null;

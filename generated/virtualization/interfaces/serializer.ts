@@ -77,6 +77,8 @@ export const vmInterfaceSerializer: SerializerDefinition = {
         "bridge",
         "mtu",
         "mac_address",
+        "primary_mac_address",
+        "mac_addresses",
         "description",
         "mode",
         "untagged_vlan",

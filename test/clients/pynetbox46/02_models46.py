@@ -1,5 +1,5 @@
 """pynetbox 7.8.0 and the endpoints NetBox 4.x added or moved, through the 4.6 base: object types and
-change records under nb.core."""
+change records under nb.core, MAC addresses as objects and interfaces' primary MAC address."""
 from _harness import State, Checks, api, eq, true
 
 c = Checks("models46")
@@ -26,6 +26,28 @@ def _():
     changes = list(nb.core.object_changes.filter(changed_object_type="tenancy.tenant", changed_object_id=tenant.id))
     eq(sorted(ch.action.value for ch in changes), ["create", "update"], "create and update recorded")
     eq(changes[0].changed_object.id, tenant.id, "changed_object")
+
+
+@c.check("nb.dcim.mac_addresses: a MAC address object becomes an interface's primary MAC address")
+def _():
+    site = nb.dcim.sites.create(name=f"{TAG}-site", slug=f"{TAG}-site")
+    maker = nb.dcim.manufacturers.create(name=f"{TAG}-maker", slug=f"{TAG}-maker")
+    dtype = nb.dcim.device_types.create(manufacturer=maker.id, model=f"{TAG}-box", slug=f"{TAG}-box")
+    role = nb.dcim.device_roles.create(name=f"{TAG}-role", slug=f"{TAG}-role")
+    device = nb.dcim.devices.create(name=f"{TAG}-dev", site=site.id, device_type=dtype.id, role=role.id)
+    iface = nb.dcim.interfaces.create(device=device.id, name="eth0", type="1000base-t")
+    mac = nb.dcim.mac_addresses.create(mac_address="02:00:5e:10:00:01", assigned_object_type="dcim.interface", assigned_object_id=iface.id)
+    eq(mac.mac_address, "02:00:5E:10:00:01", "mac_address")
+    eq(mac.assigned_object.id, iface.id, "assigned_object")
+    true(iface.update({"primary_mac_address": mac.id}), "update() sent primary_mac_address")
+    again = nb.dcim.interfaces.get(iface.id)
+    eq(again.primary_mac_address.id, mac.id, "primary_mac_address")
+    eq(again.mac_address, "02:00:5E:10:00:01", "mac_address read from the primary MAC")
+    eq([m.id for m in nb.dcim.mac_addresses.filter(device_id=device.id, primary=True)], [mac.id], "filter primary=True")
+    mac.description = "onboard"
+    true(mac.save(), "save()")
+    true(mac.delete(), "delete()")
+    eq(nb.dcim.interfaces.get(iface.id).primary_mac_address, None, "the interface has no primary MAC once it is deleted")
 
 
 c.done()
