@@ -205,6 +205,10 @@ export interface ModelFile {
      * Extra panels of the object's page: runtime/ui/panels/<name>.ts modules
      */
     panels?: string[];
+    /**
+     * Columns the list page adds after the model's own, computed for the whole page at once (utilization bars): runtime/ui/column-views/<name>.ts modules
+     */
+    column_views?: string[];
   };
   /**
    * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it

@@ -273,6 +273,9 @@ function checkCrossReferences(
     for (const panel of spec.ui?.panels ?? []) {
       if (!existsSync(join(hooksDir, '..', 'ui', 'panels', `${panel}.ts`))) problems.push(`${file}: ui.panels: no file runtime/ui/panels/${panel}.ts`);
     }
+    for (const view of spec.ui?.column_views ?? []) {
+      if (!existsSync(join(hooksDir, '..', 'ui', 'column-views', `${view}.ts`))) problems.push(`${file}: ui.column_views: no file runtime/ui/column-views/${view}.ts`);
+    }
     if (spec.template_for && !byName.has(spec.template_for)) problems.push(`${file}: template_for: unknown model '${spec.template_for}'`);
     if (spec.templates) {
       if (fields[spec.templates.from]?.type !== 'fk') problems.push(`${file}: templates.from: '${spec.templates.from}' is not a relation of ${spec.model}`);

@@ -4,7 +4,8 @@
  * the same address in its VRF (and not those of another VRF), its parent prefixes (its VRF's only)
  * with their utilization, its VRF and role. An aggregate's utilization (the share its prefixes of
  * every VRF cover) and its prefixes tab with the free space as rows that open the prefix form; an IP
- * range's utilization (the share of its addresses assigned). Results checked through the API;
+ * range's utilization (the share of its addresses assigned); the lists of all three with a utilization
+ * bar per row. Results checked through the API;
  * axe-core on each page.
  */
 import * as assert from 'uvu/assert';
@@ -133,6 +134,34 @@ test('IP range: utilization by the addresses of its VRF assigned in it', async (
   await app.patch(`/api/ipam/ip-ranges/${f.range.id}/`, { mark_utilized: true });
   await page.reload();
   assert.is(await page.locator('[data-utilization]').getAttribute('data-utilization'), '100');
+});
+
+test('lists of prefixes, aggregates and IP ranges: a utilization bar with its percentage per row', async () => {
+  const { page } = browser;
+  const second = await app.post('/api/ipam/ip-ranges/', { start_address: '10.0.0.110/24', end_address: '10.0.0.119/24', vrf: f.vrf.id });
+  await app.post('/api/ipam/ip-addresses/', { address: '10.0.0.110/24', vrf: f.vrf.id });
+  /** The Utilization cell of the row whose first cell links to `href`: the bar's value and the text beside it. */
+  const bar = async (listPath: string, href: string) => {
+    await page.goto(`${base}${listPath}`);
+    const table = page.locator('table.nl-table');
+    const headers = (await table.locator('thead th').allTextContents()).map((h) => h.trim());
+    const column = headers.indexOf('Utilization');
+    assert.ok(column > 0, `${listPath}: ${headers.join(',')}`);
+    const cell = table.locator('tbody tr', { has: page.locator(`a[href="${href}"]`) }).locator('td').nth(column);
+    return { value: await cell.locator('progress').getAttribute('value'), text: (await cell.innerText()).trim() };
+  };
+  // 10.0.0.0/24 (prod): .10, the ranges .100-.119 (each address once, .105 twice and .110 inside a range): 21 of 254 usable
+  assert.equal(await bar(`/ipam/prefixes/?vrf_id=${f.vrf.id}`, `/ipam/prefixes/${f.lan.id}/`), { value: '8.26', text: '8.3%' });
+  // 10.0.0.0/26 (prod): .10 of 62
+  assert.equal(await bar(`/ipam/prefixes/?vrf_id=${f.vrf.id}`, `/ipam/prefixes/${f.mgmt.id}/`), { value: '1.61', text: '1.6%' });
+  await expectAccessible(page, 'the prefix list');
+  // the aggregate: 10.0.0.0/24, 10.0.1.0/24 and 10.0.2.0/24 of its /22
+  assert.equal(await bar('/ipam/aggregates/', `/ipam/aggregates/${f.aggregate.id}/`), { value: '75', text: '75%' });
+  await expectAccessible(page, 'the aggregate list');
+  // the first range is marked utilized; the second holds .110 of ten
+  assert.equal(await bar('/ipam/ip-ranges/', `/ipam/ip-ranges/${f.range.id}/`), { value: '100', text: '100%' });
+  assert.equal(await bar('/ipam/ip-ranges/', `/ipam/ip-ranges/${second.id}/`), { value: '10', text: '10%' });
+  await expectAccessible(page, 'the IP range list');
 });
 
 test.run();

@@ -172,6 +172,8 @@ export interface ModelDefinition {
     patterns: string[];
     /** extra panels of the object's page (runtime/ui/panels/<name>.ts) */
     panels: string[];
+    /** columns the list page adds after the model's own (runtime/ui/column-views/<name>.ts) */
+    columnViews: string[];
   };
   lookup: string;
   display: string[];

@@ -98,3 +98,41 @@ export async function prefixUtilization(db: Knex, ids: number[]): Promise<Map<nu
   }
   return out;
 }
+
+/** Per aggregate id, the share of it the prefixes of every VRF inside it cover, in percent: one query for the whole table. */
+export async function aggregatesUtilization(db: Knex, ids: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!ids.length) return out;
+  const aggregates = await perPrefix(db, ids, (part) => db('ipam_aggregate').whereIn('id', part).select('id', 'prefix_first', 'prefix_last'));
+  const used = new Map<number, [bigint, bigint][]>();
+  for (const r of await perPrefix(db, ids, (part) => db('ipam_aggregate as a').whereIn('a.id', part)
+    .join('ipam_prefix as o', (j) => j.on('o.family', 'a.family').andOn('o.prefix_first', '>=', 'a.prefix_first').andOn('o.prefix_first', '<=', 'a.prefix_last').andOn('o.prefix_last', '<=', 'a.prefix_last'))
+    .select('a.id as id', 'o.prefix_first as first', 'o.prefix_last as last'))) {
+    const list = used.get(Number(r.id)) ?? [];
+    list.push([toBigInt(r.first), toBigInt(r.last)]);
+    used.set(Number(r.id), list);
+  }
+  for (const a of aggregates) {
+    const first = toBigInt(a.prefix_first);
+    const last = toBigInt(a.prefix_last);
+    out.set(Number(a.id), percentOf(covered(used.get(Number(a.id)) ?? []), last - first + 1n));
+  }
+  return out;
+}
+
+/** Per IP range id, the share of its addresses IP addresses of its VRF take (each address once), in percent; 100 when marked utilized: one query for the whole table. */
+export async function rangesUtilization(db: Knex, ids: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!ids.length) return out;
+  const ranges = await perPrefix(db, ids, (part) => db('ipam_iprange').whereIn('id', part).select('id', 'start_address_host', 'end_address_host', 'mark_utilized'));
+  const taken = new Map<number, bigint>();
+  for (const r of await perPrefix(db, ids, (part) => db('ipam_iprange as r').whereIn('r.id', part)
+    .join('ipam_ipaddress as o', (j) => j.on('o.family', 'r.family').andOn('o.address_host', '>=', 'r.start_address_host').andOn('o.address_host', '<=', 'r.end_address_host')
+      .andOn((x) => x.on('o.vrf_id', 'r.vrf_id').orOn((y) => y.onNull('o.vrf_id').andOnNull('r.vrf_id'))))
+    .groupBy('r.id').select('r.id as id').countDistinct({ n: 'o.address_host' }))) taken.set(Number(r.id), BigInt(r.n ?? 0));
+  for (const r of ranges) {
+    const size = toBigInt(r.end_address_host) - toBigInt(r.start_address_host) + 1n;
+    out.set(Number(r.id), truthy(r.mark_utilized) ? 100 : percentOf(taken.get(Number(r.id)) ?? 0n, size));
+  }
+  return out;
+}

@@ -10,7 +10,8 @@ import { callView, errorText, type ViewFn } from './api-call.js';
 import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
-import type { Services } from '../http/views.js';
+import type { Services, State } from '../http/views.js';
+import { columnViews } from './column-views/index.js';
 import type { ApiViews } from './objects.js';
 
 export const PAGE_SIZES = [25, 50, 100, 250, 500];
@@ -125,6 +126,10 @@ export async function listPage(ctx: Context, services: Services, page: Page, ent
   const pages = Math.max(1, Math.ceil(count / perPage));
   const canChange = may(ctx, entry, 'change', services) && !entry.definition.readOnly;
   const canDelete = may(ctx, entry, 'delete', services) && !entry.definition.readOnly;
+  // The model's added columns (utilization), each computed for the whole page at once.
+  const db = (ctx.state as State).readDb ?? services.db;
+  const added = (entry.definition.ui?.columnViews ?? []).map((name) => columnViews[name]);
+  const addedCells = await Promise.all(added.map((v) => v.render(db, rows)));
   const filters = [...new URLSearchParams(query)].filter(([k]) => !['limit', 'offset', 'ordering', 'q', 'exclude'].includes(k)).map(([k, v]) => ({ name: k, value: v }));
   const exportQuery = new URLSearchParams(base);
   exportQuery.delete('per_page');
@@ -146,12 +151,13 @@ export async function listPage(ctx: Context, services: Services, page: Page, ent
         ariaSort: active === 'asc' ? 'ascending' : active === 'desc' ? 'descending' : 'none',
         arrow: active === 'asc' ? '▲' : active === 'desc' ? '▼' : '',
       };
-    }),
-    rows: rows.map((r) => ({
+    }).concat(added.map((v) => ({ name: '', label: v.label, sortUrl: null, ariaSort: 'none', arrow: '' }))),
+    rows: rows.map((r, n) => ({
       id: r.id,
       display: r.display,
       url: `${listUrl(entry)}${r.id}/`,
       cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
+      extra: addedCells.map((cells) => cells[n]),
     })),
     count,
     empty: !rows.length,

@@ -11,16 +11,9 @@ import { listUrl } from './page.js';
 import { renderTemplate } from './render.js';
 import type { ApiViews } from './objects.js';
 import { cell, plain } from './values.js';
+import { barView, type Bar } from './bar.js';
 
-export interface Bar { value: number; text: string }
-
-/** `12.5%`, or `25%` when whole. */
-export const percentText = (value: number) => `${value.toFixed(value % 1 ? 1 : 0)}%`;
-
-/** The bar of a utilization figure, drawn by templates/ui/utilization.mustache. */
-export function barView(value: number): Bar {
-  return { value, text: percentText(value) };
-}
+export { barView, percentText, type Bar } from './bar.js';
 
 /** The model's rows for `query` (at most `limit`), as the API lists them. */
 export async function listRows(ctx: Context, api: ApiViews, other: ModelEntry, query: URLSearchParams, limit = 100): Promise<Record<string, any>[]> {

@@ -29,7 +29,7 @@ export const cableDefinition: ModelDefinition = {
   hooks: ["cable"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: [], panels: ["cable_ends"] },
+  ui: { tabs: [], patterns: [], panels: ["cable_ends"], columnViews: [] },
   fields: {
     type: {
       name: "type",

@@ -30,7 +30,7 @@ export const consolePortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "ConsolePort",
   fields: {
     device_type: {

@@ -30,7 +30,7 @@ export const consoleServerPortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "ConsoleServerPort",
   fields: {
     device_type: {

@@ -47,6 +47,7 @@ export const consoleServerPortDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name", "label"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     device: {

@@ -29,7 +29,7 @@ export const deviceBayTemplateDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["device_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "DeviceBay",
   fields: {
     device_type: {

@@ -35,6 +35,7 @@ export const deviceBayDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name", "label"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     device: {

@@ -95,6 +95,7 @@ export const deviceTypeDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     manufacturer: {

@@ -70,6 +70,7 @@ export const deviceDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   templates: { from: "device_type", names: {} },
   fields: {

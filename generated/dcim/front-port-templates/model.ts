@@ -31,7 +31,7 @@ export const frontPortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template", "front_port_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"], ["rear_port", "rear_port_position"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "FrontPort",
   fields: {
     device_type: {

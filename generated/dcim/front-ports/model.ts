@@ -49,6 +49,7 @@ export const frontPortDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name", "label"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     device: {

@@ -30,7 +30,7 @@ export const interfaceTemplateDefinition: ModelDefinition = {
   hooks: ["component_template", "interface_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "Interface",
   fields: {
     device_type: {

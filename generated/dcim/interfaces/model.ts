@@ -56,6 +56,7 @@ export const interfaceDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name", "label"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     device: {

@@ -31,7 +31,7 @@ export const inventoryItemTemplateDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["device_type", "parent", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "InventoryItem",
   fields: {
     device_type: {

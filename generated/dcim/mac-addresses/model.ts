@@ -34,6 +34,7 @@ export const macAddressDefinition: ModelDefinition = {
     tabs: [],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     mac_address: {

@@ -29,7 +29,7 @@ export const moduleBayTemplateDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["device_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "ModuleBay",
   fields: {
     device_type: {

@@ -76,6 +76,7 @@ export const moduleTypeDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     manufacturer: {

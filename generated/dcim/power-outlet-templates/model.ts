@@ -31,7 +31,7 @@ export const powerOutletTemplateDefinition: ModelDefinition = {
   hooks: ["component_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "PowerOutlet",
   fields: {
     device_type: {

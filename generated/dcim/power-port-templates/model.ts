@@ -30,7 +30,7 @@ export const powerPortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template", "power_port"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "PowerPort",
   fields: {
     device_type: {

@@ -48,6 +48,7 @@ export const powerPortDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name", "label"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     device: {

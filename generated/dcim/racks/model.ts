@@ -32,7 +32,7 @@ export const rackDefinition: ModelDefinition = {
   hooks: ["rack"],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: [], panels: ["rack_elevation"] },
+  ui: { tabs: [], patterns: [], panels: ["rack_elevation"], columnViews: [] },
   fields: {
     name: {
       name: "name",

@@ -30,7 +30,7 @@ export const rearPortTemplateDefinition: ModelDefinition = {
   hooks: ["component_template", "rear_port_template"],
   uniqueTogether: [["device_type", "name"], ["module_type", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name", "label"], panels: [] },
+  ui: { tabs: [], patterns: ["name", "label"], panels: [], columnViews: [] },
   templateFor: "RearPort",
   fields: {
     device_type: {

@@ -42,6 +42,7 @@ export const aggregateDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: ["aggregate_utilization"],
+    columnViews: ["aggregate_utilization"],
   },
   fields: {
     family: {

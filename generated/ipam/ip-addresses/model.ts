@@ -35,6 +35,7 @@ export const ipAddressDefinition: ModelDefinition = {
     tabs: [],
     patterns: [],
     panels: ["duplicate_ips", "parent_prefixes"],
+    columnViews: [],
   },
   fields: {
     family: {

@@ -36,6 +36,7 @@ export const ipRangeDefinition: ModelDefinition = {
     tabs: [],
     patterns: [],
     panels: ["range_utilization"],
+    columnViews: ["range_utilization"],
   },
   fields: {
     family: {

@@ -59,6 +59,7 @@ export const prefixDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: [],
+    columnViews: ["prefix_utilization"],
   },
   fields: {
     family: {

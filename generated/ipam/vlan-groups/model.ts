@@ -32,6 +32,7 @@ export const vlanGroupDefinition: ModelDefinition = {
     tabs: [{ path: "vlans", model: "VLAN", filter: { group_id: "id" }, add: "group", view: "free_vids" }],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     name: {

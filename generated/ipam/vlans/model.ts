@@ -37,6 +37,7 @@ export const vlanDefinition: ModelDefinition = {
     tabs: [],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     site: {

@@ -49,6 +49,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
     tabs: [],
     patterns: ["name"],
     panels: [],
+    columnViews: [],
   },
   fields: {
     virtual_machine: {

@@ -29,7 +29,7 @@ export const virtualDiskDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["virtual_machine", "name"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: ["name"], panels: [] },
+  ui: { tabs: [], patterns: ["name"], panels: [], columnViews: [] },
   fields: {
     virtual_machine: {
       name: "virtual_machine",

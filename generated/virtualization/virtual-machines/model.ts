@@ -53,6 +53,7 @@ export const virtualMachineDefinition: ModelDefinition = {
     ],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     name: {
