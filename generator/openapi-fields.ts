@@ -151,8 +151,8 @@ export class Builder {
         if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
         if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
-        // computed by a hook: any JSON value (null where the object is nested in another one)
-        return { readOnly: true };
+        // computed by a hook: any JSON value (null where the object is nested in another one); written through the hook when not read-only
+        return raw.readOnly ? { readOnly: true } : {};
       // null where a version shows another key in its place (4.6: a v1 token has no v2 key)
       case 'token_key': return orNull({ type: 'string' });
       case 'json': return {};
@@ -194,6 +194,8 @@ export class Builder {
 
   /** A writable field of a request body, or null when it cannot be written. */
   write(f: FieldDefinition, d: ModelDefinition): Schema | null {
+    // a computed field a hook writes (read_only: false, an event rule's event_types): any JSON value
+    if (f.type === 'computed' && !f.readOnly) return f.helpText ? { description: f.helpText } : {};
     if (f.readOnly || f.type === 'computed' || f.type === 'generic_fk') return null;
     const of = this.target(f, d);
     const related = (model: string): Schema => ({

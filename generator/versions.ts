@@ -32,6 +32,14 @@ export function documentFile(versions: Versions, version: string): string {
   return version === versions.default ? 'openapi.json' : `openapi-${version}.json`;
 }
 
+/** An alias whose field the version does not have is that field under another name there (4.6's object_types is content_types). */
+function renamedIn(version: string, f: FieldDefinition, fields: Record<string, FieldDefinition>): FieldDefinition {
+  const of = f.type === 'alias' ? fields[f.of!] : undefined;
+  if (!of || inVersion(version, of)) return f;
+  const { since: _s, until: _u, ...target } = of;
+  return { ...target, name: f.name, label: f.label, ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}) };
+}
+
 /** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   const served = new Set(entries.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
@@ -40,7 +48,7 @@ export function entriesInVersion(entries: ModelEntry[], version: string): ModelE
   return entries.filter((e) => served.has(e.definition.name)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typesIn(f)])) },
+    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typesIn(renamedIn(version, f, e.definition.fields))])) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),
   }));

@@ -177,4 +177,84 @@ test('users: is_staff in 3.7 only; a 4.6 write ignores it, as NetBox ignores a k
   expectStatus(await app.api('GET', '/v4.6/api/users/users/?is_staff=true'), 400);
 });
 
+test('content_types is 4.6\'s object_types, a custom field\'s object_type its related_object_type: one stored value, written and filtered through either name', async ({ app }) => {
+  const old = await app.post('/v3.7/api/extras/custom-fields/', { name: 'owner_site', type: 'object', object_type: 'dcim.site', content_types: ['dcim.device'] });
+  const now = await app.get(`/v4.6/api/extras/custom-fields/${old.id}/`);
+  assert.equal(now.object_types, ['dcim.device']);
+  assert.is(now.related_object_type, 'dcim.site');
+  for (const key of ['content_types', 'object_type']) assert.not.ok(key in now, key);
+  assert.ok(Object.keys(now).indexOf('object_types') < Object.keys(now).indexOf('type'), 'where NetBox 4.6 puts it');
+  const made = await app.post('/v4.6/api/extras/custom-fields/', { name: 'peer_site', type: 'object', related_object_type: 'dcim.site', object_types: ['dcim.rack'] });
+  assert.equal(made.object_types, ['dcim.rack']);
+  const back = await app.get(`/v3.7/api/extras/custom-fields/${made.id}/`);
+  assert.equal(back.content_types, ['dcim.rack']);
+  assert.is(back.object_type, 'dcim.site');
+  for (const key of ['object_types', 'related_object_type']) assert.not.ok(key in back, key);
+  // errors name the field as the version does
+  const missing = await app.api('POST', '/v4.6/api/extras/custom-fields/', { name: 'nothing', type: 'text' });
+  expectStatus(missing, 400);
+  assert.ok(missing.body.object_types, missing.text);
+  assert.not.ok(missing.body.content_types);
+  const wrong = await app.api('PATCH', `/v4.6/api/extras/custom-fields/${made.id}/`, { object_types: ['dcim.nonesuch'] });
+  expectStatus(wrong, 400);
+  assert.ok(wrong.body.object_types, wrong.text);
+  // a 3.7 name through 4.6 is not read
+  await app.patch(`/v4.6/api/extras/custom-fields/${made.id}/`, { content_types: ['dcim.site'] });
+  assert.equal((await app.get(`/v4.6/api/extras/custom-fields/${made.id}/`)).object_types, ['dcim.rack']);
+
+  const ids = (r: any) => r.results.map((x: any) => x.id).sort();
+  assert.equal(ids(await app.get('/v4.6/api/extras/custom-fields/?object_type=dcim.rack')), [made.id]);
+  assert.equal(ids(await app.get('/v4.6/api/extras/custom-fields/?related_object_type=dcim.site')).length, 2);
+  assert.equal(ids(await app.get('/v3.7/api/extras/custom-fields/?content_types=dcim.rack')), [made.id]);
+  expectStatus(await app.api('GET', '/v4.6/api/extras/custom-fields/?content_types=dcim.rack'), 400);
+  expectStatus(await app.api('GET', '/v3.7/api/extras/custom-fields/?object_type_id=1'), 400);
+  const types = await app.get('/v3.7/api/extras/content-types/?app_label=dcim&model=rack');
+  assert.equal(ids(await app.get(`/v4.6/api/extras/custom-fields/?object_type_id=${types.results[0].id}`)), [made.id]);
+
+  // the other models NetBox 4.0 renamed it on
+  for (const [path, body] of [
+    ['extras/custom-links', { name: 'link', link_text: 'x', link_url: 'http://x/' }],
+    ['extras/export-templates', { name: 'tpl', template_code: '{{ x }}' }],
+    ['extras/saved-filters', { name: 'sf', slug: 'sf', parameters: { status: 'active' } }],
+  ] as const) {
+    const created = await app.post(`/v4.6/api/${path}/`, { ...body, object_types: ['dcim.site'] });
+    assert.equal(created.object_types, ['dcim.site'], path);
+    assert.equal((await app.get(`/v3.7/api/${path}/${created.id}/`)).content_types, ['dcim.site'], path);
+    assert.is((await app.get(`/v4.6/api/${path}/?object_type=dcim.site`)).count, 1, path);
+  }
+  const doc = (await app.get('/v4.6/api/schema/')).components.schemas;
+  assert.ok(doc.WritableCustomField.required.includes('object_types'));
+  assert.not.ok('content_types' in doc.CustomField.properties);
+});
+
+test('event rules: 3.7\'s five booleans are 4.6\'s event_types, one stored form written through either version', async ({ app }) => {
+  const hook = await app.post('/api/extras/webhooks/', { name: 'events-target', payload_url: 'http://127.0.0.1:9/' });
+  const action = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: hook.id };
+  const old = await app.post('/v3.7/api/extras/event-rules/', { name: 'old-rule', content_types: ['dcim.site'], type_create: true, type_job_end: true, ...action });
+  const seen = await app.get(`/v4.6/api/extras/event-rules/${old.id}/`);
+  assert.equal(seen.event_types, ['object_created', 'job_completed', 'job_failed', 'job_errored']);
+  for (const key of ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end']) assert.not.ok(key in seen, key);
+  const made = await app.post('/v4.6/api/extras/event-rules/', { name: 'new-rule', object_types: ['dcim.device'], event_types: ['object_updated', 'object_deleted'], ...action });
+  assert.equal(made.event_types, ['object_updated', 'object_deleted']);
+  const back = await app.get(`/v3.7/api/extras/event-rules/${made.id}/`);
+  assert.equal([back.type_create, back.type_update, back.type_delete, back.type_job_start, back.type_job_end], [false, true, true, false, false]);
+  assert.not.ok('event_types' in back);
+  await app.patch(`/v4.6/api/extras/event-rules/${made.id}/`, { event_types: ['object_created'] });
+  assert.equal((await app.get(`/v3.7/api/extras/event-rules/${made.id}/`)).type_update, false, 'a 4.6 write replaces the set');
+  await app.patch(`/v3.7/api/extras/event-rules/${made.id}/`, { type_delete: true });
+  assert.equal((await app.get(`/v4.6/api/extras/event-rules/${made.id}/`)).event_types, ['object_created', 'object_deleted']);
+  const bad = await app.api('PATCH', `/v4.6/api/extras/event-rules/${made.id}/`, { event_types: ['object_exploded'] });
+  expectStatus(bad, 400);
+  assert.match(bad.body.event_types[0], /object_exploded/);
+  const none = await app.api('POST', '/v4.6/api/extras/event-rules/', { name: 'no-events', object_types: ['dcim.site'], ...action });
+  expectStatus(none, 400);
+
+  const names = (r: any) => r.results.map((x: any) => x.name).filter((n: string) => n.endsWith('-rule')).sort();
+  assert.equal(names(await app.get('/v4.6/api/extras/event-rules/?event_type=job_failed')), ['old-rule']);
+  assert.equal(names(await app.get('/v4.6/api/extras/event-rules/?event_type=object_deleted&event_type=job_started')), ['new-rule']);
+  assert.ok(names(await app.get('/v3.7/api/extras/event-rules/?type_create=true')).includes('old-rule'));
+  expectStatus(await app.api('GET', '/v3.7/api/extras/event-rules/?event_type=object_created'), 400);
+  expectStatus(await app.api('GET', '/v4.6/api/extras/event-rules/?type_create=true'), 400);
+});
+
 test.run();

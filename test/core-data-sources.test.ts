@@ -181,6 +181,9 @@ test('failures end as errored jobs with a readable error and a failed source, ne
   const remote = await app.api('POST', '/api/core/data-sources/', { name: unique('x'), type: 'local', source_url: 'https://example.com/x' });
   expectStatus(remote, 400);
   assert.ok(remote.body.source_url);
+  const relative = await app.api('POST', '/api/core/data-sources/', { name: unique('x'), type: 'local', source_url: 'templates' });
+  expectStatus(relative, 400);
+  assert.match(relative.body.source_url[0], /absolute/);
   const parameters = await app.api('POST', '/api/core/data-sources/', { name: unique('x'), type: 'git', source_url: 'https://example.com/x.git', parameters: { depth: 1 } });
   expectStatus(parameters, 400);
   assert.match(parameters.body.parameters[0], /depth/);

@@ -10,14 +10,15 @@ import * as assert from 'uvu/assert';
 import { countQueries } from '../runtime/data/db.js';
 import { model } from '../runtime/data/registry.js';
 import { createObject } from './factory.js';
+import { ADMIN } from './browser.js';
 import { engine, expectStatus, startApp, type Reply, type TestApp } from './helpers.js';
 
 // uvu loads test files as CommonJS, so there is no top-level await: the service starts in `before`.
 let starting: Promise<TestApp> | undefined;
 let app: TestApp;
 async function boot(): Promise<void> {
-  // No analysis after the bulk writes here: its statements would count as the request's.
-  app = await (starting ??= startApp({ STATISTICS_REFRESH_ROWS: '1000000000000' }));
+  // No analysis after the bulk writes here and no job worker polling: their statements would count as the request's.
+  app = await (starting ??= startApp({ STATISTICS_REFRESH_ROWS: '1000000000000', RUN_WORKER: '0' }));
 }
 
 
@@ -25,8 +26,8 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 interface Measured { count: number; sql: string[]; reply: Reply }
 
-/** Runs one request and records every SQL statement issued while it runs. */
-async function measure(method: string, path: string, body?: unknown): Promise<Measured> {
+/** Runs one request (an API call unless `send` says otherwise) and records every SQL statement issued while it runs. */
+async function measure(method: string, path: string, body?: unknown, send: () => Promise<Reply> = () => app.api(method, path, body)): Promise<Measured> {
   const db = app.running.db;
   const sql: string[] = [];
   const record = (q: { sql: string }) => { sql.push(q.sql); };
@@ -34,7 +35,7 @@ async function measure(method: string, path: string, body?: unknown): Promise<Me
   const counter = countQueries(db);
   let reply: Reply;
   try {
-    reply = await app.api(method, path, body);
+    reply = await send();
   } finally {
     counter.stop();
     db.removeListener('query', record);
@@ -194,6 +195,53 @@ lists('filters on related objects do not cost a query per row either', async () 
 });
 
 lists.run();
+
+// ---------------------------------------------------------------------------------------------
+const tabs = suite('IPAM tabs: the number of queries does not grow with the number of children');
+let cookie = '';
+const spaces: { parent: number; aggregate: number; children: number }[] = [];
+
+tabs.before(async () => {
+  await boot();
+  const login = await fetch(`${app.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...ADMIN, next: '/' }), redirect: 'manual' });
+  cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const rir = await app.post('/api/ipam/rirs/', { name: 'Budget RIR', slug: 'budget-rir', is_private: true });
+  // Two /16s: one with 2 children, one with 40; each child holds an address and a range, so every part of utilization is read.
+  for (const [second, count] of [[16, 2], [17, 40]]) {
+    const parent = await app.post('/api/ipam/prefixes/', { prefix: `172.${second}.0.0/16`, status: 'container' });
+    const aggregate = await app.post('/api/ipam/aggregates/', { prefix: `172.${second}.0.0/16`, rir: rir.id });
+    await app.post('/api/ipam/prefixes/', range(count).map((i) => ({ prefix: `172.${second}.${i * 2}.0/24` })));
+    await app.post('/api/ipam/ip-addresses/', range(count).map((i) => ({ address: `172.${second}.${i * 2}.1/24` })));
+    await app.post('/api/ipam/ip-ranges/', range(count).map((i) => ({ start_address: `172.${second}.${i * 2}.100/24`, end_address: `172.${second}.${i * 2}.109/24` })));
+    spaces.push({ parent: parent.id, aggregate: aggregate.id, children: count });
+  }
+});
+
+/** A page of the web interface as the signed-in admin. */
+async function page(path: string): Promise<Reply> {
+  const res = await fetch(app.url + path, { headers: { Cookie: cookie }, redirect: 'manual' });
+  const text = await res.text();
+  return { status: res.status, body: text, headers: res.headers, text };
+}
+
+for (const [label, path] of [['a prefix\'s child prefixes', (s: typeof spaces[number]) => `/ipam/prefixes/${s.parent}/prefixes/`], ['an aggregate\'s prefixes', (s: typeof spaces[number]) => `/ipam/aggregates/${s.aggregate}/prefixes/`]] as const) {
+  tabs(`${label}: 2 children and 40 cost the same statements`, async () => {
+    const cheaper = async (s: typeof spaces[number]) => {
+      const runs = [await measure('GET', path(s), undefined, () => page(path(s))), await measure('GET', path(s), undefined, () => page(path(s)))];
+      for (const run of runs) expectStatus(run.reply, 200, `GET ${path(s)}:`);
+      return runs[0].count <= runs[1].count ? runs[0] : runs[1];
+    };
+    // one after the other: the statements of both would count in each window otherwise
+    const small = await cheaper(spaces[0]);
+    const big = await cheaper(spaces[1]);
+    // every child is listed with its utilization bar
+    for (const [m, s] of [[small, spaces[0]], [big, spaces[1]]] as const) assert.is((m.reply.text.match(/<progress/g) ?? []).length >= s.children, true, `${path(s)} shows a bar per child`);
+    assert.ok(small.count >= 3, `statements are being counted (${small.count})`);
+    assert.is(big.count, small.count, `${label}: ${small.count} statements for 2 children, ${big.count} for 40\n  ${small.sql.join('\n  ')}\n40:\n  ${big.sql.join('\n  ')}`);
+  });
+}
+
+tabs.run();
 
 // ---------------------------------------------------------------------------------------------
 const writes = suite('bulk writes are set-wise');

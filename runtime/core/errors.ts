@@ -93,8 +93,10 @@ export function fromDatabaseError(error: unknown): ApiError | null {
 /** Collects the errors of one object while it is validated. */
 export class ErrorCollector {
   readonly errors: FieldErrors = {};
+  /** `shownAs`: the name a field has in the request's API version, where it differs (content_types → object_types) */
+  constructor(private readonly shownAs?: ReadonlyMap<string, string>) {}
   add(field: string, message: string): void {
-    (this.errors[field] ??= []).push(message);
+    (this.errors[this.shownAs?.get(field) ?? field] ??= []).push(message);
   }
   get empty(): boolean {
     return Object.keys(this.errors).length === 0;

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { matchesAny } from './fnmatch.js';
 
@@ -42,6 +42,15 @@ export function localPath(url: string): string {
   return url;
 }
 
+/** A local source's folder is absolute: a relative one would depend on where the service was started. */
+export function isAbsolutePath(url: string): boolean {
+  try {
+    return isAbsolute(localPath(url));
+  } catch {
+    return false;
+  }
+}
+
 /** Without a scheme, or file://: what a local source accepts. */
 export function isLocalUrl(url: string): boolean {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
@@ -71,7 +80,7 @@ function git(args: string[], timeoutMs: number): Promise<void> {
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
       maxBuffer: 1024 * 1024,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_SSH_COMMAND: 'ssh -o BatchMode=yes', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' },
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' },
     }, (error, _stdout, stderr) => {
       if (!error) return resolve();
       const e = error as NodeJS.ErrnoException & { killed?: boolean };

@@ -31,30 +31,46 @@ export interface Prepared extends WriteItem {
   customFields?: Record<string, unknown>;
 }
 
-const aliasCache = new WeakMap<ModelEntry, Map<string, string[]>>();
+interface BodyNames {
+  /** the keys of the body that write each stored field, its own name first, then its aliases (device_role for role) */
+  keys: Map<string, string[]>;
+  /** a stored field the version shows under another name (an alias of it: content_types as 4.6's object_types) */
+  shownAs: Map<string, string>;
+}
 
-/** The alias fields of each field (device_role for role), looked up once per model rather than per field and element. */
-function aliasesOf(entry: ModelEntry): Map<string, string[]> {
-  let map = aliasCache.get(entry);
-  if (!map) {
-    map = new Map();
-    for (const a of Object.values(entry.definition.fields)) if (a.type === 'alias') map.set(a.of!, [...(map.get(a.of!) ?? []), a.name]);
-    aliasCache.set(entry, map);
+const namesCache = new WeakMap<ModelEntry, Map<string, BodyNames>>();
+
+/** The body keys of a model's fields in `version` (undefined: every version's), worked out once per model and version. */
+function bodyNames(entry: ModelEntry, version: string | undefined): BodyNames {
+  let byVersion = namesCache.get(entry);
+  if (!byVersion) namesCache.set(entry, (byVersion = new Map()));
+  let names = byVersion.get(version ?? '');
+  if (!names) {
+    const has = (f: FieldDefinition) => version === undefined || inVersion(version, f);
+    names = { keys: new Map(), shownAs: new Map() };
+    const fields = Object.values(entry.definition.fields);
+    for (const f of fields) {
+      if (f.type === 'alias' || f.type === 'computed') continue;
+      const aliases = fields.filter((a) => a.type === 'alias' && a.of === f.name && has(a));
+      names.keys.set(f.name, [...(has(f) ? [f.name] : []), ...aliases.map((a) => a.name)]);
+      if (!has(f) && aliases.length) names.shownAs.set(f.name, aliases[0].name);
+    }
+    byVersion.set(version ?? '', names);
   }
-  return map;
+  return names;
 }
 
 /** `version`: the API version the write came through (its fields are read from the body; a field's `default_since` may depend on it). */
 export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, existing: Row | null, mode: 'create' | 'put' | 'patch', refs: Ref[], index: number, now: string, customFields: CustomFieldDef[], version?: string): Prepared {
   const d = entry.definition;
-  const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
+  // A field is written under the names its version has: its own, or an alias (device_role → role,
+  // 4.6's object_types → content_types), the first given winning; errors name it as the version does.
+  const names = bodyNames(entry, version);
+  const item: Prepared = { input, values: {}, existing, errors: new ErrorCollector(names.shownAs.size ? names.shownAs : undefined), reveal: {}, id: existing ? Number(existing.id) : null, m2m: {} };
   const { values, errors: errs } = item;
-  // An alias writes its target (device_role → role) unless the target itself is given.
-  const aliases = aliasesOf(entry);
   const given = (f: FieldDefinition): [boolean, unknown] => {
-    if (f.name in input) return [true, input[f.name]];
-    const alias = aliases.get(f.name)?.find((a) => a in input);
-    return alias ? [true, input[alias]] : [false, undefined];
+    const key = names.keys.get(f.name)?.find((k) => k in input);
+    return key === undefined ? [false, undefined] : [true, input[key]];
   };
   for (const f of Object.values(d.fields)) {
     if (f.type === 'alias' || f.type === 'computed') continue;
@@ -62,8 +78,8 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
       if (mode === 'create' && f.type === 'datetime') values[f.columns[0]] = now;
       continue;
     }
-    // a field the write's version does not have is not read from its body (NetBox ignores unknown keys)
-    const [has, value] = version === undefined || inVersion(version, f) ? given(f) : [false, undefined];
+    // a field the write's version does not have, under any name, is not read from its body (NetBox ignores unknown keys)
+    const [has, value] = given(f);
     if (!has) {
       if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below

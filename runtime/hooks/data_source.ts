@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { JobContext, ModelHooks, Row } from '../data/registry.js';
 import { ApiError } from '../core/errors.js';
-import { fetchSource, isLocalUrl, type SourceFile } from '../core/source-files.js';
+import { fetchSource, isAbsolutePath, isLocalUrl, type SourceFile } from '../core/source-files.js';
 import { enqueueJob, startJob } from '../data/jobs.js';
 import { model } from '../data/registry.js';
 import { renderRows } from '../data/serialize.js';
@@ -98,7 +98,10 @@ export const dataSource: ModelHooks = {
     if (!item.existing) item.values.status = 'new';
     const merged = { ...(item.existing ?? {}), ...item.values };
     const url = typeof merged.source_url === 'string' ? merged.source_url : '';
-    if (url && merged.type === 'local' && !isLocalUrl(url)) item.errors.add('source_url', 'URLs for local sources must start with file:// (or specify no scheme).');
+    if (url && merged.type === 'local') {
+      if (!isLocalUrl(url)) item.errors.add('source_url', 'URLs for local sources must start with file:// (or specify no scheme).');
+      else if (!isAbsolutePath(url)) item.errors.add('source_url', 'Give the folder as an absolute path (/srv/templates) or a file:// URL.');
+    }
     if (url && merged.type === 'git' && !GIT_URL.test(url)) item.errors.add('source_url', 'A git source needs a repository URL: https://, http://, ssh://, git://, file:// or user@host:path.');
     if (item.values.parameters === undefined || item.values.parameters === null) return;
     const parameters = JSON.parse(item.values.parameters);

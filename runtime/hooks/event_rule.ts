@@ -7,13 +7,25 @@ import type { ModelHooks } from '../data/registry.js';
 import { conditionError } from '../webhooks/conditions.js';
 import { checkContentTypes, contentTypeIdsFilter, contentTypesFilter, parseJson } from './object-types.js';
 import { webhooksFromRules } from './legacy-triggers.js';
+import { booleansOf, eventTypeFilter, eventTypesOf } from './event-types.js';
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
 const EVENTS = ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end'];
 
 export const eventRule: ModelHooks = {
-  filters: { event_rule_content_types: contentTypesFilter(), event_rule_content_type_id: contentTypeIdsFilter() },
+  filters: { event_rule_content_types: contentTypesFilter(), event_rule_content_type_id: contentTypeIdsFilter(), event_rule_event_type: eventTypeFilter },
+  computed: {
+    async event_rule_event_types(rows) {
+      return new Map(rows.map((r) => [Number(r.id), eventTypesOf(r)]));
+    },
+  },
   prepare(item) {
+    // 4.x's event_types writes the stored booleans (the 3.7 body has no such key)
+    if ('event_types' in item.input) {
+      const booleans = booleansOf(item.input.event_types);
+      if (typeof booleans === 'string') item.errors.add('event_types', booleans);
+      else Object.assign(item.values, booleans);
+    }
     const v = { ...(item.existing ?? {}), ...item.values };
     checkContentTypes(item, 'content_types', (entry) => entry.definition.changelog, 'an object type whose changes trigger events');
     if (!EVENTS.some((e) => truthy(v[e]))) {

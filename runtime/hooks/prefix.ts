@@ -23,42 +23,63 @@ async function children(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
   return map;
 }
 
-/** The network of `first` (16 bytes) at `length` bits of its family (IPv4 sits in the last 4 bytes). */
-function networkAt(first: Buffer, family: number, length: number): string {
-  const bits = (family === 4 ? 96 : 0) + length;
+/** The networks containing `first` (16 bytes) at lengths `below - 1` down to 0 of its family, as hex, widest last (IPv4 sits in the last 4 bytes). */
+function* widening(first: Buffer, family: number, below: number): Generator<[number, string]> {
   const out = Buffer.from(first);
-  for (let i = 0; i < 16; i++) {
-    const keep = Math.max(0, Math.min(8, bits - i * 8));
-    out[i] &= (0xff << (8 - keep)) & 0xff;
+  const offset = family === 4 ? 96 : 0;
+  for (let length = below - 1; length >= 0; length--) {
+    // Clearing the bits from `length` on, one at a time, walking outwards.
+    const bit = offset + length;
+    out[bit >> 3] &= ~(0x80 >> (bit & 7)) & 0xff;
+    yield [length, out.toString('hex')];
   }
-  return out.toString('hex');
 }
 
 /**
  * Per page row, the prefixes strictly containing it (same family and VRF). A container of p starts at
  * p's address masked to the container's length, so there are at most 32 (128) candidates per row,
  * each an equality on the indexed lower bound: a range scan from the bottom of the address space
- * would read every prefix below p instead.
+ * would read every prefix below p instead. Rows share their wider networks, so each network is
+ * visited once: the walk outwards from a row ends at the first network already visited, whose
+ * count of containers (at its length or wider) it takes over.
  */
 async function depth(db: Knex, rows: Row[]): Promise<Map<number, unknown>> {
   const map = new Map<number, unknown>(rows.map((r) => [Number(r.id), 0]));
-  const candidates = new Set<string>();
-  for (const r of rows) for (let l = 0; l < Number(r.prefix_length); l++) candidates.add(networkAt(r.prefix_first as Buffer, Number(r.family), l));
-  const families = [...new Set(rows.map((r) => Number(r.family)))];
-  const found: Row[] = [];
-  const all = [...candidates];
-  for (let i = 0; i < all.length; i += 5000) {
-    // family leads the index on the bounds (family, prefix_first, prefix_last).
-    found.push(...await db('ipam_prefix').select('family', 'vrf_id', 'prefix_first', 'prefix_length').whereIn('family', families).whereIn('prefix_first', all.slice(i, i + 5000).map((h) => Buffer.from(h, 'hex'))));
-  }
+  const vrfOf = (v: unknown) => (v === null || v === undefined ? '' : String(Number(v)));
+  // Per row, its networks from the narrowest container length outwards, as far as no other row got.
+  const walks = new Map<Row, { length: number; hex: string }[]>();
+  const seen = new Set<string>();
+  const key = (family: unknown, vrf: string, length: number, hex: string) => `${family}|${vrf}|${length}|${hex}`;
   for (const r of rows) {
-    const vrf = r.vrf_id === null || r.vrf_id === undefined ? null : Number(r.vrf_id);
+    const walk: { length: number; hex: string }[] = [];
+    for (const [length, hex] of widening(r.prefix_first as Buffer, Number(r.family), Number(r.prefix_length))) {
+      walk.push({ length, hex });
+      const k = key(r.family, vrfOf(r.vrf_id), length, hex);
+      if (seen.has(k)) break;
+      seen.add(k);
+    }
+    walks.set(r, walk);
+  }
+  const candidates = [...new Set([...walks.values()].flatMap((w) => w.map((c) => c.hex)))];
+  const families = [...new Set(rows.map((r) => Number(r.family)))];
+  const longest = Math.max(...rows.map((r) => Number(r.prefix_length)));
+  const present = new Set<string>();
+  for (let i = 0; i < candidates.length; i += 5000) {
+    // family leads the index on the bounds (family, prefix_first, prefix_last).
+    const found = await db('ipam_prefix').select('family', 'vrf_id', 'prefix_first', 'prefix_length').whereIn('family', families).where('prefix_length', '<', longest).whereIn('prefix_first', candidates.slice(i, i + 5000).map((h) => Buffer.from(h, 'hex')));
+    for (const o of found) present.add(key(o.family, vrfOf(o.vrf_id), Number(o.prefix_length), (o.prefix_first as Buffer).toString('hex')));
+  }
+  // Per visited network, the containers at its length or wider; a walk is resolved from its widest end inwards.
+  const wider = new Map<string, number>();
+  for (const r of rows) {
+    const walk = walks.get(r)!;
+    const vrf = vrfOf(r.vrf_id);
     let n = 0;
-    for (const o of found) {
-      const length = Number(o.prefix_length);
-      if (Number(o.family) !== Number(r.family) || length >= Number(r.prefix_length)) continue;
-      if ((o.vrf_id === null || o.vrf_id === undefined ? null : Number(o.vrf_id)) !== vrf) continue;
-      if ((o.prefix_first as Buffer).toString('hex') === networkAt(r.prefix_first as Buffer, Number(r.family), length)) n++;
+    for (let i = walk.length - 1; i >= 0; i--) {
+      const k = key(r.family, vrf, walk[i].length, walk[i].hex);
+      if (wider.has(k)) { n = wider.get(k)!; continue; }
+      if (present.has(k)) n++;
+      wider.set(k, n);
     }
     map.set(Number(r.id), n);
   }

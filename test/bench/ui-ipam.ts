@@ -5,7 +5,7 @@
  * prefixes tab over the same 1,000 /28s, an IP address's page (parent prefixes, duplicates) and an
  * IP range's page (utilization of 100 addresses), rendered server-side and timed
  * by their Server-Timing header over HTTP. SQLite by default, PostgreSQL when DATABASE_URL is set.
- * Prints figures only; no assertions.
+ * Prints figures only; no assertions. ONLY=<regex> times only the paths whose description matches.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { apiCall } from './api-call.js';
 const TOKEN = 'c'.repeat(40);
 const PASSWORD = 'bench-password-ui';
 const RUNS = Number(process.env.RUNS ?? 50);
+const ONLY = new RegExp(process.env.ONLY ?? '');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-ipam-'));
 const postgres = !!process.env.DATABASE_URL;
@@ -55,6 +56,7 @@ try {
     ['IP address page, assignment, duplicates, parent prefixes', `/ipam/ip-addresses/${ips[0].id}/`],
     ['IP range page, utilization of 100 addresses', `/ipam/ip-ranges/${range.id}/`],
   ]) {
+    if (!ONLY.test(what)) continue;
     for (let i = 0; i < 5; i++) await time(path);
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) times.push(await time(path));

@@ -7,8 +7,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/custom-links/. */
 export const customLinkFilterSet: FilterSet = {
   button_class: { kind: "field", field: "button_class", family: "exact" },
-  content_type_id: { kind: "method", method: "custom_link_content_type_id", family: "number" },
-  content_types: { kind: "method", method: "custom_link_content_types", family: "string" },
+  content_type_id: { kind: "method", method: "custom_link_content_type_id", family: "number", until: "4.0" },
+  content_types: { kind: "method", method: "custom_link_content_types", family: "string", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   enabled: { kind: "field", field: "enabled", family: "boolean" },
@@ -20,6 +20,8 @@ export const customLinkFilterSet: FilterSet = {
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   new_window: { kind: "field", field: "new_window", family: "boolean" },
+  object_type: { kind: "method", method: "custom_link_content_types", family: "string", since: "4.0" },
+  object_type_id: { kind: "method", method: "custom_link_content_type_id", family: "number", since: "4.0" },
   q: { kind: "q" },
   updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },

@@ -54,7 +54,7 @@ export const customLinkSerializer: SerializerDefinition = {
         "url",
         "display",
         "display_url",
-        "content_types",
+        "object_types",
         "name",
         "enabled",
         "link_text",

@@ -7,8 +7,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/extras/export-templates/. */
 export const exportTemplateFilterSet: FilterSet = {
   as_attachment: { kind: "field", field: "as_attachment", family: "boolean" },
-  content_type_id: { kind: "method", method: "export_template_content_type_id", family: "number" },
-  content_types: { kind: "method", method: "export_template_content_types", family: "string" },
+  content_type_id: { kind: "method", method: "export_template_content_type_id", family: "number", until: "4.0" },
+  content_types: { kind: "method", method: "export_template_content_types", family: "string", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   data_file: {
@@ -48,6 +48,8 @@ export const exportTemplateFilterSet: FilterSet = {
   mime_type: { kind: "field", field: "mime_type", family: "string" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  object_type: { kind: "method", method: "export_template_content_types", family: "string", since: "4.0" },
+  object_type_id: { kind: "method", method: "export_template_content_type_id", family: "number", since: "4.0" },
   q: { kind: "q" },
   template_code: { kind: "field", field: "template_code", family: "string" },
   updated_by_request: { kind: "request", actions: ["update"] },

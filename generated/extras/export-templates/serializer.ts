@@ -58,7 +58,7 @@ export const exportTemplateSerializer: SerializerDefinition = {
         "url",
         "display",
         "display_url",
-        "content_types",
+        "object_types",
         "name",
         "description",
         "template_code",

@@ -6,8 +6,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/saved-filters/. */
 export const savedFilterFilterSet: FilterSet = {
-  content_type_id: { kind: "method", method: "saved_filter_content_type_id", family: "number" },
-  content_types: { kind: "method", method: "saved_filter_content_types", family: "string" },
+  content_type_id: { kind: "method", method: "saved_filter_content_type_id", family: "number", until: "4.0" },
+  content_types: { kind: "method", method: "saved_filter_content_types", family: "string", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
@@ -16,6 +16,8 @@ export const savedFilterFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
+  object_type: { kind: "method", method: "saved_filter_content_types", family: "string", since: "4.0" },
+  object_type_id: { kind: "method", method: "saved_filter_content_type_id", family: "number", since: "4.0" },
   q: { kind: "q" },
   shared: { kind: "field", field: "shared", family: "boolean" },
   slug: { kind: "field", field: "slug", family: "string" },

@@ -54,7 +54,7 @@ export const savedFilterSerializer: SerializerDefinition = {
         "url",
         "display",
         "display_url",
-        "content_types",
+        "object_types",
         "name",
         "slug",
         "description",
