@@ -129,4 +129,13 @@ test('saved filters by usable: enabled, and shared or the requester\'s own', asy
   assert.equal(await ids('/api/extras/saved-filters/?usable=false'), [theirs.id, off.id]);
 });
 
+test('custom field choice sets by a choice they offer', async () => {
+  const metals = await app.post('/api/extras/custom-field-choice-sets/', { name: 'metals', extra_choices: [['gold', 'Gold'], ['silver', 'Silver']] });
+  const colours = await app.post('/api/extras/custom-field-choice-sets/', { name: 'colours', extra_choices: [['red', 'Red'], ['gold', 'Golden']] });
+  assert.equal(await ids('/api/extras/custom-field-choice-sets/?choice=silver'), [metals.id]);
+  assert.equal(await ids('/api/extras/custom-field-choice-sets/?choice=gold'), [metals.id, colours.id]);
+  assert.equal(await ids('/api/extras/custom-field-choice-sets/?choice=Gold'), [], 'values, not labels');
+  assert.equal(await ids('/api/extras/custom-field-choice-sets/?choice=red&choice=silver'), [metals.id, colours.id]);
+});
+
 test.run();

@@ -1,5 +1,6 @@
 /** Choice sets of custom fields: extra_choices is a non-empty list of [value, label] pairs. */
 import type { ActionContext, ModelHooks } from '../data/registry.js';
+import { isPostgres } from '../data/db.js';
 
 type Pair = [string, string];
 
@@ -19,6 +20,13 @@ async function choiceSetChoices(ctx: ActionContext) {
 }
 
 export const customFieldChoiceSet: ModelHooks = {
+  filters: {
+    /** `?choice=gold`: the sets offering a choice of that value */
+    choice_set_choice(qb, values, { db, table }) {
+      const pairs = isPostgres(db) ? `jsonb_array_elements(${table}.extra_choices::jsonb) as pair where pair.value->>0` : `json_each(${table}.extra_choices) as pair where json_extract(pair.value, '$[0]')`;
+      qb.whereRaw(`exists (select 1 from ${pairs} in (${values.map(() => '?').join(', ')}))`, values);
+    },
+  },
   computed: {
     async choice_set_count(rows) {
       return new Map(rows.map((r) => [Number(r.id), (JSON.parse(r.extra_choices ?? '[]') as unknown[]).length]));

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/custom-field-choice-sets/. */
 export const customFieldChoiceSetFilterSet: FilterSet = {
+  choice: { kind: "method", method: "choice_set_choice" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
