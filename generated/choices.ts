@@ -86,6 +86,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "power", label: "Power" },
     ],
   },
+  "circuit-priority": {
+    name: "circuit-priority",
+    integer: false,
+    choices: [
+      { value: "primary", label: "Primary" },
+      { value: "secondary", label: "Secondary" },
+      { value: "tertiary", label: "Tertiary" },
+      { value: "inactive", label: "Inactive" },
+    ],
+  },
   "circuit-status": {
     name: "circuit-status",
     integer: false,

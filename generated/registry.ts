@@ -4,6 +4,14 @@
 
 import type { ModelEntry } from "../runtime/core/types.js";
 import type { Model } from "objection";
+import { circuitGroupAssignmentDefinition, CircuitGroupAssignmentModel } from "./circuits/circuit-group-assignments/model.js";
+import { circuitGroupAssignmentSerializer } from "./circuits/circuit-group-assignments/serializer.js";
+import { circuitGroupAssignmentFilterSet } from "./circuits/circuit-group-assignments/filterset.js";
+import { circuitGroupAssignmentRoutes } from "./circuits/circuit-group-assignments/routes.js";
+import { circuitGroupDefinition, CircuitGroupModel } from "./circuits/circuit-groups/model.js";
+import { circuitGroupSerializer } from "./circuits/circuit-groups/serializer.js";
+import { circuitGroupFilterSet } from "./circuits/circuit-groups/filterset.js";
+import { circuitGroupRoutes } from "./circuits/circuit-groups/routes.js";
 import { circuitTerminationDefinition, CircuitTerminationModel } from "./circuits/circuit-terminations/model.js";
 import { circuitTerminationSerializer } from "./circuits/circuit-terminations/serializer.js";
 import { circuitTerminationFilterSet } from "./circuits/circuit-terminations/filterset.js";
@@ -453,10 +461,12 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
+  CircuitGroupAssignment: { definition: circuitGroupAssignmentDefinition, serializer: circuitGroupAssignmentSerializer, filters: circuitGroupAssignmentFilterSet, routes: circuitGroupAssignmentRoutes },
+  CircuitGroup: { definition: circuitGroupDefinition, serializer: circuitGroupSerializer, filters: circuitGroupFilterSet, routes: circuitGroupRoutes },
   CircuitTermination: { definition: circuitTerminationDefinition, serializer: circuitTerminationSerializer, filters: circuitTerminationFilterSet, routes: circuitTerminationRoutes },
   CircuitType: { definition: circuitTypeDefinition, serializer: circuitTypeSerializer, filters: circuitTypeFilterSet, routes: circuitTypeRoutes },
   Circuit: { definition: circuitDefinition, serializer: circuitSerializer, filters: circuitFilterSet, routes: circuitRoutes },
@@ -572,6 +582,8 @@ export const models: Record<ModelName, ModelEntry> = {
 };
 /** Objection model classes, keyed by model name. */
 export const objectionModels: Record<ModelName, typeof Model> = {
+  CircuitGroupAssignment: CircuitGroupAssignmentModel,
+  CircuitGroup: CircuitGroupModel,
   CircuitTermination: CircuitTerminationModel,
   CircuitType: CircuitTypeModel,
   Circuit: CircuitModel,

@@ -177,4 +177,43 @@ test("a 3.7 write of an interface's mac_address is its primary MAC object: creat
   }
 });
 
+test('circuit groups and their assignments: /v4.6/api/circuits/circuit-groups/ and circuit-group-assignments/; 404 in 3.7', async ({ app }) => {
+  const tenant = await app.post('/api/tenancy/tenants/', { name: 'Carrier tenant', slug: 'carrier-tenant' });
+  const provider = await app.post('/api/circuits/providers/', { name: 'Carrier', slug: 'carrier' });
+  const ctype = await app.post('/api/circuits/circuit-types/', { name: 'Transit', slug: 'transit' });
+  const [c1, c2] = await app.post('/api/circuits/circuits/', [{ cid: 'CG-1', provider: provider.id, type: ctype.id }, { cid: 'CG-2', provider: provider.id, type: ctype.id }]);
+  const group = await app.post('/v4.6/api/circuits/circuit-groups/', { name: 'Uplinks', slug: 'uplinks', tenant: tenant.id, description: 'dual uplinks' });
+  assert.is(group.url, `${app.url}/v4.6/api/circuits/circuit-groups/${group.id}/`);
+  assert.is(group.tenant.id, tenant.id);
+  assert.is(group.circuit_count, 0);
+  assert.equal(Object.keys(await app.get(`/v4.6/api/circuits/circuit-groups/${group.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  const a1 = await app.post('/v4.6/api/circuits/circuit-group-assignments/', { group: group.id, member_type: 'circuits.circuit', member_id: c1.id, priority: 'primary' });
+  assert.is(a1.display, 'Uplinks (Primary)');
+  assert.is(a1.member.id, c1.id);
+  assert.is(a1.member.url, `${app.url}/v4.6/api/circuits/circuits/${c1.id}/`);
+  assert.equal(a1.priority, { value: 'primary', label: 'Primary' });
+  const a2 = await app.post('/v4.6/api/circuits/circuit-group-assignments/', { group: { slug: 'uplinks' }, member_type: 'circuits.circuit', member_id: c2.id });
+  assert.is(a2.priority, null);
+  assert.is(a2.display, 'Uplinks');
+  assert.is((await app.get(`/v4.6/api/circuits/circuit-groups/${group.id}/`)).circuit_count, 2);
+  // one assignment per circuit and group
+  const again = await app.api('POST', '/v4.6/api/circuits/circuit-group-assignments/', { group: group.id, member_type: 'circuits.circuit', member_id: c1.id });
+  expectStatus(again, 400, 'a second assignment of the same circuit to the group');
+  // filters
+  const ids = async (q: string) => (await app.get(`/v4.6/api/circuits/circuit-group-assignments/?${q}`)).results.map((a: any) => a.id).sort();
+  assert.equal(await ids(`circuit_id=${c1.id}`), [a1.id]);
+  assert.equal(await ids('circuit=CG-2'), [a2.id]);
+  assert.equal(await ids(`provider_id=${provider.id}`), [a1.id, a2.id].sort());
+  assert.equal(await ids('group=uplinks&priority=primary'), [a1.id]);
+  assert.equal((await app.get(`/v4.6/api/circuits/circuit-groups/?tenant_id=${tenant.id}`)).results.map((g: any) => g.id), [group.id]);
+  // deleted with its circuit; a group with assignments goes with them
+  expectStatus(await app.api('DELETE', `/api/circuits/circuits/${c2.id}/`), 204);
+  expectStatus(await app.api('GET', `/v4.6/api/circuits/circuit-group-assignments/${a2.id}/`), 404);
+  expectStatus(await app.api('DELETE', `/v4.6/api/circuits/circuit-groups/${group.id}/`), 204);
+  expectStatus(await app.api('GET', `/v4.6/api/circuits/circuit-group-assignments/${a1.id}/`), 404);
+  for (const path of ['/api/circuits/circuit-groups/', '/v3.7/api/circuits/circuit-groups/', '/v3.7/api/circuits/circuit-group-assignments/']) expectStatus(await app.api('GET', path), 404, path);
+  assert.not.ok('circuit-groups' in await app.get('/v3.7/api/circuits/'));
+  assert.ok('circuit-group-assignments' in await app.get('/v4.6/api/circuits/'));
+});
+
 test.run();

@@ -43,6 +43,8 @@ export const bookmarkDefinition: ModelDefinition = {
       columns: ["object_type", "object_id"],
       types: {
         "circuits.circuit": "Circuit",
+        "circuits.circuitgroup": "CircuitGroup",
+        "circuits.circuitgroupassignment": "CircuitGroupAssignment",
         "circuits.circuittermination": "CircuitTermination",
         "circuits.circuittype": "CircuitType",
         "circuits.provider": "Provider",

@@ -43,6 +43,8 @@ export const journalEntryDefinition: ModelDefinition = {
       columns: ["assigned_object_type", "assigned_object_id"],
       types: {
         "circuits.circuit": "Circuit",
+        "circuits.circuitgroup": "CircuitGroup",
+        "circuits.circuitgroupassignment": "CircuitGroupAssignment",
         "circuits.circuittermination": "CircuitTermination",
         "circuits.circuittype": "CircuitType",
         "circuits.provider": "Provider",

@@ -109,6 +109,8 @@ export const objectChangeDefinition: ModelDefinition = {
       columns: ["changed_object_type", "changed_object_id"],
       types: {
         "circuits.circuit": "Circuit",
+        "circuits.circuitgroup": "CircuitGroup",
+        "circuits.circuitgroupassignment": "CircuitGroupAssignment",
         "circuits.circuittermination": "CircuitTermination",
         "circuits.circuittype": "CircuitType",
         "circuits.provider": "Provider",
@@ -227,6 +229,8 @@ export const objectChangeDefinition: ModelDefinition = {
       columns: ["related_object_type", "related_object_id"],
       types: {
         "circuits.circuit": "Circuit",
+        "circuits.circuitgroup": "CircuitGroup",
+        "circuits.circuitgroupassignment": "CircuitGroupAssignment",
         "circuits.circuittermination": "CircuitTermination",
         "circuits.circuittype": "CircuitType",
         "circuits.provider": "Provider",

@@ -1,5 +1,5 @@
 """pynetbox 7.8.0 and the endpoints NetBox 4.x added or moved, through the 4.6 base: object types and
-change records under nb.core, MAC addresses as objects and interfaces' primary MAC address."""
+change records under nb.core, MAC addresses as objects and interfaces' primary MAC address, circuit groups and their assignments."""
 from _harness import State, Checks, api, eq, true
 
 c = Checks("models46")
@@ -48,6 +48,20 @@ def _():
     true(mac.save(), "save()")
     true(mac.delete(), "delete()")
     eq(nb.dcim.interfaces.get(iface.id).primary_mac_address, None, "the interface has no primary MAC once it is deleted")
+
+
+@c.check("nb.circuits.circuit_groups and circuit_group_assignments: a circuit joins a group with a priority")
+def _():
+    provider = nb.circuits.providers.create(name=f"{TAG}-carrier", slug=f"{TAG}-carrier")
+    ctype = nb.circuits.circuit_types.create(name=f"{TAG}-transit", slug=f"{TAG}-transit")
+    circuit = nb.circuits.circuits.create(cid=f"{TAG}-cid-1", provider=provider.id, type=ctype.id)
+    group = nb.circuits.circuit_groups.create(name=f"{TAG}-group", slug=f"{TAG}-group")
+    assignment = nb.circuits.circuit_group_assignments.create(group=group.id, member_type="circuits.circuit", member_id=circuit.id, priority="secondary")
+    eq(assignment.priority.value, "secondary", "priority")
+    eq(assignment.member.id, circuit.id, "member")
+    eq(nb.circuits.circuit_groups.get(group.id).circuit_count, 1, "circuit_count")
+    eq([a.id for a in nb.circuits.circuit_group_assignments.filter(circuit_id=circuit.id)], [assignment.id], "filter circuit_id")
+    true(assignment.delete(), "delete()")
 
 
 c.done()
