@@ -30,7 +30,7 @@ export const circuitGroupAssignmentDefinition: ModelDefinition = {
   uniqueTogether: [["member", "group"]],
   uniqueNullsMatch: [],
   changelogRelated: "member",
-  ui: { columns: ["group", "member", "priority"], tabs: [], patterns: [], panels: [] },
+  ui: { columns: ["group", "member", "priority"], tabs: [], patterns: [], panels: [], columnViews: [] },
   fields: {
     member: {
       name: "member",

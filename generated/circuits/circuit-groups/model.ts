@@ -34,6 +34,7 @@ export const circuitGroupDefinition: ModelDefinition = {
     tabs: [],
     patterns: [],
     panels: [],
+    columnViews: [],
   },
   fields: {
     name: {
