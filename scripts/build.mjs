@@ -7,7 +7,7 @@
  * because `npm ci --omit=dev && npm start` must be able to build (see README, Production).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +24,36 @@ function newest(path) {
   return Math.max(info.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-if (process.argv.includes('--if-stale') && existsSync(stamp)) {
-  const built = statSync(stamp).mtimeMs;
-  if (SOURCES.every((s) => !existsSync(join(root, s)) || newest(join(root, s)) <= built)) process.exit(0);
+const stale = () => !existsSync(stamp) || SOURCES.some((s) => existsSync(join(root, s)) && newest(join(root, s)) > statSync(stamp).mtimeMs);
+const ifStale = process.argv.includes('--if-stale');
+if (ifStale && !stale()) process.exit(0);
+
+/**
+ * One build at a time per checkout: processes started together (several `npm start`s, tests run in
+ * parallel) would otherwise empty and rewrite dist/ under each other, and one would load a module
+ * another is writing. The lock is a folder holding its owner's pid; a dead owner's lock is taken over.
+ */
+const lock = join(root, '.build-lock');
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+for (const deadline = Date.now() + 15 * 60_000; ;) {
+  try {
+    mkdirSync(lock);
+    writeFileSync(join(lock, 'pid'), String(process.pid));
+    break;
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+    let owner = 0;
+    try { owner = Number(readFileSync(join(lock, 'pid'), 'utf8')); } catch { /* being written or removed */ }
+    let alive = true;
+    if (owner) try { process.kill(owner, 0); } catch (e) { alive = e.code === 'EPERM'; }
+    if (!alive) rmSync(lock, { recursive: true, force: true });
+    else if (Date.now() > deadline) { console.error(`build: ${lock} is held by process ${owner}`); process.exit(1); }
+    else sleep(200);
+  }
 }
+process.on('exit', () => rmSync(lock, { recursive: true, force: true }));
+// the build that held the lock may have made this one unnecessary
+if (ifStale && !stale()) process.exit(0);
 
 const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
