@@ -205,6 +205,9 @@ test('circuit groups and their assignments: /v4.6/api/circuits/circuit-groups/ a
   assert.equal(await ids('circuit=CG-2'), [a2.id]);
   assert.equal(await ids(`provider_id=${provider.id}`), [a1.id, a2.id].sort());
   assert.equal(await ids('group=uplinks&priority=primary'), [a1.id]);
+  // q searches the member circuit's cid (through the generic relation) and the group's name
+  assert.equal(await ids('q=cg-2'), [a2.id]);
+  assert.equal(await ids('q=uplink'), [a1.id, a2.id].sort());
   assert.equal((await app.get(`/v4.6/api/circuits/circuit-groups/?tenant_id=${tenant.id}`)).results.map((g: any) => g.id), [group.id]);
   // deleted with its circuit; a group with assignments goes with them
   expectStatus(await app.api('DELETE', `/api/circuits/circuits/${c2.id}/`), 204);

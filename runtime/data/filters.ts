@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { errors } from '../core/errors.js';
 import { MAX_ID } from '../core/ids.js';
 import { parseNetwork } from '../core/ipnet.js';
-import { choiceSet, hooksOf, model, type HookContext } from './registry.js';
+import { byContentType, choiceSet, hooksOf, model, type HookContext } from './registry.js';
 import type { User } from '../auth/authenticate.js';
 import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathStep } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
@@ -276,22 +276,33 @@ function textContains(w: Where, db: Knex, table: string, column: string, text: s
 }
 
 /**
- * `q` on a field of a related object (`contact.name`): the fk column and the ids of the related rows
- * whose field contains the text, walking the relations back to this model.
+ * `q` on a field of a related object (`contact.name`, or through a generic relation
+ * `member[circuits.circuit].cid`): the rows whose related row's field contains the text, walking the
+ * relations back to this model.
  */
-function relatedMatch(db: Knex, entry: ModelEntry, path: string, pattern: string): [string, Knex.QueryBuilder] {
+function relatedMatch(db: Knex, entry: ModelEntry, path: string, pattern: string): (w: Knex.QueryBuilder) => void {
   const parts = splitPath(path);
-  const chain: { from: ModelEntry; column: string }[] = [];
+  const chain: { from: ModelEntry; column: string; type?: [string, string] }[] = [];
   let current = entry;
   for (const part of parts.slice(0, -1)) {
-    const f = current.definition.fields[part];
-    chain.push({ from: current, column: f.columns[0] });
-    current = model(f.to!);
+    const [, name, type] = /^(\w+)(?:\[([\w.]+)\])?$/.exec(part)!;
+    if (type) {
+      chain.push({ from: current, column: `${name}_id`, type: [`${name}_type`, type] });
+      current = byContentType.get(type)!;
+    } else {
+      const f = current.definition.fields[name];
+      chain.push({ from: current, column: f.columns[0] });
+      current = model(f.to!);
+    }
   }
   const column = current.definition.fields[parts[parts.length - 1]].columns[0];
   let ids = db(current.definition.table).select('id').whereRaw(`lower(??) like ? escape '\\'`, [column, pattern]);
-  for (let i = chain.length - 1; i >= 1; i--) ids = db(chain[i].from.definition.table).select('id').whereIn(chain[i].column, ids);
-  return [chain[0].column, ids];
+  const step = (q: Knex.QueryBuilder, link: typeof chain[number], inner: Knex.QueryBuilder) => {
+    if (link.type) q.where(link.type[0], link.type[1]);
+    return q.whereIn(link.column, inner);
+  };
+  for (let i = chain.length - 1; i >= 1; i--) ids = step(db(chain[i].from.definition.table).select('id'), chain[i], ids);
+  return (w) => { w.orWhere((x) => { step(x, chain[0], ids); }); };
 }
 
 /**
@@ -434,7 +445,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
               .where((x) => { for (const f of r.fields) x.orWhereRaw(`lower(??) like ? escape '\\'`, [other.definition.fields[f].columns[0], pattern]); }));
           }
           for (const name of entry.definition.search) {
-            if (name.includes('.')) { w.orWhereIn(...relatedMatch(db, entry, name, pattern)); continue; }
+            if (name.includes('.')) { relatedMatch(db, entry, name, pattern)(w); continue; }
             const field = entry.definition.fields[name];
             const column = field?.columns[0] ?? name;
             // A number field matches the whole number only (an ASN, a VLAN ID).
