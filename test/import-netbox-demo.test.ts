@@ -10,13 +10,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import knex, { type Knex } from 'knex';
 import { engine, startApp, testDatabase, testSchemaName, type TestApp } from './helpers.js';
 import { referencePath } from './reference.js';
-import { runCli } from './run-cli.js';
+import { runCli, runProcess } from './run-cli.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DEMO = referencePath('netbox-demo-data');
@@ -58,26 +57,11 @@ device.save()
 print(nb.dcim.devices.get(devices[0].id).description)
 `;
 
-function runPython(code: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3', ['-c', code, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('error', fail);
-    child.on('close', (exit) => done({ code: exit, stdout, stderr }));
-  });
-}
+const runPython = (code: string, args: string[]) => runProcess(process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3', ['-c', code, ...args], process.env);
 
-function psqlFile(url: string, file: string): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`psql -f ${file}: exit ${code}: ${stderr.slice(0, 500)}`))));
-  });
+async function psqlFile(url: string, file: string): Promise<void> {
+  const run = await runProcess('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', file], process.env, 300_000);
+  if (run.code !== 0) throw new Error(`psql -f ${file}: exit ${run.code}: ${run.stderr.slice(0, 500)}`);
 }
 
 const databaseUrl = (name: string) => { const u = new URL(PG_URL); u.pathname = `/${name}`; return u.toString(); };
@@ -178,12 +162,12 @@ async function checkImport(version: string): Promise<void> {
       assert.is(trace.status, 200, trace.text);
       assert.ok(trace.body.length >= 1 && trace.body[0][1]?.id, 'the trace crosses a cable');
 
+      // the demo data tags sites only
       const tagged = await src('extras_taggeditem as ti').join('extras_tag as t', 't.id', 'ti.tag_id').join('django_content_type as ct', 'ct.id', 'ti.content_type_id')
-        .where('ct.model', 'device').select('ti.object_id', 't.slug').orderBy('ti.object_id').first();
-      if (tagged) {
-        const device = await app.api('GET', `/api/dcim/devices/${tagged.object_id}/`, undefined, { token });
-        assert.ok(device.body.tags.some((t: any) => t.slug === tagged.slug), `device ${tagged.object_id} keeps its tag ${tagged.slug}`);
-      }
+        .where('ct.model', 'site').select('ti.object_id', 't.slug').orderBy('ti.object_id').first();
+      assert.ok(tagged, 'the demo data has a tagged site');
+      const site = await app.api('GET', `/api/dcim/sites/${tagged.object_id}/`, undefined, { token });
+      assert.ok(site.body.tags.some((t: any) => t.slug === tagged.slug), `site ${tagged.object_id} keeps its tag ${tagged.slug}`);
       // pynetbox (Debian's) reads and writes the imported data as it did NetBox's
       const pynetbox = await runPython(PYNETBOX_CHECK, [app.url, token, String(cabled.id)]);
       assert.is(pynetbox.code, 0, pynetbox.stderr);

@@ -1,4 +1,4 @@
-/** `npm run cli -- <args>` as a child process from the sources (tsx), with its exit code and output. */
+/** Child processes for tests and benches: any command with its exit code and output, and `npm run cli -- <args>` from the sources (tsx). */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,15 +9,21 @@ const nodeBin = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'n
 
 export interface CliRun { code: number | null; stdout: string; stderr: string }
 
-/** Runs the CLI with only PATH and HOME from this process beside `env`; killed after `timeoutMs`. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+/** Runs `command` in the repository's root with `env` as its whole environment; killed after `timeoutMs`. */
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(nodeBin, ['--import', 'tsx', join(root, 'runtime/cli.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => { stdout += c; });
     child.stderr.on('data', (c) => { stderr += c; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli ${args[0]} did not finish: ${stdout} ${stderr}`)); }, timeoutMs);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${command} ${args[0] ?? ''} did not finish: ${stdout} ${stderr}`)); }, timeoutMs);
+    child.on('error', (error) => { clearTimeout(timer); reject(error); });
     child.on('close', (code) => { clearTimeout(timer); resolveRun({ code, stdout, stderr }); });
   });
+}
+
+/** Runs the CLI with only PATH and HOME from this process beside `env`. */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+  return runProcess(nodeBin, ['--import', 'tsx', join(root, 'runtime/cli.ts'), ...args], { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeoutMs);
 }

@@ -71,6 +71,12 @@ function byParent(match: (q: Knex.QueryBuilder, parentTable: string) => void) {
   };
 }
 
+/** Cables whose terminated objects' device has `column` among the ids given, or (with `target`) among the target rows whose `key` is given. */
+function byDeviceRelation(column: string, target?: string, key?: string) {
+  return (qb: Knex.QueryBuilder, values: string[], ctx: { db: Knex }) => byParent((q, t) => q.whereIn(`${t}.${column}`,
+    target ? ctx.db(model(target).definition.table).select('id').whereIn(key!, values) : ids(values)))(qb, values, ctx);
+}
+
 /** Cables with a termination on a row of this cabled model (`?interface_id=`, `?frontport_id=`, ...), by model name. */
 const byTerminationKind = Object.fromEntries(cabledModels().map((m) => [
   `cable_${m.definition.contentType.split('.')[1]}_id`,
@@ -93,12 +99,12 @@ export const cable: ModelHooks = {
     cable_termination_b_id: (qb, values, ctx) => byTermination('B', (q) => q.whereIn('termination_id', ids(values)))(qb, values, ctx),
     cable_device_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.id`, ids(values)))(qb, values, ctx),
     cable_device: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.name`, values))(qb, values, ctx),
-    cable_site_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.site_id`, ids(values)))(qb, values, ctx),
-    cable_site: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.site_id`, ctx.db(model('Site').definition.table).select('id').whereIn('slug', values)))(qb, values, ctx),
-    cable_rack_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.rack_id`, ids(values)))(qb, values, ctx),
-    cable_rack: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.rack_id`, ctx.db(model('Rack').definition.table).select('id').whereIn('name', values)))(qb, values, ctx),
-    cable_location_id: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.location_id`, ids(values)))(qb, values, ctx),
-    cable_location: (qb, values, ctx) => byParent((q, t) => q.whereIn(`${t}.location_id`, ctx.db(model('Location').definition.table).select('id').whereIn('name', values)))(qb, values, ctx),
+    cable_site_id: byDeviceRelation('site_id'),
+    cable_site: byDeviceRelation('site_id', 'Site', 'slug'),
+    cable_rack_id: byDeviceRelation('rack_id'),
+    cable_rack: byDeviceRelation('rack_id', 'Rack', 'name'),
+    cable_location_id: byDeviceRelation('location_id'),
+    cable_location: byDeviceRelation('location_id', 'Location', 'name'),
     /** `?unterminated=true`: cables missing the terminations of an end; false: those with both */
     cable_unterminated: (qb, values, ctx) => {
       if (parseBoolean('unterminated', values[values.length - 1])) qb.whereNotIn('id', terminatedBoth(ctx.db));

@@ -4,12 +4,12 @@
  * PostgreSQL, each as `npm run cli` runs it. Prints rows per second and the import process's peak
  * RSS (from /usr/bin/time). Needs PostgreSQL (TEST_DATABASE_URL or 127.0.0.1:5432) for the source.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { referencePath } from '../reference.js';
+import { runProcess } from '../run-cli.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -19,16 +19,10 @@ if (!demo) throw new Error('shared/reference/netbox-demo-data is missing (NETBOX
 
 const urlOf = (database: string) => { const u = new URL(PG_URL); u.pathname = `/${database}`; return u.toString(); };
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done({ stdout, stderr }) : fail(new Error(`${command} ${args.join(' ')}: exit ${code}\n${stdout}\n${stderr}`))));
-  });
+async function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string }> {
+  const result = await runProcess(command, args, env, 60 * 60_000);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')}: exit ${result.code}\n${result.stdout}\n${result.stderr}`);
+  return result;
 }
 
 const psql = (database: string, ...args: string[]) => run('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', urlOf(database), ...args]);
