@@ -17,6 +17,8 @@ import { createServer } from 'node:http';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { modelList } from '../../runtime/data/registry.js';
+import { apiVersions } from '../../generated/versions.js';
+import type { ModelEntry } from '../../runtime/core/types.js';
 import { load } from './load.js';
 import { addressOf } from './addresses.js';
 import { naturalKey } from '../../runtime/data/natural.js';
@@ -89,6 +91,14 @@ async function restartService(): Promise<void> {
   running = await service.ask<{ url: string }>({ cmd: 'start', env });
 }
 const headers = { Authorization: `Token ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json' };
+
+/** A model's list path as a client reaches it: under /api/ when the default version serves it, else under the first version that does (4.x-only models under /v4.6). */
+function servedList(entry: ModelEntry): string {
+  const { routes } = entry;
+  if (routes.versions.includes(apiVersions.default)) return routes.list;
+  const version = routes.versions[0];
+  return `/v${version}${routes.byVersion?.[version]?.list ?? routes.list}`;
+}
 
 async function call(method: string, path: string, body?: unknown, base = running.url): Promise<any> {
   const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -351,9 +361,10 @@ try {
   // The main lists (the scale target's) get more runs and their CPU time: on a busy machine that is the steadier figure.
   const MAIN = ['/api/dcim/devices/', '/api/dcim/interfaces/', '/api/ipam/ip-addresses/', '/api/ipam/prefixes/', '/api/dcim/sites/', '/api/ipam/vlans/'];
   for (const entry of modelList) {
-    const key = `list ${entry.routes.list}`;
-    const main = MAIN.includes(entry.routes.list);
-    record(key, await medianOf(main ? 15 : 3, () => call('GET', entry.routes.list), main ? key : undefined));
+    const list = servedList(entry);
+    const key = `list ${list}`;
+    const main = MAIN.includes(list);
+    record(key, await medianOf(main ? 15 : 3, () => call('GET', list), main ? key : undefined));
   }
   // The small dataset's VLAN list is shorter than a page (21 rows, no count); at scale also a page of
   // that many rows, so the scale target can compare like with like (bench.ts prints both).
