@@ -319,6 +319,19 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "webhook", label: "Webhook" }, { value: "script", label: "Script" }],
   },
+  "event-type": {
+    name: "event-type",
+    integer: false,
+    choices: [
+      { value: "object_created", label: "Object created" },
+      { value: "object_updated", label: "Object updated" },
+      { value: "object_deleted", label: "Object deleted" },
+      { value: "job_started", label: "Job started" },
+      { value: "job_completed", label: "Job completed" },
+      { value: "job_failed", label: "Job failed" },
+      { value: "job_errored", label: "Job errored" },
+    ],
+  },
   "fhrp-group-auth-type": {
     name: "fhrp-group-auth-type",
     integer: false,
@@ -1031,6 +1044,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
   },
   "tunnel-termination-role": {
     name: "tunnel-termination-role",
+    integer: false,
+    choices: [
+      { value: "peer", label: "Peer" },
+      { value: "hub", label: "Hub" },
+      { value: "spoke", label: "Spoke" },
+    ],
+  },
+  "virtual-circuit-termination-role": {
+    name: "virtual-circuit-termination-role",
     integer: false,
     choices: [
       { value: "peer", label: "Peer" },

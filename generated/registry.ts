@@ -36,6 +36,18 @@ import { providerDefinition, ProviderModel } from "./circuits/providers/model.js
 import { providerSerializer } from "./circuits/providers/serializer.js";
 import { providerFilterSet } from "./circuits/providers/filterset.js";
 import { providerRoutes } from "./circuits/providers/routes.js";
+import { virtualCircuitTerminationDefinition, VirtualCircuitTerminationModel } from "./circuits/virtual-circuit-terminations/model.js";
+import { virtualCircuitTerminationSerializer } from "./circuits/virtual-circuit-terminations/serializer.js";
+import { virtualCircuitTerminationFilterSet } from "./circuits/virtual-circuit-terminations/filterset.js";
+import { virtualCircuitTerminationRoutes } from "./circuits/virtual-circuit-terminations/routes.js";
+import { virtualCircuitTypeDefinition, VirtualCircuitTypeModel } from "./circuits/virtual-circuit-types/model.js";
+import { virtualCircuitTypeSerializer } from "./circuits/virtual-circuit-types/serializer.js";
+import { virtualCircuitTypeFilterSet } from "./circuits/virtual-circuit-types/filterset.js";
+import { virtualCircuitTypeRoutes } from "./circuits/virtual-circuit-types/routes.js";
+import { virtualCircuitDefinition, VirtualCircuitModel } from "./circuits/virtual-circuits/model.js";
+import { virtualCircuitSerializer } from "./circuits/virtual-circuits/serializer.js";
+import { virtualCircuitFilterSet } from "./circuits/virtual-circuits/filterset.js";
+import { virtualCircuitRoutes } from "./circuits/virtual-circuits/routes.js";
 import { dataFileDefinition, DataFileModel } from "./core/data-files/model.js";
 import { dataFileSerializer } from "./core/data-files/serializer.js";
 import { dataFileFilterSet } from "./core/data-files/filterset.js";
@@ -184,6 +196,10 @@ import { rackRoleDefinition, RackRoleModel } from "./dcim/rack-roles/model.js";
 import { rackRoleSerializer } from "./dcim/rack-roles/serializer.js";
 import { rackRoleFilterSet } from "./dcim/rack-roles/filterset.js";
 import { rackRoleRoutes } from "./dcim/rack-roles/routes.js";
+import { rackTypeDefinition, RackTypeModel } from "./dcim/rack-types/model.js";
+import { rackTypeSerializer } from "./dcim/rack-types/serializer.js";
+import { rackTypeFilterSet } from "./dcim/rack-types/filterset.js";
+import { rackTypeRoutes } from "./dcim/rack-types/routes.js";
 import { rackDefinition, RackModel } from "./dcim/racks/model.js";
 import { rackSerializer } from "./dcim/racks/serializer.js";
 import { rackFilterSet } from "./dcim/racks/filterset.js";
@@ -260,6 +276,14 @@ import { journalEntryDefinition, JournalEntryModel } from "./extras/journal-entr
 import { journalEntrySerializer } from "./extras/journal-entries/serializer.js";
 import { journalEntryFilterSet } from "./extras/journal-entries/filterset.js";
 import { journalEntryRoutes } from "./extras/journal-entries/routes.js";
+import { notificationGroupDefinition, NotificationGroupModel } from "./extras/notification-groups/model.js";
+import { notificationGroupSerializer } from "./extras/notification-groups/serializer.js";
+import { notificationGroupFilterSet } from "./extras/notification-groups/filterset.js";
+import { notificationGroupRoutes } from "./extras/notification-groups/routes.js";
+import { notificationDefinition, NotificationModel } from "./extras/notifications/model.js";
+import { notificationSerializer } from "./extras/notifications/serializer.js";
+import { notificationFilterSet } from "./extras/notifications/filterset.js";
+import { notificationRoutes } from "./extras/notifications/routes.js";
 import { objectChangeDefinition, ObjectChangeModel } from "./extras/object-changes/model.js";
 import { objectChangeSerializer } from "./extras/object-changes/serializer.js";
 import { objectChangeFilterSet } from "./extras/object-changes/filterset.js";
@@ -268,6 +292,10 @@ import { savedFilterDefinition, SavedFilterModel } from "./extras/saved-filters/
 import { savedFilterSerializer } from "./extras/saved-filters/serializer.js";
 import { savedFilterFilterSet } from "./extras/saved-filters/filterset.js";
 import { savedFilterRoutes } from "./extras/saved-filters/routes.js";
+import { subscriptionDefinition, SubscriptionModel } from "./extras/subscriptions/model.js";
+import { subscriptionSerializer } from "./extras/subscriptions/serializer.js";
+import { subscriptionFilterSet } from "./extras/subscriptions/filterset.js";
+import { subscriptionRoutes } from "./extras/subscriptions/routes.js";
 import { tagDefinition, TagModel } from "./extras/tags/model.js";
 import { tagSerializer } from "./extras/tags/serializer.js";
 import { tagFilterSet } from "./extras/tags/filterset.js";
@@ -461,7 +489,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'ObjectChange' | 'SavedFilter' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -473,6 +501,9 @@ export const models: Record<ModelName, ModelEntry> = {
   ProviderAccount: { definition: providerAccountDefinition, serializer: providerAccountSerializer, filters: providerAccountFilterSet, routes: providerAccountRoutes },
   ProviderNetwork: { definition: providerNetworkDefinition, serializer: providerNetworkSerializer, filters: providerNetworkFilterSet, routes: providerNetworkRoutes },
   Provider: { definition: providerDefinition, serializer: providerSerializer, filters: providerFilterSet, routes: providerRoutes },
+  VirtualCircuitTermination: { definition: virtualCircuitTerminationDefinition, serializer: virtualCircuitTerminationSerializer, filters: virtualCircuitTerminationFilterSet, routes: virtualCircuitTerminationRoutes },
+  VirtualCircuitType: { definition: virtualCircuitTypeDefinition, serializer: virtualCircuitTypeSerializer, filters: virtualCircuitTypeFilterSet, routes: virtualCircuitTypeRoutes },
+  VirtualCircuit: { definition: virtualCircuitDefinition, serializer: virtualCircuitSerializer, filters: virtualCircuitFilterSet, routes: virtualCircuitRoutes },
   DataFile: { definition: dataFileDefinition, serializer: dataFileSerializer, filters: dataFileFilterSet, routes: dataFileRoutes },
   DataSource: { definition: dataSourceDefinition, serializer: dataSourceSerializer, filters: dataSourceFilterSet, routes: dataSourceRoutes },
   Job: { definition: jobDefinition, serializer: jobSerializer, filters: jobFilterSet, routes: jobRoutes },
@@ -510,6 +541,7 @@ export const models: Record<ModelName, ModelEntry> = {
   PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
   RackReservation: { definition: rackReservationDefinition, serializer: rackReservationSerializer, filters: rackReservationFilterSet, routes: rackReservationRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
+  RackType: { definition: rackTypeDefinition, serializer: rackTypeSerializer, filters: rackTypeFilterSet, routes: rackTypeRoutes },
   Rack: { definition: rackDefinition, serializer: rackSerializer, filters: rackFilterSet, routes: rackRoutes },
   RearPortTemplate: { definition: rearPortTemplateDefinition, serializer: rearPortTemplateSerializer, filters: rearPortTemplateFilterSet, routes: rearPortTemplateRoutes },
   RearPort: { definition: rearPortDefinition, serializer: rearPortSerializer, filters: rearPortFilterSet, routes: rearPortRoutes },
@@ -529,8 +561,11 @@ export const models: Record<ModelName, ModelEntry> = {
   ExportTemplate: { definition: exportTemplateDefinition, serializer: exportTemplateSerializer, filters: exportTemplateFilterSet, routes: exportTemplateRoutes },
   ImageAttachment: { definition: imageAttachmentDefinition, serializer: imageAttachmentSerializer, filters: imageAttachmentFilterSet, routes: imageAttachmentRoutes },
   JournalEntry: { definition: journalEntryDefinition, serializer: journalEntrySerializer, filters: journalEntryFilterSet, routes: journalEntryRoutes },
+  NotificationGroup: { definition: notificationGroupDefinition, serializer: notificationGroupSerializer, filters: notificationGroupFilterSet, routes: notificationGroupRoutes },
+  Notification: { definition: notificationDefinition, serializer: notificationSerializer, filters: notificationFilterSet, routes: notificationRoutes },
   ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
   SavedFilter: { definition: savedFilterDefinition, serializer: savedFilterSerializer, filters: savedFilterFilterSet, routes: savedFilterRoutes },
+  Subscription: { definition: subscriptionDefinition, serializer: subscriptionSerializer, filters: subscriptionFilterSet, routes: subscriptionRoutes },
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
   Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
@@ -590,6 +625,9 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ProviderAccount: ProviderAccountModel,
   ProviderNetwork: ProviderNetworkModel,
   Provider: ProviderModel,
+  VirtualCircuitTermination: VirtualCircuitTerminationModel,
+  VirtualCircuitType: VirtualCircuitTypeModel,
+  VirtualCircuit: VirtualCircuitModel,
   DataFile: DataFileModel,
   DataSource: DataSourceModel,
   Job: JobModel,
@@ -627,6 +665,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   PowerPort: PowerPortModel,
   RackReservation: RackReservationModel,
   RackRole: RackRoleModel,
+  RackType: RackTypeModel,
   Rack: RackModel,
   RearPortTemplate: RearPortTemplateModel,
   RearPort: RearPortModel,
@@ -646,8 +685,11 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ExportTemplate: ExportTemplateModel,
   ImageAttachment: ImageAttachmentModel,
   JournalEntry: JournalEntryModel,
+  NotificationGroup: NotificationGroupModel,
+  Notification: NotificationModel,
   ObjectChange: ObjectChangeModel,
   SavedFilter: SavedFilterModel,
+  Subscription: SubscriptionModel,
   Tag: TagModel,
   WebhookDelivery: WebhookDeliveryModel,
   Webhook: WebhookModel,

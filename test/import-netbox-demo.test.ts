@@ -37,6 +37,11 @@ const COUNTED: [string, string][] = [
   ['virtualization_vminterface', 'virtualization/interfaces'],
 ];
 
+/** NetBox 4.x tables and the 4.6 API list that shows their rows, checked where the source has the table. */
+const COUNTED_46: [string, string][] = [
+  ['dcim_racktype', 'dcim/rack-types'],
+];
+
 /** Cabled models: source table, API list, whether it ends a path (has connected endpoints). */
 const CABLED: [string, string, boolean][] = [
   ['dcim_interface', 'dcim/interfaces', true], ['dcim_consoleport', 'dcim/console-ports', true], ['dcim_consoleserverport', 'dcim/console-server-ports', true],
@@ -91,9 +96,9 @@ async function loadDemo(version: string): Promise<{ url: string; drop(): Promise
 }
 
 /** Every row of an API list, by id. */
-async function listAll(app: TestApp, token: string, path: string): Promise<Map<number, any>> {
+async function listAll(app: TestApp, token: string, path: string, base = '/api'): Promise<Map<number, any>> {
   const out = new Map<number, any>();
-  let next: string | null = `/api/${path}/?limit=1000&ordering=id`;
+  let next: string | null = `${base}/${path}/?limit=1000&ordering=id`;
   while (next) {
     const reply: any = await app.api('GET', next, undefined, { token });
     assert.is(reply.status, 200, `${path}: ${reply.text.slice(0, 300)}`);
@@ -127,6 +132,19 @@ async function checkImport(version: string): Promise<void> {
         const have = [...(await listAll(app, token, path)).keys()].sort((a, b) => a - b);
         assert.equal(have, want, `${path}: the same ids as ${table}`);
       }
+
+      for (const [table, path] of COUNTED_46) {
+        if (!(await src('information_schema.tables').where({ table_name: table }).first())) continue;
+        const want = (await src(table).select('id').orderBy('id')).map((r) => Number(r.id));
+        const have = [...(await listAll(app, token, path, '/v4.6/api')).keys()].sort((a, b) => a - b);
+        assert.equal(have, want, `${path}: the same ids as ${table}`);
+      }
+      // a rack's form factor: 3.7's \`type\`, 4.1's \`form_factor\`
+      const formFactor = await hasColumn(src, 'dcim_rack', 'form_factor') ? 'form_factor' : 'type';
+      const racks = await listAll(app, token, 'dcim/racks');
+      const shaped = (await src('dcim_rack').select('id', formFactor)).filter((r) => r[formFactor]);
+      assert.ok(shaped.length, 'the demo data has racks with a form factor');
+      for (const r of shaped) assert.is(racks.get(Number(r.id))?.type?.value, r[formFactor], `rack ${r.id}: type`);
 
       const contentTypes = new Map((await src('django_content_type').select('id', 'app_label', 'model')).map((r) => [Number(r.id), `${r.app_label}.${r.model}`]));
       const paths = new Map((await src('dcim_cablepath').select('id', 'path', 'is_complete')).map((r) => [Number(r.id), r]));

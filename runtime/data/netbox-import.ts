@@ -28,6 +28,9 @@ const BATCH = 2000;
 /** Tables NetBox 3.7 names after Django's own apps. */
 const TABLE_IN_37: Record<string, string> = { users_user: 'auth_user', users_group: 'auth_group', users_user_groups: 'auth_user_groups' };
 
+/** Columns NetBox 4.x renamed, by table: NetLedger's column → the 4.x source's (a rack's `type` is 4.1's `form_factor`). */
+const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' } };
+
 /** Tables whose rows NetLedger makes itself: never imported. */
 const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
 
@@ -247,6 +250,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
             read++;
             const extra: Src = { ...fromScope(src, source, 'scope', 'site_id'), ...fromScope(src, source, 'termination', 'site_id'), ...fromScope(src, source, 'termination', 'provider_network_id') };
             for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
+            for (const [column, renamed] of Object.entries(RENAMED_IN_4[d.table] ?? {})) if (!cols.has(column) && cols.has(renamed)) extra[column] = src[renamed];
             if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;
             if (Array.isArray(src.event_types)) for (const [flag, event] of [['type_create', 'object_created'], ['type_update', 'object_updated'], ['type_delete', 'object_deleted'], ['type_job_start', 'job_started'], ['type_job_end', 'job_completed']]) extra[flag] = src.event_types.includes(event);
             try {

@@ -41,6 +41,10 @@ import { powerPort } from './power_port.js';
 import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
 import { rack } from './rack.js';
+import { rackType } from './rack_type.js';
+import { notification } from './notification.js';
+import { virtualCircuit } from './virtual_circuit.js';
+import { virtualCircuitTermination } from './virtual_circuit_termination.js';
 import { rackReservation } from './rack_reservation.js';
 import { rearPort } from './rear_port.js';
 import { rearPortTemplate } from './rear_port_template.js';
@@ -121,6 +125,10 @@ export const hooks: Record<string, ModelHooks> = {
   power_feed: powerFeed,
   prefix,
   rack,
+  rack_type: rackType,
+  notification,
+  virtual_circuit: virtualCircuit,
+  virtual_circuit_termination: virtualCircuitTermination,
   rack_reservation: rackReservation,
   rear_port: rearPort,
   rear_port_template: rearPortTemplate,

@@ -66,4 +66,18 @@ export const circuitGroupAssignmentFilterSet: FilterSet = {
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   updated_by_request: { kind: "request", actions: ["update"] },
+  virtual_circuit: {
+    kind: "path",
+    path: [{ field: "member", model: "VirtualCircuit", contentType: "circuits.virtualcircuit" }],
+    by: "cid",
+    family: "exact",
+    tree: false,
+  },
+  virtual_circuit_id: {
+    kind: "path",
+    path: [{ field: "member", model: "VirtualCircuit", contentType: "circuits.virtualcircuit" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+  },
 };

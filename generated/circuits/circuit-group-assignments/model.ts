@@ -43,7 +43,7 @@ export const circuitGroupAssignmentDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["member_type", "member_id"],
-      types: { "circuits.circuit": "Circuit" },
+      types: { "circuits.circuit": "Circuit", "circuits.virtualcircuit": "VirtualCircuit" },
       onDelete: "cascade",
       typeKey: "member_type",
     },

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { LocationModel } from "../locations/model.js";
 import { RackRoleModel } from "../rack-roles/model.js";
+import { RackTypeModel } from "../rack-types/model.js";
 import { SiteModel } from "../sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -73,6 +74,21 @@ export const rackDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["site_id"],
       to: "Site",
+      onDelete: "protect",
+    },
+    rack_type: {
+      name: "rack_type",
+      type: "fk",
+      label: "Rack type",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["rack_type_id"],
+      to: "RackType",
+      since: "4.0",
       onDelete: "protect",
     },
     location: {
@@ -377,6 +393,7 @@ export class RackModel extends Model {
   static tableName = 'dcim_rack';
   static relationMappings = () => ({
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_rack.site_id', to: 'dcim_site.id' } },
+    rack_type: { relation: Model.BelongsToOneRelation, modelClass: RackTypeModel, join: { from: 'dcim_rack.rack_type_id', to: 'dcim_racktype.id' } },
     location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_rack.location_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_rack.tenant_id', to: 'tenancy_tenant.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RackRoleModel, join: { from: 'dcim_rack.role_id', to: 'dcim_rackrole.id' } },
@@ -386,6 +403,7 @@ export class RackModel extends Model {
   _name_natural!: string;
   facility_id!: number | null;
   site_id!: number;
+  rack_type_id!: number | null;
   location_id!: number | null;
   tenant_id!: number | null;
   status!: string | number;

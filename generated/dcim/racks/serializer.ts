@@ -93,6 +93,7 @@ export const rackSerializer: SerializerDefinition = {
         "name",
         "facility_id",
         "site",
+        "rack_type",
         "location",
         "tenant",
         "status",

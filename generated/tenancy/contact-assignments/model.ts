@@ -46,6 +46,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
         "circuits.circuit": "Circuit",
         "circuits.provider": "Provider",
         "circuits.provideraccount": "ProviderAccount",
+        "circuits.virtualcircuit": "VirtualCircuit",
         "dcim.device": "Device",
         "dcim.devicetype": "DeviceType",
         "dcim.location": "Location",
