@@ -21,7 +21,9 @@ async function call(method, path, body, key) {
   try {
     const res = await fetch(HTTP_URL + path, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
+    // HAProxy answers with an HTML page when no node is up: keep its status.
+    const json = (res.headers.get('content-type') ?? '').includes('json');
+    return { status: res.status, body: text && json ? JSON.parse(text) : null, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
   } catch (error) {
     return { status: 0, error: String(error?.cause?.code ?? error?.name ?? error) };
   }
@@ -38,7 +40,7 @@ const receiver = createServer((req, res) => {
   });
 });
 
-const requests = []; // { start, end, method, status, attempt }
+const requests = []; // { start, end, method, status, attempt, error }
 const created = []; // { slug, id, key }
 const gaveUp = []; // slugs a client never got an answer for
 let stopping = false;
@@ -49,7 +51,7 @@ async function write(method, path, body) {
   for (let attempt = 1; ; attempt++) {
     const start = now();
     const reply = await call(method, path, body, key);
-    requests.push({ start, end: now(), method, status: reply.status, attempt });
+    requests.push({ start, end: now(), method, status: reply.status, attempt, error: reply.error, detail: reply.body?.detail });
     if (reply.status >= 200 && reply.status < 300) return reply;
     const retryable = reply.status === 0 || reply.status === 502 || reply.status === 503 || reply.status === 504;
     if (!retryable || now() > deadline) return reply;
@@ -91,12 +93,27 @@ async function listAll() {
   }
 }
 
+// Each node's /readyz every 250 ms (NODE_URLS, comma-separated): when it changed, for the report.
+const readiness = [];
+async function watchNodes() {
+  const nodes = (process.env.NODE_URLS ?? '').split(',').filter(Boolean);
+  const last = new Map();
+  while (!stopping) {
+    await Promise.all(nodes.map(async (url) => {
+      let state;
+      try { state = (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) })).status; } catch (error) { state = String(error?.cause?.code ?? error?.name); }
+      if (last.get(url) !== state) { last.set(url, state); readiness.push({ url, state, at: now() }); }
+    }));
+    await sleep(250);
+  }
+}
+
 async function watchStop() { while (!existsSync(`${HA_DIR}/stop-load`)) await sleep(200); stopping = true; }
 
 await new Promise((r) => receiver.listen(RECEIVER_PORT, '127.0.0.1', r));
 await setup();
 writeFileSync(`${HA_DIR}/load-started`, String(now()));
-await Promise.all([watchStop(), ...Array.from({ length: CLIENTS }, (_, n) => client(n).catch((e) => { console.error('client', n, e); }))]);
+await Promise.all([watchStop(), watchNodes(), ...Array.from({ length: CLIENTS }, (_, n) => client(n).catch((e) => { console.error('client', n, e); }))]);
 
 // The verdict, once the cluster is whole again.
 const events = Object.fromEntries(readFileSync(`${HA_DIR}/events`, 'utf8').trim().split('\n').map((l) => l.split(' ')).map(([k, v]) => [k, Number(v)]));
@@ -121,17 +138,23 @@ const distinctIds = [...bySlug.values()].reduce((n, ids) => n + new Set(ids).siz
 const writes = requests.filter((r) => r.method !== 'GET');
 const ok = (r) => r.status >= 200 && r.status < 300;
 // Writes are back once a write succeeds after the last one that failed in the primary's event (a
-// killed postmaster's backends may still finish a few writes on their open connections first).
-const failedAfterKill = writes.filter((r) => r.start >= events.primary_killed && r.start < events.node_killed && !ok(r));
+// killed postmaster's backends may still finish a few writes on their open connections first). A
+// failure belongs to the event in which it ended: a write sent just before the node is killed and cut
+// off by it is that event's.
+const failedAfterKill = writes.filter((r) => r.end >= events.primary_killed && r.end < events.node_killed && !ok(r));
 const outageEnd = failedAfterKill.length ? Math.max(...failedAfterKill.map((r) => r.end)) : events.primary_killed;
 const back = writes.filter((r) => r.end > outageEnd && ok(r)).sort((a, b) => a.end - b.end)[0];
 const writesBack = back ? (back.end - events.primary_killed) / 1000 : Infinity;
 const window = (from, to) => {
-  const inside = writes.filter((r) => r.start >= from && r.start < to && !ok(r));
+  const inside = writes.filter((r) => r.end >= from && r.end < to && !ok(r)).sort((a, b) => a.end - b.end);
   const by = {};
-  for (const r of inside) by[r.status || 'connection error'] = (by[r.status || 'connection error'] ?? 0) + 1;
-  const span = inside.length ? (Math.max(...inside.map((r) => r.end)) - Math.min(...inside.map((r) => r.start))) / 1000 : 0;
-  return `${inside.length} failed attempts ${JSON.stringify(by)} over ${span.toFixed(1)} s`;
+  for (const r of inside) { const kind = r.status || `connection error (${r.error})`; by[kind] = (by[kind] ?? 0) + 1; }
+  const span = inside.length ? (inside.at(-1).end - Math.min(...inside.map((r) => r.start))) / 1000 : 0;
+  const details = [...new Set(inside.map((r) => r.detail).filter(Boolean))].slice(0, 3);
+  const seconds = (r) => ((r.end - from) / 1000).toFixed(1);
+  const when = inside.length ? `, from +${seconds(inside[0])} s to +${seconds(inside.at(-1))} s` : '';
+  const nodes = readiness.filter((r) => r.at >= from && r.at < to).map((r) => `${r.url.split(':').pop()} ${r.state} at +${((r.at - from) / 1000).toFixed(1)} s`);
+  return `${inside.length} failed attempts ${JSON.stringify(by)} over ${span.toFixed(1)} s${when}${details.length ? ` (${details.join(' | ')})` : ''}${nodes.length ? `; readyz: ${nodes.join(', ')}` : ''}`;
 };
 console.log(`load: ${writes.length} write attempts, ${acknowledged} sites acknowledged, ${gaveUp.length} given up, ${hooks.length} webhook requests received, ${stored.size} sites stored`);
 console.log(`event primary killed (${Object.keys(events).find((k) => k.startsWith('primary_name_'))?.slice(13)}): ${window(events.primary_killed, events.node_killed)}`);

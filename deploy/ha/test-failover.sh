@@ -28,6 +28,8 @@ LOAD_PID=
 cleanup() {
   [ -n "$LOAD_PID" ] && kill -9 "$LOAD_PID" 2>/dev/null
   $CLUSTER down >/dev/null 2>&1
+  # HA_KEEP_LOGS=<folder>: every process's log is kept there for a look afterwards.
+  [ -n "${HA_KEEP_LOGS:-}" ] && mkdir -p "$HA_KEEP_LOGS" && cp -r "$HA_DIR/log/." "$HA_DIR/load.json" "$HA_KEEP_LOGS/" 2>/dev/null
   rm -rf "$HA_DIR"
 }
 trap cleanup EXIT
@@ -67,7 +69,7 @@ say "cluster up (under $HA_DIR)"
 $CLUSTER up || fail "the cluster did not come up"
 
 export HTTP_URL="http://127.0.0.1:$HTTP_PORT"
-node_modules/.bin/node deploy/ha/load.mjs > "$HA_DIR/load.out" 2>&1 &
+NODE_URLS="http://127.0.0.1:${NODE_BASE_PORT:-18081},http://127.0.0.1:$((${NODE_BASE_PORT:-18081} + 1))" node_modules/.bin/node deploy/ha/load.mjs > "$HA_DIR/load.out" 2>&1 &
 LOAD_PID=$!
 for _ in $(seq 100); do [ -f "$HA_DIR/load-started" ] && break; sleep 0.2; done
 [ -f "$HA_DIR/load-started" ] || { cat "$HA_DIR/load.out" >&2; fail "the load did not start"; }
