@@ -174,6 +174,36 @@ async function checkImport(version: string): Promise<void> {
       }
       assert.ok(peersChecked > 100 && endpointsChecked > 100, `cabled ports compared: ${peersChecked} link peers, ${endpointsChecked} endpoints`);
 
+      // 4.x's generic relations as the source has them (4.2's scopes and terminations; 3.7's sites,
+      // provider networks, devices and virtual machines), read by 4.6 as the relation and by 3.7 as the object
+      const GENERIC: [string, string, string, [string, string, string][]][] = [
+        ['ipam_prefix', 'ipam/prefixes', 'scope', [['site_id', 'site', 'dcim.site']]],
+        ['virtualization_cluster', 'virtualization/clusters', 'scope', [['site_id', 'site', 'dcim.site']]],
+        ['circuits_circuittermination', 'circuits/circuit-terminations', 'termination', [['site_id', 'site', 'dcim.site'], ['provider_network_id', 'provider_network', 'circuits.providernetwork']]],
+        ['ipam_service', 'ipam/services', 'parent_object', [['device_id', 'device', 'dcim.device'], ['virtual_machine_id', 'virtual_machine', 'virtualization.virtualmachine']]],
+      ];
+      let related = 0;
+      for (const [table, path, kind, legacy] of GENERIC) {
+        const generic = await hasColumn(src, table, `${kind}_type_id`);
+        const rows = await src(table).select('*').orderBy('id');
+        const v46 = await listAll(app, token, path, '/v4.6/api');
+        const v37 = await listAll(app, token, path, '/v3.7/api');
+        for (const row of rows) {
+          const set = legacy.find(([column]) => row[column] !== null && row[column] !== undefined);
+          const want = generic
+            ? [row[`${kind}_type_id`] === null ? null : contentTypes.get(Number(row[`${kind}_type_id`])), row[`${kind}_id`] === null ? null : Number(row[`${kind}_id`])]
+            : [set ? set[2] : null, set ? Number(row[set[0]]) : null];
+          const have = v46.get(Number(row.id));
+          assert.equal([have[`${kind}_type`], have[`${kind}_id`]], want, `4.6 ${path} ${row.id}`);
+          if (want[0] !== null) related++;
+          for (const [column, field] of legacy) {
+            const cached = generic && `_${column}` in row ? row[`_${column}`] : row[column];
+            assert.is(v37.get(Number(row.id))[field]?.id ?? null, cached === null || cached === undefined ? null : Number(cached), `3.7 ${path} ${row.id}: ${field}`);
+          }
+        }
+      }
+      assert.ok(related > 10, `objects with a scope, termination or parent compared: ${related}`);
+
       // a cabled interface's trace runs end to end over the imported cables
       const cabled = await src('dcim_interface').whereNotNull('cable_id').whereNotNull('_path_id').orderBy('id').first('id');
       const trace = await app.api('GET', `/api/dcim/interfaces/${cabled.id}/trace/`, undefined, { token });

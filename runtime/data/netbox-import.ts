@@ -9,8 +9,10 @@
  * `app.model`; many-to-many links and tags are carried from NetBox's link tables. Passwords keep their
  * Django hashes (verified at login, then rehashed). Relations that form a cycle (a device and its
  * virtual chassis, a region and its parent) are written once every row is in. What the source keeps
- * elsewhere in its newer schemas (4.2's scopes, terminations and MAC address objects) is taken from
- * there (`fromScope`, the MAC address objects). Cable paths are traced anew from the imported cables (the models' `afterImport`
+ * elsewhere in its newer schemas (4.2's scopes and terminations with their cached site, region, site
+ * group and location, 4.3's service parents, the MAC address objects) is taken from there (`fromScope`,
+ * the MAC address objects); a 3.7 source's sites, provider networks, devices and virtual machines
+ * become those generic relations (the `cached_scope` hook's `afterImport`). Cable paths are traced anew from the imported cables (the models' `afterImport`
  * hooks), as a write would trace them, rather than taken from NetBox's own path table.
  */
 import type { Knex } from 'knex';
@@ -123,15 +125,22 @@ function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: F
   return row;
 }
 
-/** Values a NetBox 4.x schema keeps elsewhere, by the target's column: 4.2's scopes and generic terminations. */
+/** The content type each 3.7 relation names, where 4.x keeps it as a generic relation. */
+const GENERIC_PARTS: Record<string, string> = {
+  site_id: 'dcim.site', provider_network_id: 'circuits.providernetwork', device_id: 'dcim.device', virtual_machine_id: 'virtualization.virtualmachine',
+};
+
+/**
+ * A 3.7 column that a NetBox 4.x schema keeps elsewhere: as a cache beside the generic relation
+ * (4.2's `_site_id` beside a prefix's scope, `_provider_network_id` beside a circuit termination's
+ * termination), else from the generic relation itself (4.3's service parent).
+ */
 function fromScope(src: Src, source: NetboxSource, kind: string, column: string): Src {
+  if (column in src) return {};
+  if (`_${column}` in src) return { [column]: src[`_${column}`] };
   const type = src[`${kind}_type_id`];
-  if (type === null || type === undefined || column in src) return {};
-  const name = source.contentTypes.get(Number(type));
-  const id = src[`${kind}_id`];
-  if (column === 'site_id') return { site_id: name === 'dcim.site' ? id : null };
-  if (column === 'provider_network_id') return { provider_network_id: name === 'circuits.providernetwork' ? id : null };
-  return {};
+  if (type === null || type === undefined) return {};
+  return { [column]: source.contentTypes.get(Number(type)) === GENERIC_PARTS[column] ? src[`${kind}_id`] : null };
 }
 
 /** The object types (`app.model` list) of a row from NetBox's link table of them. */
@@ -248,7 +257,10 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           const rows: Src[] = [];
           for (const src of batch) {
             read++;
-            const extra: Src = { ...fromScope(src, source, 'scope', 'site_id'), ...fromScope(src, source, 'termination', 'site_id'), ...fromScope(src, source, 'termination', 'provider_network_id') };
+            const extra: Src = {
+              ...fromScope(src, source, 'scope', 'site_id'), ...fromScope(src, source, 'termination', 'site_id'), ...fromScope(src, source, 'termination', 'provider_network_id'),
+              ...fromScope(src, source, 'parent_object', 'device_id'), ...fromScope(src, source, 'parent_object', 'virtual_machine_id'),
+            };
             for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
             for (const [column, renamed] of Object.entries(RENAMED_IN_4[d.table] ?? {})) if (!cols.has(column) && cols.has(renamed)) extra[column] = src[renamed];
             if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;

@@ -81,7 +81,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
     // a field the write's version does not have, under any name, is not read from its body (NetBox ignores unknown keys)
     const [has, value] = given(f);
     if (!has) {
-      if (f.type === 'generic_fk' && (f.typeKey! in input || `${f.name}_id` in input)) {
+      if (f.type === 'generic_fk' && names.keys.get(f.name)?.length && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
@@ -107,7 +107,8 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
         const typeKey = f.typeKey!;
         const idKey = `${f.name}_id`;
         const typeColumn = `${f.name}_type`;
-        if (!(typeKey in input) && !(idKey in input)) {
+        // a relation of another version (4.x's scope through 3.7) is not read from the body
+        if (!names.keys.get(f.name)?.length || (!(typeKey in input) && !(idKey in input))) {
           if (mode === 'create') { values[typeColumn] = null; values[idKey] = null; }
           break;
         }

@@ -11,6 +11,8 @@ import { asn } from './asn.js';
 import { asnRange } from './asn_range.js';
 import { circuit } from './circuit.js';
 import { circuitTermination } from './circuit_termination.js';
+import { cachedScope } from './cached_scope.js';
+import { scopeParent } from './scope_parent.js';
 import { contactAssignment } from './contact_assignment.js';
 import { customField } from './custom_field.js';
 import { customFieldChoiceSet } from './custom_field_choice_set.js';
@@ -95,6 +97,8 @@ export const hooks: Record<string, ModelHooks> = {
   cluster,
   circuit,
   circuit_termination: circuitTermination,
+  cached_scope: cachedScope,
+  scope_parent: scopeParent,
   contact_assignment: contactAssignment,
   custom_field: customField,
   custom_field_choice_set: customFieldChoiceSet,

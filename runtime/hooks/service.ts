@@ -1,9 +1,10 @@
 /**
  * Services and service templates: ports are whole numbers from 1 to 65535, and `?port=` finds the
- * ones listing a port. A service is attached to exactly one device or virtual machine.
+ * ones listing a port. A service has exactly one parent: a device, a virtual machine or (4.x) an FHRP group.
  */
 import { choiceSet, type ModelHooks, type Row, type WriteItem } from '../data/registry.js';
 import { errors } from '../core/errors.js';
+import { isSet } from './merged.js';
 
 function checkPorts(item: WriteItem): void {
   if (item.values.ports === undefined) return;
@@ -49,9 +50,10 @@ export const service: ModelHooks = {
   filters: { port: portFilter },
   prepare(item) {
     const v = { ...(item.existing ?? {}), ...item.values };
-    const parents = [v.device_id, v.virtual_machine_id].filter((x) => x !== null && x !== undefined);
+    // the parent (4.x's parent_object; 3.7's device or virtual machine, hooks/cached_scope.ts): exactly one.
     // NetBox's clean() names no field (full_clean's __all__, which the REST API keeps)
-    if (parents.length !== 1) item.errors.add('__all__', 'A service must be assigned to either a device or a virtual machine.');
+    const both = isSet(v.device_id) && isSet(v.virtual_machine_id);
+    if (both || !isSet(v.parent_object_type)) item.errors.add('__all__', 'A service must be assigned to either a device or a virtual machine.');
     checkPorts(item);
   },
 };

@@ -6,8 +6,11 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../../dcim/cables/model.js";
 import { CircuitModel } from "../circuits/model.js";
+import { LocationModel } from "../../dcim/locations/model.js";
 import { ProviderNetworkModel } from "../provider-networks/model.js";
+import { RegionModel } from "../../dcim/regions/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
+import { SiteGroupModel } from "../../dcim/site-groups/model.js";
 
 /** Resolved definition of CircuitTermination: fields, counts and rules the runtime applies. */
 export const circuitTerminationDefinition: ModelDefinition = {
@@ -29,7 +32,7 @@ export const circuitTerminationDefinition: ModelDefinition = {
   ordering: ["circuit", "term_side"],
   brief: ["id", "url", "display", "circuit", "term_side", "cable", "_occupied"],
   search: ["circuit.cid", "xconnect_id", "pp_info", "description"],
-  hooks: ["circuit_termination", "cabled"],
+  hooks: ["cached_scope", "circuit_termination", "cabled"],
   uniqueTogether: [["circuit", "term_side"]],
   uniqueNullsMatch: [],
   fields: {
@@ -61,6 +64,28 @@ export const circuitTerminationDefinition: ModelDefinition = {
       choices: "circuit-termination-side",
       plain: true,
     },
+    termination: {
+      name: "termination",
+      type: "generic_fk",
+      label: "Termination",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["termination_type", "termination_id"],
+      types: {
+        "dcim.region": "Region",
+        "dcim.sitegroup": "SiteGroup",
+        "dcim.site": "Site",
+        "dcim.location": "Location",
+        "circuits.providernetwork": "ProviderNetwork",
+      },
+      since: "4.0",
+      onDelete: "set_null",
+      typeKey: "termination_type",
+    },
     site: {
       name: "site",
       type: "fk",
@@ -74,6 +99,7 @@ export const circuitTerminationDefinition: ModelDefinition = {
       columns: ["site_id"],
       to: "Site",
       example: 1,
+      until: "4.0",
       onDelete: "protect",
     },
     provider_network: {
@@ -88,6 +114,52 @@ export const circuitTerminationDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["provider_network_id"],
       to: "ProviderNetwork",
+      until: "4.0",
+      onDelete: "protect",
+    },
+    _region: {
+      name: "_region",
+      type: "fk",
+      label: "Region",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_region_id"],
+      to: "Region",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _site_group: {
+      name: "_site_group",
+      type: "fk",
+      label: "Site group",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_site_group_id"],
+      to: "SiteGroup",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _location: {
+      name: "_location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_location_id"],
+      to: "Location",
+      filter: false,
       onDelete: "protect",
     },
     port_speed: {
@@ -259,13 +331,21 @@ export class CircuitTerminationModel extends Model {
     circuit: { relation: Model.BelongsToOneRelation, modelClass: CircuitModel, join: { from: 'circuits_circuittermination.circuit_id', to: 'circuits_circuit.id' } },
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'circuits_circuittermination.site_id', to: 'dcim_site.id' } },
     provider_network: { relation: Model.BelongsToOneRelation, modelClass: ProviderNetworkModel, join: { from: 'circuits_circuittermination.provider_network_id', to: 'circuits_providernetwork.id' } },
+    _region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'circuits_circuittermination._region_id', to: 'dcim_region.id' } },
+    _site_group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'circuits_circuittermination._site_group_id', to: 'dcim_sitegroup.id' } },
+    _location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'circuits_circuittermination._location_id', to: 'dcim_location.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'circuits_circuittermination.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
   circuit_id!: number;
   term_side!: string | number;
+  termination_type!: string | null;
+  termination_id!: number | null;
   site_id!: number | null;
   provider_network_id!: number | null;
+  _region_id!: number | null;
+  _site_group_id!: number | null;
+  _location_id!: number | null;
   port_speed!: number | null;
   upstream_speed!: number | null;
   xconnect_id!: number;

@@ -27,7 +27,7 @@ export const locationDefinition: ModelDefinition = {
   ordering: ["slug"],
   brief: ["id", "url", "display", "name", "slug", "rack_count", "_depth"],
   search: ["name", "description"],
-  hooks: [],
+  hooks: ["scope_parent"],
   uniqueTogether: [["site", "parent", "name"], ["site", "parent", "slug"]],
   uniqueNullsMatch: ["parent"],
   fields: {

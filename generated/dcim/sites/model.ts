@@ -28,7 +28,7 @@ export const siteDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "slug"],
   search: ["name", "facility", "description", "physical_address", "shipping_address", "comments"],
-  hooks: [],
+  hooks: ["scope_parent"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {

@@ -4,8 +4,11 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { LocationModel } from "../../dcim/locations/model.js";
+import { RegionModel } from "../../dcim/regions/model.js";
 import { RoleModel } from "../roles/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
+import { SiteGroupModel } from "../../dcim/site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { VLANModel } from "../vlans/model.js";
 import { VRFModel } from "../vrfs/model.js";
@@ -30,7 +33,7 @@ export const prefixDefinition: ModelDefinition = {
   ordering: ["vrf", "prefix"],
   brief: ["id", "url", "display", "family", "prefix", "_depth"],
   search: ["description", "prefix"],
-  hooks: ["prefix"],
+  hooks: ["cached_scope", "prefix"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   ui: {
@@ -99,6 +102,7 @@ export const prefixDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["site_id"],
       to: "Site",
+      until: "4.0",
       onDelete: "protect",
     },
     vrf: {
@@ -113,6 +117,72 @@ export const prefixDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["vrf_id"],
       to: "VRF",
+      onDelete: "protect",
+    },
+    scope: {
+      name: "scope",
+      type: "generic_fk",
+      label: "Scope",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["scope_type", "scope_id"],
+      types: {
+        "dcim.region": "Region",
+        "dcim.sitegroup": "SiteGroup",
+        "dcim.site": "Site",
+        "dcim.location": "Location",
+      },
+      since: "4.0",
+      onDelete: "set_null",
+      typeKey: "scope_type",
+    },
+    _region: {
+      name: "_region",
+      type: "fk",
+      label: "Region",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_region_id"],
+      to: "Region",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _site_group: {
+      name: "_site_group",
+      type: "fk",
+      label: "Site group",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_site_group_id"],
+      to: "SiteGroup",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _location: {
+      name: "_location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_location_id"],
+      to: "Location",
+      filter: false,
       onDelete: "protect",
     },
     tenant: {
@@ -262,6 +332,9 @@ export class PrefixModel extends Model {
   static relationMappings = () => ({
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'ipam_prefix.site_id', to: 'dcim_site.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'ipam_prefix.vrf_id', to: 'ipam_vrf.id' } },
+    _region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'ipam_prefix._region_id', to: 'dcim_region.id' } },
+    _site_group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'ipam_prefix._site_group_id', to: 'dcim_sitegroup.id' } },
+    _location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'ipam_prefix._location_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_prefix.tenant_id', to: 'tenancy_tenant.id' } },
     vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'ipam_prefix.vlan_id', to: 'ipam_vlan.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RoleModel, join: { from: 'ipam_prefix.role_id', to: 'ipam_role.id' } },
@@ -272,6 +345,11 @@ export class PrefixModel extends Model {
   prefix_length!: number;
   site_id!: number | null;
   vrf_id!: number | null;
+  scope_type!: string | null;
+  scope_id!: number | null;
+  _region_id!: number | null;
+  _site_group_id!: number | null;
+  _location_id!: number | null;
   tenant_id!: number | null;
   vlan_id!: number | null;
   status!: string | number;

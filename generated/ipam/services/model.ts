@@ -27,10 +27,31 @@ export const serviceDefinition: ModelDefinition = {
   ordering: ["protocol", "ports"],
   brief: ["id", "url", "display", "name", "protocol", "ports"],
   search: ["name", "description"],
-  hooks: ["service"],
+  hooks: ["cached_scope", "service"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
+    parent_object: {
+      name: "parent_object",
+      type: "generic_fk",
+      label: "Parent object",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["parent_object_type", "parent_object_id"],
+      types: {
+        "dcim.device": "Device",
+        "virtualization.virtualmachine": "VirtualMachine",
+        "ipam.fhrpgroup": "FHRPGroup",
+      },
+      since: "4.0",
+      onDelete: "cascade",
+      typeKey: "parent_object_type",
+      nestedKey: "parent",
+    },
     device: {
       name: "device",
       type: "fk",
@@ -44,6 +65,7 @@ export const serviceDefinition: ModelDefinition = {
       columns: ["device_id"],
       to: "Device",
       example: 1,
+      until: "4.0",
       onDelete: "cascade",
     },
     virtual_machine: {
@@ -58,6 +80,7 @@ export const serviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["virtual_machine_id"],
       to: "VirtualMachine",
+      until: "4.0",
       onDelete: "cascade",
     },
     name: {
@@ -153,6 +176,8 @@ export class ServiceModel extends Model {
     virtual_machine: { relation: Model.BelongsToOneRelation, modelClass: VirtualMachineModel, join: { from: 'ipam_service.virtual_machine_id', to: 'virtualization_virtualmachine.id' } },
   });
   public id!: number;
+  parent_object_type!: string | null;
+  parent_object_id!: number | null;
   device_id!: number | null;
   virtual_machine_id!: number | null;
   name!: string;

@@ -6,7 +6,10 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterGroupModel } from "../cluster-groups/model.js";
 import { ClusterTypeModel } from "../cluster-types/model.js";
+import { LocationModel } from "../../dcim/locations/model.js";
+import { RegionModel } from "../../dcim/regions/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
+import { SiteGroupModel } from "../../dcim/site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of Cluster: fields, counts and rules the runtime applies. */
@@ -29,7 +32,7 @@ export const clusterDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name", "virtualmachine_count"],
   search: ["name", "description", "comments"],
-  hooks: ["cluster"],
+  hooks: ["cached_scope", "cluster"],
   uniqueTogether: [["group", "name"], ["site", "name"]],
   uniqueNullsMatch: [],
   fields: {
@@ -102,6 +105,27 @@ export const clusterDefinition: ModelDefinition = {
       to: "Tenant",
       onDelete: "protect",
     },
+    scope: {
+      name: "scope",
+      type: "generic_fk",
+      label: "Scope",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["scope_type", "scope_id"],
+      types: {
+        "dcim.region": "Region",
+        "dcim.sitegroup": "SiteGroup",
+        "dcim.site": "Site",
+        "dcim.location": "Location",
+      },
+      since: "4.0",
+      onDelete: "set_null",
+      typeKey: "scope_type",
+    },
     site: {
       name: "site",
       type: "fk",
@@ -114,6 +138,52 @@ export const clusterDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["site_id"],
       to: "Site",
+      until: "4.0",
+      onDelete: "protect",
+    },
+    _region: {
+      name: "_region",
+      type: "fk",
+      label: "Region",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_region_id"],
+      to: "Region",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _site_group: {
+      name: "_site_group",
+      type: "fk",
+      label: "Site group",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_site_group_id"],
+      to: "SiteGroup",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _location: {
+      name: "_location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_location_id"],
+      to: "Location",
+      filter: false,
       onDelete: "protect",
     },
     description: {
@@ -170,6 +240,9 @@ export class ClusterModel extends Model {
     group: { relation: Model.BelongsToOneRelation, modelClass: ClusterGroupModel, join: { from: 'virtualization_cluster.group_id', to: 'virtualization_clustergroup.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'virtualization_cluster.tenant_id', to: 'tenancy_tenant.id' } },
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'virtualization_cluster.site_id', to: 'dcim_site.id' } },
+    _region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'virtualization_cluster._region_id', to: 'dcim_region.id' } },
+    _site_group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'virtualization_cluster._site_group_id', to: 'dcim_sitegroup.id' } },
+    _location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'virtualization_cluster._location_id', to: 'dcim_location.id' } },
   });
   public id!: number;
   name!: string;
@@ -177,7 +250,12 @@ export class ClusterModel extends Model {
   group_id!: number | null;
   status!: string | number;
   tenant_id!: number | null;
+  scope_type!: string | null;
+  scope_id!: number | null;
   site_id!: number | null;
+  _region_id!: number | null;
+  _site_group_id!: number | null;
+  _location_id!: number | null;
   description!: string;
   comments!: string;
 }

@@ -65,7 +65,7 @@ export const clusterSerializer: SerializerDefinition = {
         "group",
         "status",
         "tenant",
-        "site",
+        "scope",
         "description",
         "comments",
         "tags",
