@@ -162,6 +162,20 @@ test('a site that changes region, a location that changes site: the objects scop
   assert.equal(ids(await app.get(`/v4.6/api/ipam/prefixes/?region_id=${region.id}${only}`)), [inSite.id]);
 });
 
+test('deleting a scope: a region or site group clears it; a site or location in use is protected, as 3.7 protects a site', async ({ app, p }) => {
+  const group = await app.post('/api/dcim/site-groups/', { name: 'Gone Group', slug: 'gone-group' });
+  const room = await app.post('/api/dcim/locations/', { name: 'Kept Room', slug: 'kept-room', site: p.site2.id });
+  const byGroup = await app.post('/v4.6/api/ipam/prefixes/', { prefix: '10.96.1.0/24', scope_type: 'dcim.sitegroup', scope_id: group.id });
+  const byRoom = await app.post('/v4.6/api/virtualization/clusters/', { name: 'kept-room-cluster', type: (await app.post('/api/virtualization/cluster-types/', { name: 'Kept CT', slug: 'kept-ct' })).id, scope_type: 'dcim.location', scope_id: room.id });
+  expectStatus(await app.api('DELETE', `/api/dcim/site-groups/${group.id}/`), 204);
+  const cleared = await app.get(`/v4.6/api/ipam/prefixes/${byGroup.id}/`);
+  assert.equal([cleared.scope_type, cleared.scope_id], [null, null]);
+  assert.equal(ids(await app.get(`/v4.6/api/ipam/prefixes/?site_group_id=${p.group.id}&id=${byGroup.id}`)), []);
+  expectStatus(await app.api('DELETE', `/api/dcim/locations/${room.id}/`), 409);
+  expectStatus(await app.api('DELETE', `/api/dcim/sites/${p.site2.id}/`), 409);
+  assert.is((await app.get(`/v4.6/api/virtualization/clusters/${byRoom.id}/`)).scope_id, room.id);
+});
+
 test('circuit terminations: 3.7 site and provider network <-> 4.6 termination', async ({ app, p }) => {
   const provider = await app.post('/api/circuits/providers/', { name: 'Scope Provider', slug: 'scope-provider' });
   const type = await app.post('/api/circuits/circuit-types/', { name: 'Scope Type', slug: 'scope-type' });
