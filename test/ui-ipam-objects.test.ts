@@ -2,7 +2,7 @@
  * IPAM object pages in a real Chromium. An IP address's page: its assignment (device and interface,
  * or virtual machine and VM interface, linked), NAT inside and outside, the other IP addresses with
  * the same address in its VRF (and not those of another VRF), its parent prefixes (its VRF's only)
- * with their utilization, its VRF and role. An aggregate's utilization (the share its prefixes of
+ * with their utilization, the other addresses of its VRF in its network, its VRF and role. An aggregate's utilization (the share its prefixes of
  * every VRF cover) and its prefixes tab with the free space as rows that open the prefix form; an IP
  * range's utilization (the share of its addresses assigned); the lists of all three with a utilization
  * bar per row. Results checked through the API;
@@ -52,7 +52,7 @@ const { test } = browserSuite('web interface: IP address, aggregate and IP range
 
 const fieldRow = (label: string) => `table[aria-label="Fields"] tr:has(th:text-is("${label}")) td`;
 
-test('IP address: assignment, NAT, duplicates of its VRF, parent prefixes, VRF and role', async () => {
+test('IP address: assignment, NAT, duplicates of its VRF, parent prefixes, related addresses, VRF and role', async () => {
   const { page } = browser;
   await page.goto(`${base}/ipam/ip-addresses/${f.ip.id}/`);
   const assigned = page.locator(fieldRow('Assigned object'));
@@ -82,6 +82,9 @@ test('IP address: assignment, NAT, duplicates of its VRF, parent prefixes, VRF a
   assert.is(await parents.locator(`a[href="/dcim/sites/${f.site.id}/"]`).count(), 1, 'objects in cells are links');
   // the /24's prod addresses: 10.0.0.10 and the range's ten (.100 and .105 inside it), 11 of 254 usable
   assert.match(texts[0], /4\.3%/);
+  // its VRF's other addresses in 10.0.0.0/24: not itself, not its duplicate, not another VRF's
+  const related = page.locator('table[aria-label="Related IP addresses"] tbody tr');
+  assert.equal((await related.locator('td:first-child a').allInnerTexts()).sort(), ['10.0.0.100/24', '10.0.0.105/24', '10.0.0.105/26']);
   await expectAccessible(page, 'an IP address');
   await screenshot(page, 'ip-address');
 
@@ -89,6 +92,7 @@ test('IP address: assignment, NAT, duplicates of its VRF, parent prefixes, VRF a
   await page.goto(`${base}/ipam/ip-addresses/${f.outside.id}/`);
   assert.is(await page.locator(`${fieldRow('NAT (inside)')} a[href="/ipam/ip-addresses/${f.ip.id}/"]`).innerText(), '10.0.0.10/24');
   assert.match(await page.locator('table[aria-label="Parent prefixes"] tbody').innerText(), /No prefix of its VRF contains this address/);
+  assert.match(await page.locator('table[aria-label="Related IP addresses"] tbody').innerText(), /No other address of its VRF in 192\.0\.2\.10\/32/);
   await page.goto(`${base}/ipam/ip-addresses/${f.labIp.id}/`);
   assert.is(await page.locator('table[aria-label="Duplicate IP addresses"]').count(), 0);
   assert.equal((await page.locator('table[aria-label="Parent prefixes"] tbody tr a').allInnerTexts()), ['10.0.0.0/25']);

@@ -34,7 +34,7 @@ export const ipAddressDefinition: ModelDefinition = {
     columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
     tabs: [],
     patterns: [],
-    panels: ["duplicate_ips", "parent_prefixes"],
+    panels: ["duplicate_ips", "parent_prefixes", "related_ips"],
     columnViews: [],
   },
   fields: {

@@ -3,6 +3,7 @@ import type { PanelFn } from '../panels.js';
 import { rackElevation } from './rack_elevation.js';
 import { cableEnds } from './cable_ends.js';
 import { duplicateIps } from './duplicate_ips.js';
+import { relatedIps } from './related_ips.js';
 import { parentPrefixes } from './parent_prefixes.js';
 import { aggregateUtilization } from './aggregate_utilization.js';
 import { rangeUtilization } from './range_utilization.js';
@@ -11,6 +12,7 @@ export const panels: Record<string, PanelFn> = {
   rack_elevation: rackElevation,
   cable_ends: cableEnds,
   duplicate_ips: duplicateIps,
+  related_ips: relatedIps,
   parent_prefixes: parentPrefixes,
   aggregate_utilization: aggregateUtilization,
   range_utilization: rangeUtilization,
