@@ -176,6 +176,23 @@ test('deleting a scope: a region or site group clears it; a site or location in 
   assert.is((await app.get(`/v4.6/api/virtualization/clusters/${byRoom.id}/`)).scope_id, room.id);
 });
 
+test('clusters: host devices must lie in the scope\'s site or location (3.7 names site, 4.6 scope)', async ({ app, p }) => {
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'Host Maker', slug: 'host-maker' });
+  const dtype = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Host Box', slug: 'host-box' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'Host Role', slug: 'host-role' });
+  const ctype = await app.post('/api/virtualization/cluster-types/', { name: 'Host CT', slug: 'host-ct' });
+  const cluster = await app.post('/v3.7/api/virtualization/clusters/', { name: 'host-cluster', type: ctype.id, site: p.site.id });
+  await app.post('/api/dcim/devices/', { name: 'host-1', site: p.site.id, device_type: dtype.id, role: role.id, cluster: cluster.id });
+  const path = `/virtualization/clusters/${cluster.id}/`;
+  const moved37 = await app.api('PATCH', `/v3.7/api${path}`, { site: p.site2.id });
+  expectStatus(moved37, 400);
+  assert.match(moved37.body.site[0], /1 devices .* not in site Scope Site 2/);
+  const moved46 = await app.api('PATCH', `/v4.6/api${path}`, { scope_type: 'dcim.location', scope_id: p.location.id });
+  expectStatus(moved46, 400);
+  assert.match(moved46.body.scope[0], /1 devices .* not in location Scope Room/);
+  assert.is((await app.patch(`/v4.6/api${path}`, { scope_type: 'dcim.region', scope_id: p.region.id })).scope_type, 'dcim.region');
+});
+
 test('circuit terminations: 3.7 site and provider network <-> 4.6 termination', async ({ app, p }) => {
   const provider = await app.post('/api/circuits/providers/', { name: 'Scope Provider', slug: 'scope-provider' });
   const type = await app.post('/api/circuits/circuit-types/', { name: 'Scope Type', slug: 'scope-type' });
