@@ -621,6 +621,161 @@ export interface ChoiceSet {
   }[];
 }
 /**
+ * schema/menu.yaml: the web interface's menu, grouped as NetBox groups it
+ *
+ * This interface was referenced by `ModelFile`'s JSON-Schema
+ * via the `definition` "menu".
+ */
+export interface Menu {
+  /**
+   * @minItems 1
+   */
+  menus: [
+    {
+      label: string;
+      /**
+       * @minItems 1
+       */
+      groups: [
+        {
+          label: string;
+          /**
+           * @minItems 1
+           */
+          items: [
+            (
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            ),
+            ...(
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            )[]
+          ];
+        },
+        ...{
+          label: string;
+          /**
+           * @minItems 1
+           */
+          items: [
+            (
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            ),
+            ...(
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            )[]
+          ];
+        }[]
+      ];
+    },
+    ...{
+      label: string;
+      /**
+       * @minItems 1
+       */
+      groups: [
+        {
+          label: string;
+          /**
+           * @minItems 1
+           */
+          items: [
+            (
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            ),
+            ...(
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            )[]
+          ];
+        },
+        ...{
+          label: string;
+          /**
+           * @minItems 1
+           */
+          items: [
+            (
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            ),
+            ...(
+              | string
+              | {
+                  label: string;
+                  url: string;
+                  /**
+                   * shown to those who may view this model
+                   */
+                  model: string;
+                }
+            )[]
+          ];
+        }[]
+      ];
+    }[]
+  ];
+  /**
+   * per app, the menu that lists the app's models this file does not name (in a group "Other")
+   */
+  by_app: {
+    [k: string]: string;
+  };
+}
+/**
  * This interface was referenced by `ModelFile`'s JSON-Schema
  * via the `definition` "versions".
  */

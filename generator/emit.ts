@@ -154,30 +154,32 @@ function registryFile(entries: ModelEntry[]): string {
   return finish(sf);
 }
 
-/** generated/versions.ts: the versions served, each with the NetBox release it answers as and its OpenAPI document. */
-function versionsFile(versions: ResolvedSchema['versions']): string {
-  const sf = sourceFile('versions.ts');
-  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ApiVersions'], isTypeOnly: true });
-  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}), ...(v.field_selection ? { fieldSelection: true } : {}) })) };
+/** A generated file of one exported constant `name`, of `type` (a type of runtime/core/types.ts, `typeName`), holding `value`. */
+function constantFile(file: string, typeName: string, type: string, name: string, doc: string, value: unknown): string {
+  const sf = sourceFile(file);
+  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: [typeName], isTypeOnly: true });
   sf.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
-    docs: ['The API versions served side by side (schema/versions.yaml).'],
-    declarations: [{ name: 'apiVersions', type: 'ApiVersions', initializer: literal(value) }],
+    docs: [doc],
+    declarations: [{ name, type, initializer: literal(value) }],
   });
   return finish(sf);
 }
 
+/** generated/versions.ts: the versions served, each with the NetBox release it answers as and its OpenAPI document. */
+function versionsFile(versions: ResolvedSchema['versions']): string {
+  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}), ...(v.field_selection ? { fieldSelection: true } : {}) })) };
+  return constantFile('versions.ts', 'ApiVersions', 'ApiVersions', 'apiVersions', 'The API versions served side by side (schema/versions.yaml).', value);
+}
+
+/** generated/menu.ts: the web interface's menu (schema/menu.yaml), every model in it. */
+function menuFile(menu: ResolvedSchema['menu']): string {
+  return constantFile('menu.ts', 'NavigationMenu', 'NavigationMenu[]', 'navigation', 'The menus of the web interface, in order (schema/menu.yaml).', menu);
+}
+
 function choicesFile(sets: ChoiceSet[]): string {
-  const sf = sourceFile('choices.ts');
-  sf.addImportDeclaration({ moduleSpecifier: '../runtime/core/types.js', namedImports: ['ChoiceSet'], isTypeOnly: true });
-  sf.addVariableStatement({
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: ['Shared choice sets, keyed by name.'],
-    declarations: [{ name: 'choiceSets', type: 'Record<string, ChoiceSet>', initializer: literal(Object.fromEntries(sets.map((s) => [s.name, s]))) }],
-  });
-  return finish(sf);
+  return constantFile('choices.ts', 'ChoiceSet', 'Record<string, ChoiceSet>', 'choiceSets', 'Shared choice sets, keyed by name.', Object.fromEntries(sets.map((s) => [s.name, s])));
 }
 
 /** The migrations already generated (name → text without header) and the snapshot they were built to. */
@@ -222,6 +224,7 @@ export function buildFiles(schema: ResolvedSchema, migrations: MigrationState): 
     files.set(documentFile(schema.versions, v.version), { text: JSON.stringify(document, null, 2) + '\n', source: 'schema/**/*.yaml', summary: 'OpenAPI 3.1 description of the API.' });
   }
   files.set('versions.ts', { text: versionsFile(schema.versions), source: 'schema/versions.yaml', summary: 'The API versions served.' });
+  files.set('menu.ts', { text: menuFile(schema.menu), source: 'schema/menu.yaml', summary: "The web interface's menu." });
   return files;
 }
 

@@ -8,7 +8,8 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { splitPath } from '../runtime/core/paths.js';
-import type { ModelFile, ChoiceSet as ChoiceSetFile, Versions as VersionsFile } from '../generated/schema-format.js';
+import type { ModelFile, ChoiceSet as ChoiceSetFile, Versions as VersionsFile, Menu as MenuFile } from '../generated/schema-format.js';
+import { checkMenu, MENU_FILE } from './menu.js';
 
 export interface LoadedModel {
   file: string;
@@ -20,6 +21,8 @@ export interface LoadedSchema {
   choiceSets: Map<string, ChoiceSetFile>;
   /** schema/versions.yaml: the API versions served */
   versions: VersionsFile;
+  /** schema/menu.yaml: the web interface's menu */
+  menu: MenuFile;
 }
 
 /** The file of API versions, beside the model folders. */
@@ -40,7 +43,7 @@ function yamlFiles(dir: string): string[] {
     .flatMap((entry) => {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) return yamlFiles(path);
-      return entry.name.endsWith('.yaml') && entry.name !== VERSIONS_FILE ? [path] : [];
+      return entry.name.endsWith('.yaml') && entry.name !== VERSIONS_FILE && entry.name !== MENU_FILE ? [path] : [];
     })
     .sort();
 }
@@ -53,6 +56,7 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   const validateModel = ajv.compile({ $ref: `${format.$id}` });
   const validateChoices = ajv.compile({ $ref: `${format.$id}#/$defs/choiceSet` });
   const validateVersions = ajv.compile({ $ref: `${format.$id}#/$defs/versions` });
+  const validateMenu = ajv.compile({ $ref: `${format.$id}#/$defs/menu` });
   const versions = parse(readFileSync(join(root, VERSIONS_FILE), 'utf8')) as VersionsFile;
   if (!validateVersions(versions)) for (const e of validateVersions.errors ?? []) problems.push(`schema/${VERSIONS_FILE}: ${e.instancePath || '(top)'}: ${e.message}`);
   else if (!versions.versions.some((v) => v.version === versions.default)) problems.push(`schema/${VERSIONS_FILE}: default: '${versions.default}' is not one of the versions`);
@@ -91,8 +95,11 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
 
   checkCrossReferences(models, choiceSets, hooksDir, problems);
   checkVersionKeys(models, known, problems);
+  const menu = parse(readFileSync(join(root, MENU_FILE), 'utf8')) as MenuFile;
+  if (!validateMenu(menu)) for (const e of validateMenu.errors ?? []) problems.push(`schema/${MENU_FILE}: ${e.instancePath || '(top)'}: ${e.message}`);
+  else checkMenu(menu, new Map(models.map((m) => [m.spec.model, m.spec.app])), problems);
   if (problems.length) throw new SchemaErrors(problems);
-  return { models, choiceSets, versions };
+  return { models, choiceSets, versions, menu };
 }
 
 /** A model flag is set by `true` or by a block of settings (`cabling:`). */

@@ -4,10 +4,12 @@
  */
 import type { ModelFile } from '../generated/schema-format.js';
 import type {
+  NavigationMenu,
   CablingDefinition, ChoiceSet, CountDefinition, FieldDefinition, FieldType, FilterDefinition, FilterSet, LookupFamily,
   ModelDefinition, ModelEntry, PathStep, SerializerDefinition, VersionForms,
 } from '../runtime/core/types.js';
 import { movedPaths, servedVersions } from './versions.js';
+import { resolveMenu } from './menu.js';
 import { compareVersions, inVersion } from '../runtime/core/versions.js';
 import type { LoadedSchema } from './load.js';
 import { splitPath } from '../runtime/core/paths.js';
@@ -19,6 +21,8 @@ export interface ResolvedSchema {
   entries: ModelEntry[];
   choiceSets: ChoiceSet[];
   versions: LoadedSchema['versions'];
+  /** the web interface's menu, every model in it */
+  menu: NavigationMenu[];
 }
 
 /** A model flag is set by `true` or by a block of settings (`cabling:`). */
@@ -62,7 +66,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const choiceSets = [...schema.choiceSets.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => ({ name: s.name, integer: s.integer ?? false, choices: s.choices.map((c) => ({ ...c })) }));
-  return { entries, choiceSets, versions: schema.versions };
+  return { entries, choiceSets, versions: schema.versions, menu: resolveMenu(schema.menu, entries.map((e) => ({ name: e.definition.name, app: e.definition.app }))) };
 }
 
 function columnsOf(name: string, f: SpecField): string[] {

@@ -1,7 +1,8 @@
 /**
  * The frame of every page in a real Chromium: below 992 px the menu folds behind the header's Menu
  * button, which opens it, and its links navigate (a phone of 390 px); on a desktop the menu shows with
- * a link to the rack elevations after the racks. The browsable API's JSON is readable: its colours, as
+ * a link to the rack elevations after the racks. The menu has NetBox's menus and groups; the current
+ * page's menu is open and the others fold. The browsable API's JSON is readable: its colours, as
  * the browser computes them over the backgrounds beneath, have a WCAG contrast ratio of at least 4.5
  * in the light and the dark theme.
  */
@@ -98,6 +99,27 @@ test('a desktop: the menu shows without a button, with the rack elevations after
   assert.is(await page.locator('#nl-menu a[href="/dcim/rack-elevations/"]').innerText(), 'Rack elevations');
   await Promise.all([page.waitForURL(/\/dcim\/rack-elevations\/$/), page.click('#nl-menu a[href="/dcim/rack-elevations/"]')]);
   assert.match(await page.locator('h1').innerText(), /elevations/i);
+});
+
+test('the menu is grouped as NetBox groups it, the current page\'s menu open and the others folded', async () => {
+  const { page } = s.browser;
+  await page.goto(`${s.base}/dcim/devices/`);
+  const menus = page.locator('#nl-menu details.nl-nav-menu');
+  const labels = (await menus.locator('summary').allInnerTexts()).map((t) => t.trim().toLowerCase());
+  assert.equal(labels.slice(0, 4), ['organization', 'racks', 'devices', 'connections']);
+  for (const label of ['ipam', 'vpn', 'virtualization', 'circuits', 'power', 'provisioning', 'customization', 'operations', 'admin']) assert.ok(labels.includes(label), `a menu ${label}: ${labels.join(', ')}`);
+  const devices = menus.filter({ has: page.locator('summary', { hasText: /^Devices$/i }) });
+  assert.is(await devices.getAttribute('open'), '', 'the menu of the current page is open');
+  assert.is(await devices.locator('a[aria-current="page"]').getAttribute('href'), '/dcim/devices/');
+  const organization = menus.filter({ has: page.locator('summary', { hasText: /^Organization$/i }) });
+  assert.is(await organization.getAttribute('open'), null, 'another menu is folded');
+  assert.not.ok(await organization.locator('a[href="/dcim/sites/"]').isVisible());
+  await organization.locator('summary').click();
+  const sites = organization.locator('ul[aria-label="Sites"] a');
+  assert.equal(await sites.allInnerTexts(), ['Regions', 'Site groups', 'Sites', 'Locations']);
+  await Promise.all([page.waitForURL(/\/dcim\/sites\/$/), organization.locator('a[href="/dcim/sites/"]').click()]);
+  assert.is(await page.locator(`a[href="/dcim/sites/${f.site.id}/"]`).count(), 1, 'the site list');
+  await expectAccessible(page, 'the grouped menu');
 });
 
 for (const theme of ['light', 'dark']) {

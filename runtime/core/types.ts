@@ -229,6 +229,16 @@ export interface ApiVersion {
   fieldSelection?: boolean;
 }
 
+/** A menu of the web interface (schema/menu.yaml): groups of links, each shown to those who may view its model. */
+export interface NavigationMenu {
+  label: string;
+  groups: {
+    label: string;
+    /** a model's list, or a page of its own (`url`, `label`) shown with that model's view permission */
+    items: { model: string; label?: string; url?: string }[];
+  }[];
+}
+
 export interface ApiVersions {
   /** what /api/ serves unless API_VERSION says otherwise */
   default: string;

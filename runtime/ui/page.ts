@@ -1,7 +1,7 @@
 /**
  * Who is browsing, and what every page shows around its content: the session's user (the same
  * cookie as the browsable API, runtime/auth/sessions.ts), their object permissions, the CSRF token
- * forms carry, the navigation by app, the theme. Form posts are checked against the session's CSRF
+ * forms carry, the menu (schema/menu.yaml, the links the user may follow), the theme. Form posts are checked against the session's CSRF
  * token; a visitor who may not read is sent to /login/?next=….
  */
 import type { Context } from 'koa';
@@ -9,11 +9,11 @@ import { errors } from '../core/errors.js';
 import { readSmall } from '../core/small-body.js';
 import { CSRF_COOKIE, CSRF_FAILED, CSRF_FIELD, SESSION_COOKIE, csrfMatches, findSession, type Session } from '../auth/sessions.js';
 import { loadGrants } from '../auth/permissions.js';
-import { modelList } from '../data/registry.js';
+import { models } from '../data/registry.js';
+import { navigation } from '../../generated/menu.js';
 import { authorize, type Services, type State } from '../http/views.js';
 import type { Action } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
-import { elevatedModel, RACK_ELEVATIONS } from './elevated.js';
 
 const FORM_LIMIT = 8 * 1024 * 1024;
 export const THEME_COOKIE = 'theme';
@@ -25,7 +25,8 @@ export interface Page {
   csrfField: string;
   theme: 'light' | 'dark';
   next: string;
-  nav: { app: string; label: string; models: { label: string; url: string }[] }[];
+  /** the menus with a link the user may follow; `open` is the one of the current page (all of them on a page of no menu) */
+  nav: { label: string; open: boolean; groups: { label: string; links: { label: string; url: string; current: boolean }[] }[] }[];
   messages: { text: string; kind: string }[];
 }
 
@@ -67,19 +68,27 @@ export async function authenticatePage(ctx: Context, services: Services): Promis
   return session;
 }
 
-/** The page frame for this request; the navigation lists the models the user may read. */
+/** The menus as this request shows them: each model's links if the user may view it, the current page's menu open. */
+function menusFor(ctx: Context, services: Services): Page['nav'] {
+  const menus = navigation.flatMap((menu) => {
+    const groups = menu.groups.map((group) => ({
+      label: group.label,
+      links: group.items.flatMap((item) => {
+        const entry = models[item.model];
+        if (!entry || !may(ctx, entry, 'view', services)) return [];
+        const url = item.url ?? listUrl(entry);
+        return [{ label: item.label ?? label(entry, true), url, current: ctx.path.startsWith(url) }];
+      }),
+    })).filter((group) => group.links.length);
+    return groups.length ? [{ label: menu.label, open: groups.some((g) => g.links.some((l) => l.current)), groups }] : [];
+  });
+  if (!menus.some((m) => m.open)) for (const m of menus) m.open = true;
+  return menus;
+}
+
+/** The page frame for this request; the menu lists what the user may read. */
 export function pageFrame(ctx: Context, services: Services, session: Session | null, title: string): Page {
   const csrf = ctx.cookies.get(CSRF_COOKIE);
-  const apps = new Map<string, Page['nav'][number]>();
-  // the racks' page of elevations follows the racks' list
-  const elevated = elevatedModel();
-  for (const entry of modelList) {
-    if (!may(ctx, entry, 'view', services)) continue;
-    const app = entry.definition.app;
-    if (!apps.has(app)) apps.set(app, { app, label: APP_LABELS[app] ?? app, models: [] });
-    apps.get(app)!.models.push({ label: label(entry, true), url: listUrl(entry) });
-    if (entry === elevated) apps.get(app)!.models.push({ label: 'Rack elevations', url: RACK_ELEVATIONS });
-  }
   return {
     title,
     user: session ? { username: session.username, superuser: session.isSuperuser } : null,
@@ -87,7 +96,7 @@ export function pageFrame(ctx: Context, services: Services, session: Session | n
     csrfField: CSRF_FIELD,
     theme: ctx.cookies.get(THEME_COOKIE) === 'dark' ? 'dark' : 'light',
     next: ctx.originalUrl,
-    nav: [...apps.values()].sort((a, b) => a.label.localeCompare(b.label)),
+    nav: menusFor(ctx, services),
     messages: [],
   };
 }
