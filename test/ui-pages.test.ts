@@ -1,7 +1,8 @@
 /**
  * The web interface in a real Chromium: the anonymous redirect, login and logout, a list with a
  * filter, sorting and pages, a form refused then accepted, editing, a delete blocked by dependents
- * then allowed, bulk delete, an import with a bad row, and axe-core on the main pages.
+ * then allowed, bulk delete, an import with a bad row, the home page (counts grouped by the menu, the
+ * user's bookmarks), and axe-core on the main pages.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +16,7 @@ let app: TestApp;
 let browser: Browser;
 let base: string;
 const tag = `t${Date.now().toString(36)}`;
+let bookmarked: { id: number; name: string };
 
 test.before(async () => {
   app = await startApp({ RUN_WORKER: '0' });
@@ -27,6 +29,9 @@ test.before(async () => {
     name: `${tag}-site-${String(i + 1).padStart(2, '0')}`, slug: `${tag}-site-${i + 1}`, status: i % 3 === 0 ? 'planned' : 'active',
   })));
   await app.post('/api/dcim/devices/', Array.from({ length: 12 }, (_, i) => ({ name: `${tag}-dev-${i + 1}`, site: sites[0].id, device_type: type.id, role: role.id })));
+  // the admin's bookmark, for the home page
+  bookmarked = sites[1];
+  await app.post('/api/extras/bookmarks/', { object_type: 'dcim.site', object_id: bookmarked.id });
 });
 
 test.after(async () => {
@@ -53,6 +58,10 @@ test('an anonymous visitor is sent to /login/?next=…; after login, back there;
   await login(page, base);
   assert.is(new URL(page.url()).pathname, '/');
   assert.ok(await page.locator('a[href="/dcim/sites/"]').count() > 0, 'the home page links to the lists');
+  const organization = page.locator('main .card:has(h2:text-is("Organization"))');
+  assert.match(await organization.locator('li:has(a[href="/dcim/sites/"])').innerText(), /Sites\s+30/, 'counts grouped by the menu');
+  const bookmarks = page.locator('main .card:has(h2:text-is("Bookmarks"))');
+  assert.is(await bookmarks.locator(`a[href="/dcim/sites/${bookmarked.id}/"]`).innerText(), bookmarked.name, 'the user\'s bookmark, a link to its object');
   await expectAccessible(page, 'the home page');
 });
 
