@@ -140,7 +140,7 @@ test('IP range: utilization by the addresses of its VRF assigned in it', async (
   assert.is(await page.locator('[data-utilization]').getAttribute('data-utilization'), '100');
 });
 
-test('lists of prefixes, aggregates and IP ranges: a utilization bar with its percentage per row', async () => {
+test('lists of prefixes, aggregates and IP ranges, and a prefix\'s IP ranges tab: a utilization bar with its percentage per row', async () => {
   const { page } = browser;
   const second = await app.post('/api/ipam/ip-ranges/', { start_address: '10.0.0.110/24', end_address: '10.0.0.119/24', vrf: f.vrf.id });
   await app.post('/api/ipam/ip-addresses/', { address: '10.0.0.110/24', vrf: f.vrf.id });
@@ -166,6 +166,9 @@ test('lists of prefixes, aggregates and IP ranges: a utilization bar with its pe
   assert.equal(await bar('/ipam/ip-ranges/', `/ipam/ip-ranges/${f.range.id}/`), { value: '100', text: '100%' });
   assert.equal(await bar('/ipam/ip-ranges/', `/ipam/ip-ranges/${second.id}/`), { value: '10', text: '10%' });
   await expectAccessible(page, 'the IP range list');
+  // a prefix's IP ranges tab has the same column
+  assert.equal(await bar(`/ipam/prefixes/${f.lan.id}/ip-ranges/`, `/ipam/ip-ranges/${second.id}/`), { value: '10', text: '10%' });
+  assert.equal(await bar(`/ipam/prefixes/${f.lan.id}/ip-ranges/`, `/ipam/ip-ranges/${f.range.id}/`), { value: '100', text: '100%' });
 });
 
 test.run();

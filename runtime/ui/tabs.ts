@@ -4,7 +4,8 @@
  * children by `within`), as a table with that model's columns, checkboxes for its bulk actions and
  * an Add button that fills in this object. A tab shows only when it has rows (or is open, or its
  * view shows more than the rows: free space to add to). A tab's `view` (runtime/ui/tab-views/) adds
- * to the rows: free space between them, their depth, utilization, header actions.
+ * to the rows: free space between them, their depth, utilization, header actions; a tab without one
+ * adds the columns the listed model's own list adds (`ui.column_views`).
  */
 import type { Context } from 'koa';
 import { modelList } from '../data/registry.js';
@@ -15,9 +16,10 @@ import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
 import { columnLabel, columnsOf } from './list.js';
 import { cableModel } from './cabling.js';
-import type { Services } from '../http/views.js';
+import type { Services, State } from '../http/views.js';
 import type { ApiViews } from './objects.js';
 import { tabViews } from './tab-views/index.js';
+import { columnViews } from './column-views/index.js';
 import type { TabRow } from './tab-view.js';
 
 type Tab = NonNullable<ModelEntry['definition']['ui']>['tabs'][number];
@@ -108,6 +110,13 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
     built = done.rows;
     extraColumns = done.columns ?? [];
     actions = done.actions ?? [];
+  } else {
+    // Without a view of its own, the tab adds the columns the listed model's list adds (utilization).
+    const added = (other.definition.ui?.columnViews ?? []).map((name) => columnViews[name]);
+    const db = (ctx.state as State).readDb ?? services.db;
+    const cells = await Promise.all(added.map((v) => v.render(db, rows)));
+    if (added.length) built = built.map((row, i) => ({ ...row, extra: cells.map((c) => c[i]) }));
+    extraColumns = added.map((v) => v.label);
   }
   const view = {
     ...header,
