@@ -1,5 +1,5 @@
 /**
- * `npm run cli -- import-netbox <postgres-url> [--replace] [--dry-run]`: a NetBox database into the
+ * `npm run cli -- import-netbox <postgres-url> [--replace] [--dry-run] [--with-changelog]`: a NetBox database into the
  * database the usual settings name (data/netbox-import.ts), created and migrated first when needed.
  * Prints a summary table per model; on failure one line, and the target is left as it was.
  */
@@ -8,11 +8,11 @@ import { prepareDatabase } from './data/prepare.js';
 import { openNetbox } from './data/netbox-source.js';
 import { importNetbox } from './data/netbox-import.js';
 
-const USAGE = 'usage: npm run cli -- import-netbox <postgres-url-of-a-netbox-database> [--replace] [--dry-run]';
+const USAGE = 'usage: npm run cli -- import-netbox <postgres-url-of-a-netbox-database> [--replace] [--dry-run] [--with-changelog]';
 
 export async function runImportNetbox(args: string[]): Promise<number> {
   const url = args.find((a) => !a.startsWith('--'));
-  const unknown = args.filter((a) => a.startsWith('--') && !['--replace', '--dry-run'].includes(a));
+  const unknown = args.filter((a) => a.startsWith('--') && !['--replace', '--dry-run', '--with-changelog'].includes(a));
   if (!url || unknown.length) {
     console.error(unknown.length ? `unknown option ${unknown[0]}\n${USAGE}` : USAGE);
     return 2;
@@ -31,6 +31,7 @@ export async function runImportNetbox(args: string[]): Promise<number> {
     const summary = await importNetbox(db, source, {
       replace: args.includes('--replace'),
       dryRun: args.includes('--dry-run'),
+      withChangelog: args.includes('--with-changelog'),
       progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     });
     if (tty) process.stderr.write('\r\x1b[K');

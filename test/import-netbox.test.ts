@@ -4,7 +4,8 @@
  * a site with a tag and custom field data, an address on it, a user with a Django password hash),
  * into the engine under test: the same ids, the tag, the custom field data, a login with the old
  * password, no first-start superuser; a row NetLedger refuses fails the import whole and names the row;
- * an occupied target is refused without --replace; --dry-run writes nothing. (A PostgreSQL server is
+ * an occupied target is refused without --replace; --dry-run writes nothing; the change log is left
+ * behind (and counted) unless --with-changelog carries it. (A PostgreSQL server is
  * needed on both engines: the source is one.)
  */
 import { suite } from 'uvu';
@@ -46,6 +47,11 @@ async function buildSource(schema: string, badAddress = false): Promise<void> {
     await t(`insert into %s.extras_taggeditem values (1, 17, 3, 5)`);
     await t(`create table %s.users_user (id integer primary key, username text, password text, first_name text, last_name text, email text, is_staff boolean, is_active boolean, is_superuser boolean, date_joined timestamptz, last_login timestamptz)`);
     await db.raw(`insert into ${schema}.users_user values (8, 'olduser', ?, '', '', '', true, true, true, now(), null)`, [django('netbox-password')]);
+    // the change log, under core in NetBox 4.x: the site created, then changed
+    await t(`create table %s.core_objectchange (id bigint primary key, time timestamptz, user_name text, request_id uuid, action text, changed_object_id bigint, related_object_id bigint, object_repr text, prechange_data jsonb, postchange_data jsonb, changed_object_type_id integer, related_object_type_id integer, user_id integer)`);
+    await t(`insert into %s.core_objectchange values
+      (90, '2024-01-02T03:04:05Z', 'olduser', 'c0a8e7b2-0000-4000-8000-000000000001', 'create', 17, null, 'Alpha', null, '{"name": "Alpha", "slug": "alpha"}', 3, null, 8),
+      (91, '2024-02-03T04:05:06Z', 'olduser', 'c0a8e7b2-0000-4000-8000-000000000002', 'update', 17, null, 'Alpha', '{"facility": ""}', '{"facility": "F1"}', 3, null, 8)`);
   } finally {
     await db.destroy();
   }
@@ -76,9 +82,13 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
     const run = await runCli(['import-netbox', sourceUrl(good)], env);
     assert.is(run.code, 0, run.stderr);
     assert.match(run.stdout, /Site\s+1\s+1\s+0/);
+    assert.match(run.stdout, /ObjectChange\s+2\s+0\s+2\s+the change log is carried with --with-changelog/);
     const again = await runCli(['import-netbox', sourceUrl(good)], env);
     assert.is(again.code, 1);
     assert.match(again.stderr, /already holds inventory data/);
+    const withChangelog = await runCli(['import-netbox', '--replace', '--with-changelog', sourceUrl(good)], env);
+    assert.is(withChangelog.code, 0, withChangelog.stderr);
+    assert.match(withChangelog.stdout, /ObjectChange\s+2\s+2\s+0/);
 
     const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
     try {
@@ -99,10 +109,19 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       const ip = await get('/api/ipam/ip-addresses/250/');
       assert.is(ip.address, '192.0.2.7/24');
       assert.is((await get('/api/ipam/ip-addresses/?parent=192.0.2.0/24')).count, 1);
+      // The change log, with its users, objects and data.
+      const changes = await get('/api/extras/object-changes/?changed_object_type=dcim.site&changed_object_id=17&ordering=time');
+      assert.equal(changes.results.map((c: { id: number; action: { value: string } }) => [c.id, c.action.value]), [[90, 'create'], [91, 'update']]);
+      assert.is(changes.results[1].user.id, 8);
+      assert.is(changes.results[1].user_name, 'olduser');
+      assert.equal(changes.results[1].postchange_data, { facility: 'F1' });
+      assert.is(changes.results[0].request_id, 'c0a8e7b2-0000-4000-8000-000000000001');
       // Ids go on past the imported ones.
       const next = await app.api('POST', '/api/dcim/sites/', { name: 'Beta', slug: 'beta' }, { token });
       assert.is(next.status, 201, next.text);
       assert.ok(next.body.id > 17);
+      const logged = await get(`/api/extras/object-changes/?changed_object_type=dcim.site&changed_object_id=${next.body.id}`);
+      assert.ok(logged.results[0].id > 91, 'a new change goes on past the imported change log');
       // The imported hash was replaced by this service's own after the login.
       const user = await app.running.db('users_user').where('id', 8).first('password');
       assert.match(user.password, /^scrypt\$/);

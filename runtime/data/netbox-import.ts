@@ -30,11 +30,15 @@ const BATCH = 2000;
 /** Tables NetBox 3.7 names after Django's own apps. */
 const TABLE_IN_37: Record<string, string> = { users_user: 'auth_user', users_group: 'auth_group', users_user_groups: 'auth_user_groups' };
 
+/** Tables NetBox 4.x moved to another app (the change log to core). */
+const TABLE_IN_4: Record<string, string> = { extras_objectchange: 'core_objectchange' };
+
 /** Columns NetBox 4.x renamed, by table: NetLedger's column → the 4.x source's (a rack's `type` is 4.1's `form_factor`). */
 const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' } };
 
-/** Tables whose rows NetLedger makes itself: never imported. */
+/** Tables whose rows NetLedger makes itself: not imported (the change log only with `withChangelog`). */
 const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
+const CHANGELOG = 'extras_objectchange';
 
 export interface ModelSummary { model: string; read: number; imported: number; skipped: number; reason: string }
 
@@ -43,7 +47,7 @@ export class ImportRefused extends Error {}
 type Src = Record<string, any>;
 
 /** The source's name of a NetLedger table. */
-const sourceTable = (source: NetboxSource, table: string) => (source.version === '3.7' && TABLE_IN_37[table]) || table;
+const sourceTable = (source: NetboxSource, table: string) => (source.version === '3.7' ? TABLE_IN_37[table] : TABLE_IN_4[table]) || table;
 
 /** Models in an order where every relation points at a model written before, but those in a cycle (returned apart). */
 function writeOrder(): { order: ModelEntry[]; late: Map<ModelEntry, FieldDefinition[]> } {
@@ -182,7 +186,6 @@ async function within<T>(what: string, fn: () => Promise<T>): Promise<T> {
 const LEFT_BEHIND: [RegExp, string][] = [
   [/^(django_|auth_permission$|auth_group_permissions$|auth_user_user_permissions$|social_auth_|taggit_|users_(user|group)_(user_)?permissions$)/, ''],
   [/^dcim_cablepath$/, 'traced anew from the cables'],
-  [/^(extras|core)_objectchange$/, 'the change log is not carried'],
   [/^extras_cachedvalue$/, 'the search index is built here'],
   [/^users_userconfig$/, 'user preferences are not carried'],
   [/^(extras_(script|report|scriptmodule)|core_(managedfile|job|autosyncrecord|configrevision))$/, 'NetBox internals (scripts, jobs, configuration revisions)'],
@@ -210,7 +213,13 @@ async function leftBehind(source: NetboxSource, order: ModelEntry[]): Promise<Mo
   return out;
 }
 
-export interface ImportOptions { replace: boolean; dryRun: boolean; progress?: (line: string) => void }
+export interface ImportOptions {
+  replace: boolean;
+  dryRun: boolean;
+  /** carry the change log too (it can be large) */
+  withChangelog?: boolean;
+  progress?: (line: string) => void;
+}
 
 /** Whether the target holds inventory data: any row in a model table but accounts and the change log. */
 async function holdsData(db: Knex): Promise<string | null> {
@@ -227,6 +236,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
   const filled = new Set<string>();
   const DRY = Symbol('dry run');
   const { order, late } = writeOrder();
+  const imported = (table: string) => !NOT_IMPORTED.has(table) || (!!options.withChangelog && table === CHANGELOG);
   try {
     await db.transaction(async (trx) => {
       const occupied = await holdsData(trx);
@@ -234,7 +244,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
       if (occupied || options.replace) {
         for (const e of [...order].reverse()) {
           for (const f of Object.values(e.definition.fields)) if (f.type === 'm2m' && f.through) await trx(f.through).delete();
-          if (!NOT_IMPORTED.has(e.definition.table)) await trx(e.definition.table).delete();
+          if (imported(e.definition.table)) await trx(e.definition.table).delete();
         }
         await trx('extras_taggeditem').delete();
       }
@@ -245,7 +255,11 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         const d = e.definition;
         const table = sourceTable(source, d.table);
         const cols = source.tables.get(table);
-        if (NOT_IMPORTED.has(d.table)) continue;
+        if (!imported(d.table)) {
+          const rows = d.table === CHANGELOG && cols ? await source.count(table) : 0;
+          if (rows) summary.push({ model: d.name, read: rows, imported: 0, skipped: rows, reason: 'the change log is carried with --with-changelog' });
+          continue;
+        }
         if (!cols) { summary.push({ model: d.name, read: 0, imported: 0, skipped: 0, reason: 'not in the source' }); continue; }
         const lateFields = late.get(e) ?? [];
         const types = new Map<string, Map<number, string[]> | null>();
