@@ -292,6 +292,10 @@ test('services: 3.7 device and virtual machine <-> 4.6 parent (device, virtual m
   assert.ok('parent_object_type' in wrong.body);
   const none = await app.api('POST', `/v4.6${list}`, { name: 'x', protocol: 'tcp', ports: [1] });
   expectStatus(none, 400);
+  assert.equal(none.body, { parent_object_type: ['This field is required.'], parent_object_id: ['This field is required.'] }, 'required in 4.6, as NetBox 4.3');
+  const none37 = await app.api('POST', `/v3.7${list}`, { name: 'x', protocol: 'tcp', ports: [1] });
+  expectStatus(none37, 400);
+  assert.equal(Object.keys(none37.body), ['__all__'], '3.7 names no field');
   // an FHRP group's services go with it
   expectStatus(await app.api('DELETE', `/api/ipam/fhrp-groups/${fhrp.id}/`), 204);
   expectStatus(await app.api('GET', `/v4.6${list}${onFhrp.id}/`), 404);

@@ -85,6 +85,9 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
+        // required where the version has it (4.x's service parent); another version's write leaves it to the model's hooks
+        if (!names.keys.get(f.name)?.length) continue;
+        if (f.type === 'generic_fk') { errs.add(f.typeKey!, 'This field is required.'); errs.add(`${f.name}_id`, 'This field is required.'); continue; }
         if (f.type !== 'token_key') { errs.add(f.name, 'This field is required.'); continue; }
       }
     }

@@ -35,8 +35,8 @@ export const serviceDefinition: ModelDefinition = {
       name: "parent_object",
       type: "generic_fk",
       label: "Parent object",
-      required: false,
-      nullable: true,
+      required: true,
+      nullable: false,
       readOnly: false,
       writeOnly: false,
       unique: false,
@@ -177,7 +177,7 @@ export class ServiceModel extends Model {
   });
   public id!: number;
   parent_object_type!: string | null;
-  parent_object_id!: number | null;
+  parent_object_id!: number;
   device_id!: number | null;
   virtual_machine_id!: number | null;
   name!: string;
