@@ -152,6 +152,10 @@ import { moduleBayDefinition, ModuleBayModel } from "./dcim/module-bays/model.js
 import { moduleBaySerializer } from "./dcim/module-bays/serializer.js";
 import { moduleBayFilterSet } from "./dcim/module-bays/filterset.js";
 import { moduleBayRoutes } from "./dcim/module-bays/routes.js";
+import { moduleTypeProfileDefinition, ModuleTypeProfileModel } from "./dcim/module-type-profiles/model.js";
+import { moduleTypeProfileSerializer } from "./dcim/module-type-profiles/serializer.js";
+import { moduleTypeProfileFilterSet } from "./dcim/module-type-profiles/filterset.js";
+import { moduleTypeProfileRoutes } from "./dcim/module-type-profiles/routes.js";
 import { moduleTypeDefinition, ModuleTypeModel } from "./dcim/module-types/model.js";
 import { moduleTypeSerializer } from "./dcim/module-types/serializer.js";
 import { moduleTypeFilterSet } from "./dcim/module-types/filterset.js";
@@ -364,6 +368,14 @@ import { vlanGroupDefinition, VLANGroupModel } from "./ipam/vlan-groups/model.js
 import { vlanGroupSerializer } from "./ipam/vlan-groups/serializer.js";
 import { vlanGroupFilterSet } from "./ipam/vlan-groups/filterset.js";
 import { vlanGroupRoutes } from "./ipam/vlan-groups/routes.js";
+import { vlanTranslationPolicyDefinition, VLANTranslationPolicyModel } from "./ipam/vlan-translation-policies/model.js";
+import { vlanTranslationPolicySerializer } from "./ipam/vlan-translation-policies/serializer.js";
+import { vlanTranslationPolicyFilterSet } from "./ipam/vlan-translation-policies/filterset.js";
+import { vlanTranslationPolicyRoutes } from "./ipam/vlan-translation-policies/routes.js";
+import { vlanTranslationRuleDefinition, VLANTranslationRuleModel } from "./ipam/vlan-translation-rules/model.js";
+import { vlanTranslationRuleSerializer } from "./ipam/vlan-translation-rules/serializer.js";
+import { vlanTranslationRuleFilterSet } from "./ipam/vlan-translation-rules/filterset.js";
+import { vlanTranslationRuleRoutes } from "./ipam/vlan-translation-rules/routes.js";
 import { vlanDefinition, VLANModel } from "./ipam/vlans/model.js";
 import { vlanSerializer } from "./ipam/vlans/serializer.js";
 import { vlanFilterSet } from "./ipam/vlans/filterset.js";
@@ -489,7 +501,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -530,6 +542,7 @@ export const models: Record<ModelName, ModelEntry> = {
   Manufacturer: { definition: manufacturerDefinition, serializer: manufacturerSerializer, filters: manufacturerFilterSet, routes: manufacturerRoutes },
   ModuleBayTemplate: { definition: moduleBayTemplateDefinition, serializer: moduleBayTemplateSerializer, filters: moduleBayTemplateFilterSet, routes: moduleBayTemplateRoutes },
   ModuleBay: { definition: moduleBayDefinition, serializer: moduleBaySerializer, filters: moduleBayFilterSet, routes: moduleBayRoutes },
+  ModuleTypeProfile: { definition: moduleTypeProfileDefinition, serializer: moduleTypeProfileSerializer, filters: moduleTypeProfileFilterSet, routes: moduleTypeProfileRoutes },
   ModuleType: { definition: moduleTypeDefinition, serializer: moduleTypeSerializer, filters: moduleTypeFilterSet, routes: moduleTypeRoutes },
   Module: { definition: moduleDefinition, serializer: moduleSerializer, filters: moduleFilterSet, routes: moduleRoutes },
   Platform: { definition: platformDefinition, serializer: platformSerializer, filters: platformFilterSet, routes: platformRoutes },
@@ -583,6 +596,8 @@ export const models: Record<ModelName, ModelEntry> = {
   ServiceTemplate: { definition: serviceTemplateDefinition, serializer: serviceTemplateSerializer, filters: serviceTemplateFilterSet, routes: serviceTemplateRoutes },
   Service: { definition: serviceDefinition, serializer: serviceSerializer, filters: serviceFilterSet, routes: serviceRoutes },
   VLANGroup: { definition: vlanGroupDefinition, serializer: vlanGroupSerializer, filters: vlanGroupFilterSet, routes: vlanGroupRoutes },
+  VLANTranslationPolicy: { definition: vlanTranslationPolicyDefinition, serializer: vlanTranslationPolicySerializer, filters: vlanTranslationPolicyFilterSet, routes: vlanTranslationPolicyRoutes },
+  VLANTranslationRule: { definition: vlanTranslationRuleDefinition, serializer: vlanTranslationRuleSerializer, filters: vlanTranslationRuleFilterSet, routes: vlanTranslationRuleRoutes },
   VLAN: { definition: vlanDefinition, serializer: vlanSerializer, filters: vlanFilterSet, routes: vlanRoutes },
   VRF: { definition: vrfDefinition, serializer: vrfSerializer, filters: vrfFilterSet, routes: vrfRoutes },
   ContactAssignment: { definition: contactAssignmentDefinition, serializer: contactAssignmentSerializer, filters: contactAssignmentFilterSet, routes: contactAssignmentRoutes },
@@ -654,6 +669,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Manufacturer: ManufacturerModel,
   ModuleBayTemplate: ModuleBayTemplateModel,
   ModuleBay: ModuleBayModel,
+  ModuleTypeProfile: ModuleTypeProfileModel,
   ModuleType: ModuleTypeModel,
   Module: ModuleModel,
   Platform: PlatformModel,
@@ -707,6 +723,8 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ServiceTemplate: ServiceTemplateModel,
   Service: ServiceModel,
   VLANGroup: VLANGroupModel,
+  VLANTranslationPolicy: VLANTranslationPolicyModel,
+  VLANTranslationRule: VLANTranslationRuleModel,
   VLAN: VLANModel,
   VRF: VRFModel,
   ContactAssignment: ContactAssignmentModel,

@@ -202,4 +202,95 @@ test('notifications, subscriptions and notification groups: each user sees their
   for (const path of ['/api/extras/notifications/', '/v3.7/api/extras/subscriptions/', '/v3.7/api/extras/notification-groups/']) expectStatus(await app.api('GET', path), 404, path);
 });
 
+test('VLAN translation: policies and their rules; interfaces and VM interfaces apply a policy (4.6 only); 404 in 3.7', async ({ app, site, maker }) => {
+  const policy = await app.post(`${V}/ipam/vlan-translation-policies/`, { name: 'Customer A', description: 'c-tags' });
+  assert.equal(policy.rules, []);
+  assert.equal(Object.keys(await app.get(`${V}/ipam/vlan-translation-policies/${policy.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  const rule = await app.post(`${V}/ipam/vlan-translation-rules/`, { policy: policy.id, local_vid: 100, remote_vid: 2100 });
+  assert.is(rule.display, '100 -> 2100 (Customer A)');
+  assert.is(rule.policy.id, policy.id);
+  await app.post(`${V}/ipam/vlan-translation-rules/`, { policy: { name: 'Customer A' }, local_vid: 101, remote_vid: 2101, description: 'voice' });
+  assert.equal((await app.get(`${V}/ipam/vlan-translation-policies/${policy.id}/`)).rules.map((r: any) => [r.local_vid, r.remote_vid]), [[100, 2100], [101, 2101]]);
+  // each VID once per policy, within 1-4094
+  expectStatus(await app.api('POST', `${V}/ipam/vlan-translation-rules/`, { policy: policy.id, local_vid: 100, remote_vid: 2200 }), 400, 'local VID taken');
+  expectStatus(await app.api('POST', `${V}/ipam/vlan-translation-rules/`, { policy: policy.id, local_vid: 102, remote_vid: 2100 }), 400, 'remote VID taken');
+  await expectFieldError(app, 'POST', `${V}/ipam/vlan-translation-rules/`, { policy: policy.id, local_vid: 4095, remote_vid: 5 }, 'local_vid');
+  await expectFieldError(app, 'POST', `${V}/ipam/vlan-translation-rules/`, { policy: policy.id, local_vid: 5, remote_vid: 0 }, 'remote_vid');
+  await expectFieldError(app, 'POST', `${V}/ipam/vlan-translation-rules/`, { local_vid: 5, remote_vid: 6 }, 'policy');
+  expectStatus(await app.api('POST', `${V}/ipam/vlan-translation-policies/`, { name: 'Customer A' }), 400, 'names are unique');
+  const ids = async (q: string) => (await app.get(`${V}/ipam/vlan-translation-rules/?${q}`)).results.map((r: any) => r.local_vid);
+  assert.equal(await ids('policy=Customer A&remote_vid__gte=2101'), [101]);
+  assert.equal(await ids(`policy_id=${policy.id}&description__ic=voi`), [101]);
+  assert.equal(await ids('q=customer'), [100, 101]);
+  // the rule's change names its policy
+  assert.is((await app.get(`${V}/core/object-changes/?changed_object_type=ipam.vlantranslationrule&changed_object_id=${rule.id}`)).results[0].related_object_id, policy.id);
+  // interfaces and VM interfaces
+  const dtype = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Box T', slug: 'box-t' });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'Role T', slug: 'role-t' });
+  const device = await app.post('/api/dcim/devices/', { name: 'sw-t', site: site.id, device_type: dtype.id, role: role.id });
+  const iface = await app.post(`${V}/dcim/interfaces/`, { device: device.id, name: 'xe-0/0/0', type: '10gbase-x-sfpp', mode: 'tagged', vlan_translation_policy: policy.id });
+  assert.is(iface.vlan_translation_policy.id, policy.id);
+  assert.is(iface.vlan_translation_policy.url, `${app.url}${V}/ipam/vlan-translation-policies/${policy.id}/`);
+  assert.not.ok('vlan_translation_policy' in await app.get(`/api/dcim/interfaces/${iface.id}/`), '3.7 interfaces have no policy');
+  assert.equal((await app.get(`${V}/dcim/interfaces/?vlan_translation_policy=Customer A`)).results.map((i: any) => i.id), [iface.id]);
+  assert.equal((await app.get(`${V}/dcim/interfaces/?vlan_translation_policy_id=${policy.id}`)).results.map((i: any) => i.id), [iface.id]);
+  expectStatus(await app.api('GET', `/api/dcim/interfaces/?vlan_translation_policy_id=${policy.id}`), 400, 'a 4.6 filter');
+  const ctype = await app.post('/api/virtualization/cluster-types/', { name: 'CT T', slug: 'ct-t' });
+  const cluster = await app.post('/api/virtualization/clusters/', { name: 'Cluster T', type: ctype.id });
+  const vm = await app.post('/api/virtualization/virtual-machines/', { name: 'vm-t', cluster: cluster.id });
+  const vmi = await app.post(`${V}/virtualization/interfaces/`, { virtual_machine: vm.id, name: 'eth0', vlan_translation_policy: { name: 'Customer A' } });
+  assert.is(vmi.vlan_translation_policy.id, policy.id);
+  // a 3.7 write leaves the policy alone; a policy in use cannot go
+  await app.patch(`/api/dcim/interfaces/${iface.id}/`, { description: 'edge' });
+  assert.is((await app.get(`${V}/dcim/interfaces/${iface.id}/`)).vlan_translation_policy.id, policy.id);
+  expectStatus(await app.api('DELETE', `${V}/ipam/vlan-translation-policies/${policy.id}/`), 409, 'protected by its interfaces');
+  await app.patch(`${V}/dcim/interfaces/${iface.id}/`, { vlan_translation_policy: null });
+  await app.patch(`${V}/virtualization/interfaces/${vmi.id}/`, { vlan_translation_policy: null });
+  expectStatus(await app.api('DELETE', `${V}/ipam/vlan-translation-policies/${policy.id}/`), 204);
+  expectStatus(await app.api('GET', `${V}/ipam/vlan-translation-rules/${rule.id}/`), 404, 'rules go with their policy');
+  for (const path of ['/api/ipam/vlan-translation-policies/', '/v3.7/api/ipam/vlan-translation-rules/']) expectStatus(await app.api('GET', path), 404, path);
+});
+
+test('module type profiles: a JSON Schema of attributes that module types of the profile must follow (4.6 only); 404 in 3.7', async ({ app, maker }) => {
+  const schema = { type: 'object', properties: { cores: { type: 'integer', minimum: 1 }, arch: { type: 'string', enum: ['x86', 'arm'] }, speed: { type: 'number' } }, required: ['cores'] };
+  const cpu = await app.post(`${V}/dcim/module-type-profiles/`, { name: 'CPU', schema, description: 'processors' });
+  assert.equal(cpu.schema, schema);
+  assert.equal(Object.keys(await app.get(`${V}/dcim/module-type-profiles/${cpu.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  await expectFieldError(app, 'POST', `${V}/dcim/module-type-profiles/`, { name: 'Bad', schema: { type: 'widget' } }, 'schema');
+  await expectFieldError(app, 'POST', `${V}/dcim/module-type-profiles/`, { name: 'Bad', schema: { properties: { a: { minimum: 'one' } } } }, 'schema');
+  const free = await app.post(`${V}/dcim/module-type-profiles/`, { name: 'Blank' });
+  assert.is(free.schema, null);
+
+  const mt = await app.post(`${V}/dcim/module-types/`, { manufacturer: maker.id, model: 'Xeon 8', profile: cpu.id, attributes: { cores: 8, arch: 'x86' } });
+  assert.is(mt.profile.id, cpu.id);
+  assert.equal(mt.attributes, { cores: 8, arch: 'x86' });
+  assert.equal(Object.keys(await app.get(`${V}/dcim/module-types/${mt.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'manufacturer', 'model', 'profile', 'url']);
+  const old = await app.get(`/api/dcim/module-types/${mt.id}/`);
+  assert.not.ok('profile' in old || 'attributes' in old, '3.7 module types have neither');
+  assert.equal(Object.keys(await app.get(`/api/dcim/module-types/${mt.id}/?brief=1`)).sort(), ['display', 'id', 'manufacturer', 'model', 'url']);
+  // attributes follow the schema, each problem a 400 on attributes
+  for (const attributes of [{ cores: 0 }, { arch: 'x86' }, { cores: 4, arch: 'sparc' }, { cores: 'four' }]) {
+    await expectFieldError(app, 'POST', `${V}/dcim/module-types/`, { manufacturer: maker.id, model: 'Bad CPU', profile: cpu.id, attributes }, 'attributes');
+  }
+  // a write adds to the stored attributes, key by key
+  const merged = await app.patch(`${V}/dcim/module-types/${mt.id}/`, { attributes: { speed: 2.4 } });
+  assert.equal(merged.attributes, { cores: 8, arch: 'x86', speed: 2.4 });
+  await expectFieldError(app, 'PATCH', `${V}/dcim/module-types/${mt.id}/`, { attributes: { arch: 'mips' } }, 'attributes');
+  // no profile, or a profile without a schema: no attributes
+  const plain = await app.post(`${V}/dcim/module-types/`, { manufacturer: maker.id, model: 'Plain', attributes: { any: 1 } });
+  assert.is(plain.attributes, null);
+  assert.is((await app.patch(`${V}/dcim/module-types/${mt.id}/`, { profile: free.id })).attributes, null);
+  await app.patch(`${V}/dcim/module-types/${mt.id}/`, { profile: cpu.id, attributes: { cores: 2 } });
+  // filters
+  assert.equal((await app.get(`${V}/dcim/module-types/?profile=CPU`)).results.map((m: any) => m.id), [mt.id]);
+  assert.equal((await app.get(`${V}/dcim/module-types/?profile_id=${cpu.id}`)).results.map((m: any) => m.id), [mt.id]);
+  expectStatus(await app.api('GET', `/api/dcim/module-types/?profile_id=${cpu.id}`), 400, 'a 4.6 filter');
+  assert.equal((await app.get(`${V}/dcim/module-type-profiles/?q=processor`)).results.map((p: any) => p.id), [cpu.id]);
+  // a profile in use cannot go; 3.7 writes leave profile and attributes alone
+  await app.patch(`/api/dcim/module-types/${mt.id}/`, { description: 'two cores' });
+  assert.equal((await app.get(`${V}/dcim/module-types/${mt.id}/`)).attributes, { cores: 2 });
+  expectStatus(await app.api('DELETE', `${V}/dcim/module-type-profiles/${cpu.id}/`), 409, 'protected by its module types');
+  for (const path of ['/api/dcim/module-type-profiles/', `/v3.7/api/dcim/module-type-profiles/${cpu.id}/`]) expectStatus(await app.api('GET', path), 404, path);
+});
+
 test.run();

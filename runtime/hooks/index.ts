@@ -44,6 +44,8 @@ import { powerFeed } from './power_feed.js';
 import { prefix } from './prefix.js';
 import { rack } from './rack.js';
 import { rackType } from './rack_type.js';
+import { moduleType } from './module_type.js';
+import { moduleTypeProfile } from './module_type_profile.js';
 import { notification } from './notification.js';
 import { virtualCircuit } from './virtual_circuit.js';
 import { virtualCircuitTermination } from './virtual_circuit_termination.js';
@@ -130,6 +132,8 @@ export const hooks: Record<string, ModelHooks> = {
   prefix,
   rack,
   rack_type: rackType,
+  module_type: moduleType,
+  module_type_profile: moduleTypeProfile,
   notification,
   virtual_circuit: virtualCircuit,
   virtual_circuit_termination: virtualCircuitTermination,

@@ -329,6 +329,22 @@ export const interfaceFilterSet: FilterSet = {
   virtual_chassis_member_id: { kind: "method", method: "interface_vc_member_id" },
   vlan: { kind: "method", method: "interface_vlan" },
   vlan_id: { kind: "method", method: "interface_vlan_id" },
+  vlan_translation_policy: {
+    kind: "path",
+    path: [{ field: "vlan_translation_policy", model: "VLANTranslationPolicy" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  vlan_translation_policy_id: {
+    kind: "path",
+    path: [{ field: "vlan_translation_policy", model: "VLANTranslationPolicy" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
   wireless_link_id: {

@@ -9,6 +9,7 @@ import { DeviceModel } from "../devices/model.js";
 import { MACAddressModel } from "../mac-addresses/model.js";
 import { ModuleModel } from "../modules/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
+import { VLANTranslationPolicyModel } from "../../ipam/vlan-translation-policies/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
 import { WirelessLinkModel } from "../../wireless/wireless-links/model.js";
 
@@ -466,6 +467,21 @@ export const interfaceDefinition: ModelDefinition = {
       to: "VLAN",
       through: "dcim_interface_tagged_vlans",
     },
+    vlan_translation_policy: {
+      name: "vlan_translation_policy",
+      type: "fk",
+      label: "VLAN translation policy",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["vlan_translation_policy_id"],
+      to: "VLANTranslationPolicy",
+      since: "4.0",
+      onDelete: "protect",
+    },
     mark_connected: {
       name: "mark_connected",
       type: "boolean",
@@ -695,6 +711,7 @@ export class InterfaceModel extends Model {
     lag: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'dcim_interface.lag_id', to: 'dcim_interface.id' } },
     primary_mac_address: { relation: Model.BelongsToOneRelation, modelClass: MACAddressModel, join: { from: 'dcim_interface.primary_mac_address_id', to: 'dcim_macaddress.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'dcim_interface.untagged_vlan_id', to: 'ipam_vlan.id' } },
+    vlan_translation_policy: { relation: Model.BelongsToOneRelation, modelClass: VLANTranslationPolicyModel, join: { from: 'dcim_interface.vlan_translation_policy_id', to: 'ipam_vlantranslationpolicy.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_interface.cable_id', to: 'dcim_cable.id' } },
     wireless_link: { relation: Model.BelongsToOneRelation, modelClass: WirelessLinkModel, join: { from: 'dcim_interface.wireless_link_id', to: 'wireless_wirelesslink.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'dcim_interface.vrf_id', to: 'ipam_vrf.id' } },
@@ -727,6 +744,7 @@ export class InterfaceModel extends Model {
   rf_channel_width!: number | null;
   tx_power!: number | null;
   untagged_vlan_id!: number | null;
+  vlan_translation_policy_id!: number | null;
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;

@@ -153,6 +153,7 @@ export const interfaceSerializer: SerializerDefinition = {
         "tx_power",
         "untagged_vlan",
         "tagged_vlans",
+        "vlan_translation_policy",
         "mark_connected",
         "cable",
         "cable_end",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
+import { ModuleTypeProfileModel } from "../module-type-profiles/model.js";
 
 /** Resolved definition of ModuleType: fields, counts and rules the runtime applies. */
 export const moduleTypeDefinition: ModelDefinition = {
@@ -26,7 +27,7 @@ export const moduleTypeDefinition: ModelDefinition = {
   ordering: ["manufacturer", "model"],
   brief: ["id", "url", "display", "manufacturer", "model"],
   search: ["model", "part_number", "description", "comments"],
-  hooks: [],
+  hooks: ["module_type"],
   uniqueTogether: [["manufacturer", "model"]],
   uniqueNullsMatch: [],
   ui: {
@@ -79,6 +80,21 @@ export const moduleTypeDefinition: ModelDefinition = {
     columnViews: [],
   },
   fields: {
+    profile: {
+      name: "profile",
+      type: "fk",
+      label: "Profile",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["profile_id"],
+      to: "ModuleTypeProfile",
+      since: "4.0",
+      onDelete: "protect",
+    },
     manufacturer: {
       name: "manufacturer",
       type: "fk",
@@ -165,6 +181,20 @@ export const moduleTypeDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    attributes: {
+      name: "attributes",
+      type: "json",
+      label: "Attributes",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["attributes"],
+      helpText: "Values of the attributes the profile's schema defines",
+      since: "4.0",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -186,14 +216,17 @@ export const moduleTypeDefinition: ModelDefinition = {
 export class ModuleTypeModel extends Model {
   static tableName = 'dcim_moduletype';
   static relationMappings = () => ({
+    profile: { relation: Model.BelongsToOneRelation, modelClass: ModuleTypeProfileModel, join: { from: 'dcim_moduletype.profile_id', to: 'dcim_moduletypeprofile.id' } },
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_moduletype.manufacturer_id', to: 'dcim_manufacturer.id' } },
   });
   public id!: number;
+  profile_id!: number | null;
   manufacturer_id!: number;
   model!: string;
   part_number!: string;
   weight!: number | null;
   weight_unit!: string | number | null;
   description!: string;
+  attributes!: unknown | null;
   comments!: string;
 }

@@ -125,6 +125,22 @@ export const vmInterfaceFilterSet: FilterSet = {
   },
   vlan: { kind: "method", method: "vm_interface_vlan" },
   vlan_id: { kind: "method", method: "vm_interface_vlan_id" },
+  vlan_translation_policy: {
+    kind: "path",
+    path: [{ field: "vlan_translation_policy", model: "VLANTranslationPolicy" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  vlan_translation_policy_id: {
+    kind: "path",
+    path: [{ field: "vlan_translation_policy", model: "VLANTranslationPolicy" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   vrf: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "rd", family: "exact", tree: false },
   vrf_id: { kind: "path", path: [{ field: "vrf", model: "VRF" }], by: "id", family: "exact", tree: false },
 };

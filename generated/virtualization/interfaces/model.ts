@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { MACAddressModel } from "../../dcim/mac-addresses/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
+import { VLANTranslationPolicyModel } from "../../ipam/vlan-translation-policies/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
 import { VirtualMachineModel } from "../virtual-machines/model.js";
 
@@ -233,6 +234,21 @@ export const vmInterfaceDefinition: ModelDefinition = {
       to: "VLAN",
       through: "virtualization_vminterface_tagged_vlans",
     },
+    vlan_translation_policy: {
+      name: "vlan_translation_policy",
+      type: "fk",
+      label: "VLAN translation policy",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["vlan_translation_policy_id"],
+      to: "VLANTranslationPolicy",
+      since: "4.0",
+      onDelete: "protect",
+    },
     vrf: {
       name: "vrf",
       type: "fk",
@@ -288,6 +304,7 @@ export class VMInterfaceModel extends Model {
     bridge: { relation: Model.BelongsToOneRelation, modelClass: VMInterfaceModel, join: { from: 'virtualization_vminterface.bridge_id', to: 'virtualization_vminterface.id' } },
     primary_mac_address: { relation: Model.BelongsToOneRelation, modelClass: MACAddressModel, join: { from: 'virtualization_vminterface.primary_mac_address_id', to: 'dcim_macaddress.id' } },
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'virtualization_vminterface.untagged_vlan_id', to: 'ipam_vlan.id' } },
+    vlan_translation_policy: { relation: Model.BelongsToOneRelation, modelClass: VLANTranslationPolicyModel, join: { from: 'virtualization_vminterface.vlan_translation_policy_id', to: 'ipam_vlantranslationpolicy.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'virtualization_vminterface.vrf_id', to: 'ipam_vrf.id' } },
   });
   public id!: number;
@@ -303,5 +320,6 @@ export class VMInterfaceModel extends Model {
   description!: string;
   mode!: string | number;
   untagged_vlan_id!: number | null;
+  vlan_translation_policy_id!: number | null;
   vrf_id!: number | null;
 }

@@ -83,6 +83,7 @@ export const vmInterfaceSerializer: SerializerDefinition = {
         "mode",
         "untagged_vlan",
         "tagged_vlans",
+        "vlan_translation_policy",
         "vrf",
         "l2vpn_termination",
         "tags",
