@@ -39,7 +39,12 @@ const COUNTED: [string, string][] = [
 
 /** NetBox 4.x tables and the 4.6 API list that shows their rows, checked where the source has the table. */
 const COUNTED_46: [string, string][] = [
-  ['dcim_racktype', 'dcim/rack-types'],
+  ['dcim_racktype', 'dcim/rack-types'], ['circuits_virtualcircuittype', 'circuits/virtual-circuit-types'],
+  ['circuits_virtualcircuit', 'circuits/virtual-circuits'], ['circuits_virtualcircuittermination', 'circuits/virtual-circuit-terminations'],
+  ['extras_notificationgroup', 'extras/notification-groups'], ['extras_notification', 'extras/notifications'],
+  ['extras_subscription', 'extras/subscriptions'], ['ipam_vlantranslationpolicy', 'ipam/vlan-translation-policies'],
+  ['ipam_vlantranslationrule', 'ipam/vlan-translation-rules'], ['dcim_moduletypeprofile', 'dcim/module-type-profiles'],
+  ['users_ownergroup', 'users/owner-groups'], ['users_owner', 'users/owners'],
 ];
 
 /** Cabled models: source table, API list, whether it ends a path (has connected endpoints). */

@@ -33,8 +33,11 @@ const TABLE_IN_37: Record<string, string> = { users_user: 'auth_user', users_gro
 /** Tables NetBox 4.x moved to another app (the change log to core). */
 const TABLE_IN_4: Record<string, string> = { extras_objectchange: 'core_objectchange' };
 
-/** Columns NetBox 4.x renamed, by table: NetLedger's column → the 4.x source's (a rack's `type` is 4.1's `form_factor`). */
-const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' } };
+/**
+ * Columns NetBox 4.x names otherwise, by table: NetLedger's column → the 4.x source's (a rack's `type`
+ * is 4.1's `form_factor`, a module type's `attributes` 4.3's `attribute_data`).
+ */
+const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' }, dcim_moduletype: { attributes: 'attribute_data' } };
 
 /** Tables whose rows NetLedger makes itself: not imported (the change log only with `withChangelog`). */
 const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
