@@ -56,7 +56,12 @@ export const navigation: NavigationMenu[] = [
       },
       {
         label: "Device types",
-        items: [{ model: "DeviceType" }, { model: "ModuleType" }, { model: "Manufacturer" }],
+        items: [
+          { model: "DeviceType" },
+          { model: "ModuleType" },
+          { model: "ModuleTypeProfile" },
+          { model: "Manufacturer" },
+        ],
       },
       {
         label: "Device components",
@@ -113,7 +118,15 @@ export const navigation: NavigationMenu[] = [
       { label: "ASNs", items: [{ model: "ASNRange" }, { model: "ASN" }] },
       { label: "Aggregates", items: [{ model: "Aggregate" }, { model: "RIR" }] },
       { label: "VRFs", items: [{ model: "VRF" }, { model: "RouteTarget" }] },
-      { label: "VLANs", items: [{ model: "VLAN" }, { model: "VLANGroup" }] },
+      {
+        label: "VLANs",
+        items: [
+          { model: "VLAN" },
+          { model: "VLANGroup" },
+          { model: "VLANTranslationPolicy" },
+          { model: "VLANTranslationRule" },
+        ],
+      },
       {
         label: "Other",
         items: [
