@@ -327,6 +327,10 @@ export interface Field {
     [k: string]: unknown;
   };
   read_only?: boolean;
+  /**
+   * API versions: read-only from this version on, written in those before it (4.6's interface mac_address, which its primary MAC address sets)
+   */
+  read_only_since?: string;
   write_only?: boolean;
   unique?: boolean;
   /**
@@ -482,10 +486,10 @@ export interface Field {
    */
   default_since?: {};
   /**
-   * API versions: a named value conversion (runtime/core/conversions.ts) applied in the versions from the key on, e.g. { "4.0": gb_to_mb }: read converted, written back through its inverse
+   * API versions: a named value conversion (runtime/core/conversions.ts) applied in the versions from the key on, up to the next key; null: shown as stored from that version on, e.g. { "3.7": mb_to_gb, "4.0": null }: read converted, written and filtered through its inverse
    */
   convert?: {
-    [k: string]: string;
+    [k: string]: string | null;
   };
 }
 /**

@@ -451,7 +451,7 @@ function checkVersionKeys(models: LoadedModel[], known: Set<string>, problems: s
       for (const name of list) if (!spec.fields[name] && !SYSTEM_FIELDS.includes(name) && !spec.counts?.[name]) problems.push(`${file}: brief_since.${v}: unknown field '${name}'`);
     }
     for (const [name, f] of Object.entries(spec.fields)) {
-      for (const key of ['since', 'until'] as const) if (f[key] && !ok(f[key]!)) problems.push(`${file}: fields.${name}.${key}: unknown version '${f[key]}'`);
+      for (const key of ['since', 'until', 'read_only_since'] as const) if (f[key] && !ok(f[key]!)) problems.push(`${file}: fields.${name}.${key}: unknown version '${f[key]}'`);
       for (const v of Object.keys(f.convert ?? {})) if (!ok(v)) problems.push(`${file}: fields.${name}.convert: unknown version '${v}'`);
     }
     for (const [name, f] of Object.entries(spec.filters ?? {})) {

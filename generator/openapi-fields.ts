@@ -24,7 +24,6 @@ export const LOOKUPS: Record<LookupFamily, string[]> = {
 /** What a field shown through a named conversion (runtime/core/conversions.ts) reads as. */
 const CONVERSIONS: Record<string, Schema> = {
   date_time: { type: ['string', 'null'], format: 'date-time', readOnly: true },
-  gb_to_mb: { type: ['integer', 'null'], minimum: 0 },
 };
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -151,6 +150,8 @@ export class Builder {
         if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
         if (f.source?.startsWith('any:')) return { type: 'boolean', readOnly: true };
+        // a hook's relation (`to:`): the related object's nested form or null (3.7's one contact group)
+        if (f.to) return orNull({ ...this.nestedRef(f.to), ...(raw.readOnly ? { readOnly: true } : {}) });
         // computed by a hook: any JSON value (null where the object is nested in another one); written through the hook when not read-only
         return raw.readOnly ? { readOnly: true } : {};
       // null where a version shows another key in its place (4.6: a v1 token has no v2 key)
@@ -194,13 +195,14 @@ export class Builder {
 
   /** A writable field of a request body, or null when it cannot be written. */
   write(f: FieldDefinition, d: ModelDefinition): Schema | null {
-    // a computed field a hook writes (read_only: false, an event rule's event_types): any JSON value
-    if (f.type === 'computed' && !f.readOnly) return f.helpText ? { description: f.helpText } : {};
-    if (f.readOnly || f.type === 'computed' || f.type === 'generic_fk') return null;
-    const of = this.target(f, d);
     const related = (model: string): Schema => ({
       oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }, { type: 'object', description: `Attributes identifying one ${model}` }],
     });
+    // a computed field a hook writes (read_only: false, an event rule's event_types): any JSON value,
+    // or one related object (`to:`) or null
+    if (f.type === 'computed' && !f.readOnly) return f.to ? orNull(related(f.to)) : f.helpText ? { description: f.helpText } : {};
+    if (f.readOnly || f.type === 'computed' || f.type === 'generic_fk') return null;
+    const of = this.target(f, d);
     let schema: Schema;
     switch (of.type) {
       case 'fk': schema = related(of.to!); break;

@@ -54,20 +54,22 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], ver
       const withId = (schema: string) => ({ allOf: [ref(schema), { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } }] });
       const bulk = (schema: string) => ({ required: true, content: json({ type: 'array', items: withId(schema) }) });
       const many = { type: 'array', items: ref(name) };
+      // a write's answer takes the field selection a read does
+      const selection = version.field_selection ? { parameters: FIELD_SELECTION } : {};
       list.post = {
-        operationId: op('create'), tags,
+        operationId: op('create'), tags, ...selection,
         requestBody: { required: true, content: json({ oneOf: [ref(`Writable${name}`), { type: 'array', items: ref(`Writable${name}`) }] }) },
         responses: { 201: respond('Created: the object, or the objects of a list in order', { oneOf: [ref(name), many] }), ...errorResponses(...WRITE_ERRORS) },
       };
-      list.put = { operationId: op('bulk_update'), tags, requestBody: bulk(`Writable${name}`), responses: { 200: respond('OK', many), ...errorResponses(...WRITE_ERRORS) } };
-      list.patch = { operationId: op('bulk_partial_update'), tags, requestBody: bulk(`PatchedWritable${name}`), responses: { 200: respond('OK', many), ...errorResponses(...WRITE_ERRORS) } };
+      list.put = { operationId: op('bulk_update'), tags, ...selection, requestBody: bulk(`Writable${name}`), responses: { 200: respond('OK', many), ...errorResponses(...WRITE_ERRORS) } };
+      list.patch = { operationId: op('bulk_partial_update'), tags, ...selection, requestBody: bulk(`PatchedWritable${name}`), responses: { 200: respond('OK', many), ...errorResponses(...WRITE_ERRORS) } };
       list.delete = {
         operationId: op('bulk_destroy'), tags,
         requestBody: { required: true, content: json({ type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } }) },
         responses: { 204: { description: 'Deleted' }, ...errorResponses(...WRITE_ERRORS, 409) },
       };
-      detail.put = { operationId: op('update'), tags, parameters: [id], requestBody: { required: true, content: json(ref(`Writable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
-      detail.patch = { operationId: op('partial_update'), tags, parameters: [id], requestBody: { required: true, content: json(ref(`PatchedWritable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
+      detail.put = { operationId: op('update'), tags, parameters: [id, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`Writable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
+      detail.patch = { operationId: op('partial_update'), tags, parameters: [id, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`PatchedWritable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
       detail.delete = { operationId: op('destroy'), tags, parameters: [id], responses: { 204: { description: 'Deleted' }, ...errorResponses(403, 404, 409, 500) } };
     }
     paths[routes.list] = list;

@@ -40,6 +40,9 @@ function renamedIn(version: string, f: FieldDefinition, fields: Record<string, F
   return { ...target, name: f.name, label: f.label, ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}) };
 }
 
+/** A field read-only from a version on (`read_only_since:`) is read-only in its document. */
+const readOnlyIn = (version: string, f: FieldDefinition): FieldDefinition => (f.readOnlySince && inVersion(version, { since: f.readOnlySince }) ? { ...f, readOnly: true } : f);
+
 /** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   const served = new Set(entries.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
@@ -48,7 +51,7 @@ export function entriesInVersion(entries: ModelEntry[], version: string): ModelE
   return entries.filter((e) => served.has(e.definition.name)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typesIn(renamedIn(version, f, e.definition.fields))])) },
+    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, readOnlyIn(version, typesIn(renamedIn(version, f, e.definition.fields)))])) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),
   }));

@@ -1,7 +1,8 @@
 /**
  * `npm run cli -- import-netbox <url>` (runtime/data/netbox-import.ts) from a small NetBox-shaped
  * database the test builds (a PostgreSQL schema: django_migrations of 4.2, content types, a tenant,
- * a site with a tag and custom field data, an address on it, a user with a Django password hash),
+ * a site with a tag and custom field data, an address on it, a user with a Django password hash, a
+ * virtual machine and disk, a contact in a group),
  * into the engine under test: the same ids, the tag, the custom field data, a login with the old
  * password, no first-start superuser; a row NetLedger refuses fails the import whole and names the row;
  * an occupied target is refused without --replace; --dry-run writes nothing; the change log is left
@@ -23,13 +24,15 @@ const test = suite(`import-netbox (${engine})`);
 const django = (password: string) => `pbkdf2_sha256$1000$salty$${pbkdf2Sync(password, 'salty', 1000, 32, 'sha256').toString('base64')}`;
 
 /** The NetBox-shaped source, in a schema of its own. */
-async function buildSource(schema: string, badAddress = false): Promise<void> {
+async function buildSource(schema: string, badAddress = false, sizesInMb = true): Promise<void> {
   const db = knex({ client: 'pg', connection: PG_URL });
   try {
     await db.raw(`create schema ${schema}`);
     const t = (sql: string) => db.raw(sql.replaceAll('%s', schema));
     await t(`create table %s.django_migrations (id serial primary key, app text, name text)`);
     await t(`insert into %s.django_migrations (app, name) values ('dcim', '0199_macaddress'), ('dcim', '0200_populate_mac_addresses')`);
+    // NetBox 4.1 counts disk sizes in MB; before that migration they are GB
+    if (sizesInMb) await t(`insert into %s.django_migrations (app, name) values ('virtualization', '0040_convert_disk_size')`);
     await t(`create table %s.django_content_type (id integer primary key, app_label text, model text)`);
     await t(`insert into %s.django_content_type values (3, 'dcim', 'site'), (4, 'tenancy', 'tenant'), (9, 'dcim', 'interface')`);
     // A child group whose parent has the higher id: its parent is set after both rows are in.
@@ -41,6 +44,27 @@ async function buildSource(schema: string, badAddress = false): Promise<void> {
     await t(`insert into %s.dcim_site values (17, 'Alpha', 'alpha', 'active', 41, 'F1', '', '', '{"owner": "ops"}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
     await t(`create table %s.ipam_ipaddress (id bigint primary key, address inet, status text, role text, dns_name text, description text, comments text, tenant_id bigint, vrf_id bigint, nat_inside_id bigint, assigned_object_type_id integer, assigned_object_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
     await db.raw(`insert into ${schema}.ipam_ipaddress values (250, ?, 'active', '', '', '', '', 41, null, null, null, null, '{}', now(), now())`, [badAddress ? '0.0.0.0/0' : '192.0.2.7/24']);
+    await t(`create table %s.virtualization_clustertype (id bigint primary key, name text, slug text, description text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.virtualization_clustertype values (2, 'Hyper', 'hyper', '', '{}', now(), now())`);
+    await t(`create table %s.virtualization_cluster (id bigint primary key, name text, type_id bigint, status text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.virtualization_cluster values (4, 'C1', 2, 'active', '', '', '{}', now(), now())`);
+    await t(`create table %s.virtualization_virtualmachine (id bigint primary key, name text, status text, cluster_id bigint, disk integer, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.virtualization_virtualmachine values (30, 'vm-a', 'active', 4, 2500, '', '', '{}', now(), now())`);
+    await t(`create table %s.virtualization_virtualdisk (id bigint primary key, name text, size integer, virtual_machine_id bigint, description text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.virtualization_virtualdisk values (31, 'root', 2500, 30, '', '{}', now(), now())`);
+    await t(`create table %s.tenancy_contactgroup (id bigint primary key, name text, slug text, description text, parent_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.tenancy_contactgroup values (60, 'Ops', 'ops', '', null, '{}', now(), now()), (61, 'Net', 'net', '', 60, '{}', now(), now())`);
+    if (sizesInMb) {
+      // before NetBox 4.3 a contact has one group
+      await t(`create table %s.tenancy_contact (id bigint primary key, name text, group_id bigint, title text, phone text, email text, address text, link text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+      await t(`insert into %s.tenancy_contact values (70, 'Ann', 61, '', '', '', '', '', '', '', '{}', now(), now())`);
+    } else {
+      // NetBox 4.3 and later: any number of them
+      await t(`create table %s.tenancy_contact (id bigint primary key, name text, title text, phone text, email text, address text, link text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+      await t(`insert into %s.tenancy_contact values (70, 'Ann', '', '', '', '', '', '', '', '{}', now(), now())`);
+      await t(`create table %s.tenancy_contact_groups (id bigint primary key, contact_id bigint, contactgroup_id bigint)`);
+      await t(`insert into %s.tenancy_contact_groups values (1, 70, 60), (2, 70, 61)`);
+    }
     await t(`create table %s.extras_tag (id bigint primary key, name text, slug text, color text, description text, created timestamptz, last_updated timestamptz)`);
     await t(`insert into %s.extras_tag values (5, 'Core', 'core', 'ff0000', '', now(), now())`);
     await t(`create table %s.extras_taggeditem (id bigint primary key, object_id integer, content_type_id integer, tag_id bigint)`);
@@ -67,10 +91,12 @@ const sourceUrl = (schema: string) => `${PG_URL}${PG_URL.includes('?') ? '&' : '
 test('a NetBox database imports whole, with its ids, tags, custom field data and passwords; refusals leave the target as it was', async () => {
   const good = testSchemaName('nbsrc');
   const bad = testSchemaName('nbbad');
+  const gb = testSchemaName('nbgb');
   const target = testDatabase();
   const env = { ...target.env, PORT: '0' };
   await buildSource(good);
   await buildSource(bad, true);
+  await buildSource(gb, false, false);
   try {
     // A row NetLedger refuses: the whole import fails, naming the row, and nothing is written.
     const refused = await runCli(['import-netbox', sourceUrl(bad)], env);
@@ -127,12 +153,38 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       assert.match(user.password, /^scrypt\$/);
       const again2 = await app.api('POST', '/api/users/tokens/provision/', { username: 'olduser', password: 'netbox-password' }, { token: null });
       assert.is(again2.status, 201);
+      // a source past NetBox 4.1's disk size migration holds MB: taken as they are
+      assert.is((await get('/v4.6/api/virtualization/virtual-disks/31/')).size, 2500);
+      assert.is((await get('/v4.6/api/virtualization/virtual-machines/30/')).disk, 2500);
+      assert.is((await get('/api/virtualization/virtual-disks/31/')).size, 3, '2,500 MB as 3.7 reads it');
+      // a contact's one group (before NetBox 4.3) becomes its one link
+      assert.equal((await get('/v4.6/api/tenancy/contacts/70/')).groups.map((g: { id: number }) => g.id), [61]);
+      assert.is((await get('/api/tenancy/contacts/70/')).group.id, 61);
     } finally {
       await app.stop();
+    }
+    // a source before it (3.7, 4.0) holds GB: stored a thousand times larger
+    const replaced = await runCli(['import-netbox', '--replace', sourceUrl(gb)], env);
+    assert.is(replaced.code, 0, replaced.stderr);
+    const after = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
+    try {
+      const provision = await after.api('POST', '/api/users/tokens/provision/', { username: 'olduser', password: 'netbox-password' }, { token: null });
+      const token = provision.body.key as string;
+      const get = async (path: string) => (await after.api('GET', path, undefined, { token })).body;
+      assert.is((await get('/v4.6/api/virtualization/virtual-disks/31/')).size, 2500000);
+      assert.is((await get('/v4.6/api/virtualization/virtual-machines/30/')).disk, 2500000);
+      assert.is((await get('/api/virtualization/virtual-disks/31/')).size, 2500, 'the 3.7 API reads the GB the source held');
+      assert.is((await get('/api/virtualization/virtual-machines/30/')).disk, 2500);
+      // NetBox 4.3's link table of contacts' groups, taken as it is
+      assert.equal((await get('/v4.6/api/tenancy/contacts/70/')).groups.map((g: { id: number }) => g.id).sort(), [60, 61]);
+      assert.is((await get('/api/tenancy/contacts/70/')).group.id, 61, 'the first by name: Net before Ops');
+    } finally {
+      await after.stop();
     }
   } finally {
     await dropSource(good);
     await dropSource(bad);
+    await dropSource(gb);
     rmSync(target.dataDir, { recursive: true, force: true });
   }
 });

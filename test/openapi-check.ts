@@ -93,7 +93,7 @@ export function checkResponse(method: string, url: string, status: number, conte
   if (!checker) checkers.set(file, (checker = loadChecker(undefined, file)));
   const parsed = new URL(url, 'http://x');
   // ?fields= and ?omit= answer part of a representation, which the document (as NetBox's) describes whole
-  if (status === 200 && (parsed.searchParams.get('fields') || parsed.searchParams.get('omit')) && apiVersions.versions.find((v) => v.version === apiVersion)?.fieldSelection) return;
+  if ((status === 200 || status === 201) && (parsed.searchParams.get('fields') || parsed.searchParams.get('omit')) && apiVersions.versions.find((v) => v.version === apiVersion)?.fieldSelection) return;
   const path = parsed.pathname.replace(/^\/v\d+\.\d+(?=\/api\/)/, '');
   const op = checker.match(method, path);
   if (!op) return;

@@ -1,8 +1,9 @@
 /**
  * Named value conversions between the stored model and an API version's view of it (a field's
- * `convert: { "4.0": gb_to_mb }` in the schema, a version's `convert:` in schema/versions.yaml):
- * `read` turns the value another version shows into this version's, `write` a value this version
- * receives into the stored one. Each is small, named and tested on its own.
+ * `convert: { "3.7": mb_to_gb, "4.0": null }` in the schema, a version's `convert:` in
+ * schema/versions.yaml): `read` turns the stored value into this version's, `write` a value this
+ * version receives into the stored one, and `bounds` the stored values a filter value of this
+ * version stands for. Each is small, named and tested on its own.
  */
 import type { Row } from '../data/registry.js';
 
@@ -11,9 +12,17 @@ export interface Conversion {
   read(value: unknown, row: Row, name: string): unknown;
   /** a value received in this version → the stored value (absent: stored as received) */
   write?(value: unknown): unknown;
+  /**
+   * the stored values that read as `value`, as [lowest, first above] (a filter of this version
+   * compares with them: `disk__gte=2` is disk >= 1500 MB); absent: filters compare the value as given
+   */
+  bounds?(value: number): [number, number];
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** MB per GB, as NetBox 4.1's migration of disk sizes counts them */
+const MB = 1000;
 
 export const conversions: Record<string, Conversion> = {
   /** `created` as the stored date-time, not its date */
@@ -22,9 +31,14 @@ export const conversions: Record<string, Conversion> = {
   token_version: { read: (v) => (v === null || v === undefined ? 1 : v) },
   /** a token's `key` as NetBox 4.5+ shows it: a v2 token's public key, null for a v1 token */
   token_v2_key: { read: (_v, row) => (Number(row.version) === 2 ? row.v2_key ?? null : null) },
-  /** a size stored in gigabytes, shown and written in megabytes (NetBox 4.0's disk sizes) */
-  gb_to_mb: {
-    read: (v) => (isNumber(v) ? v * 1000 : v),
-    write: (v) => (isNumber(v) ? Math.round(v / 1000) : v),
+  /**
+   * a size stored in megabytes (NetBox 4.1's disk sizes), shown and written in gigabytes (3.7):
+   * read rounded to the nearest whole GB, halves up (1,499 MB reads 1, 1,500 MB 2); a GB written is
+   * stored as exactly that many thousand MB, so a 3.7 value reads back as written
+   */
+  mb_to_gb: {
+    read: (v) => (isNumber(v) ? Math.floor(v / MB + 0.5) : v),
+    write: (v) => (isNumber(v) ? v * MB : v),
+    bounds: (v) => [v * MB - MB / 2, v * MB + MB / 2],
   },
 };

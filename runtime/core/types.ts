@@ -73,8 +73,10 @@ export interface FieldDefinition {
   /** API versions: shown and accepted from this version on / gone from this version on */
   since?: string;
   until?: string;
-  /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on */
-  convert?: Record<string, string>;
+  /** API versions: read-only from this version on (a write of it there is ignored, as NetBox ignores a read-only field) */
+  readOnlySince?: string;
+  /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on, up to the next key (null: none) */
+  convert?: Record<string, string | null>;
   /** API versions: the default on create through the version of the key and later ones */
   defaultSince?: Record<string, unknown>;
 }
@@ -101,7 +103,8 @@ export interface PathStep {
 
 export type FilterDefinition = (
   /** compares a column of the model itself */
-  | { kind: 'field'; field: string; family: LookupFamily; lookup?: string }
+  /** `conversion`: the version's named conversion of the field (runtime/core/versions.ts filteringIn), whose bounds the values become */
+  | { kind: 'field'; field: string; family: LookupFamily; lookup?: string; conversion?: string }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
   /**

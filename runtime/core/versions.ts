@@ -3,6 +3,7 @@
  * forms a model shows in each (its serializer's `versions`), and how a request names one.
  */
 import type { FilterSet, ModelEntry, VersionForms } from './types.js';
+import { conversions } from './conversions.js';
 
 /** Numeric order of "major.minor" versions. */
 export function compareVersions(a: string, b: string): number {
@@ -59,8 +60,12 @@ export function filteringIn(entry: ModelEntry, version: string): ModelEntry {
   if (!byVersion) versionEntries.set(entry, (byVersion = new Map()));
   let view = byVersion.get(version);
   if (!view) {
-    const filters = filtersIn(entry, version);
-    byVersion.set(version, (view = Object.keys(filters).length === Object.keys(entry.filters).length ? entry : { ...entry, filters }));
+    let filters = filtersIn(entry, version);
+    // a field the version shows through a conversion is filtered in its units (3.7's disk__gte in GB)
+    const convert = formsOf(entry, version).convert;
+    const converted = Object.entries(filters).filter(([, f]) => f.kind === 'field' && !f.lookup && conversions[convert[f.field] ?? '']?.bounds);
+    if (converted.length) filters = { ...filters, ...Object.fromEntries(converted.map(([name, f]) => [name, { ...f, conversion: convert[(f as { field: string }).field] }])) };
+    byVersion.set(version, (view = filters === entry.filters || (Object.keys(filters).length === Object.keys(entry.filters).length && !converted.length) ? entry : { ...entry, filters }));
   }
   return view;
 }

@@ -13,6 +13,7 @@ import type { FieldDefinition, FilterDefinition, LookupFamily, ModelEntry, PathS
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';
 import { orEach } from './or-each.js';
+import { conversions } from '../core/conversions.js';
 import { noteParent } from './parent-order.js';
 import { isPostgres } from './db.js';
 import { searchTable } from './search-index.js';
@@ -129,6 +130,22 @@ function compare(qb: Where, column: string, lookup: string, values: (string | nu
   const like = (w: Where, v: string | number) => w.whereRaw(`lower(??) like ? escape '\\'`, [col, pattern(String(v).toLowerCase())]);
   if (negated) qb.where((w) => w.whereNot((x) => orEach(x, values, like)).orWhereNull(col));
   else qb.where((w) => orEach(w, values, like));
+}
+
+/**
+ * A comparison in a version's units of a field stored in others: each value stands for the stored
+ * values [lo, hi) that read as it (3.7's `disk=2`: 1500 <= disk < 2500 MB).
+ */
+function compareConverted(qb: Knex.QueryBuilder, col: string, lookup: string, ranges: [number, number][]): void {
+  const within = (w: Knex.QueryBuilder, [lo, hi]: [number, number]) => w.where((x) => x.where(col, '>=', lo).where(col, '<', hi));
+  switch (lookup) {
+    case 'exact': qb.where((w) => orEach(w, ranges, within)); return;
+    case 'n': qb.where((w) => w.whereNot((x) => orEach(x, ranges, within)).orWhereNull(col)); return;
+    case 'lt': qb.where((w) => orEach(w, ranges, (x, [lo]) => x.where(col, '<', lo))); return;
+    case 'lte': qb.where((w) => orEach(w, ranges, (x, [, hi]) => x.where(col, '<', hi))); return;
+    case 'gt': qb.where((w) => orEach(w, ranges, (x, [, hi]) => x.where(col, '>=', hi))); return;
+    case 'gte': qb.where((w) => orEach(w, ranges, (x, [lo]) => x.where(col, '>=', lo))); return;
+  }
 }
 
 /** Ids of a tree model's nodes and all their descendants. */
@@ -352,6 +369,8 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
           compare(qb, target.column, lookup, mapped, param);
           break;
         }
+        const bounds = filter.conversion ? conversions[filter.conversion]?.bounds : undefined;
+        if (bounds) { compareConverted(qb, target.column, lookup, parsed.map((v) => bounds(Number(v)))); break; }
         compare(qb, target.column, lookup, parsed, param);
         break;
       }

@@ -24,6 +24,8 @@ import { parseNetwork, networkText } from '../core/ipnet.js';
 import { keyDigest } from '../core/secrets.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import type { NetboxSource } from './netbox-source.js';
+import { conversions, type Conversion } from '../core/conversions.js';
+import { rangeColumns, rangesFromPostgres } from '../core/vid-ranges.js';
 
 const BATCH = 2000;
 
@@ -38,6 +40,20 @@ const TABLE_IN_4: Record<string, string> = { extras_objectchange: 'core_objectch
  * is 4.1's `form_factor`, a module type's `attributes` 4.3's `attribute_data`).
  */
 const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' }, dcim_moduletype: { attributes: 'attribute_data' } };
+
+/**
+ * Values NetBox stored in another unit before one of its migrations, by the conversion of the 3.7
+ * API that shows them (schema `convert:`): without that migration applied, the source holds what the
+ * conversion writes from (NetBox 4.1 turned disk sizes from GB into MB).
+ */
+const UNITS_SINCE: Record<string, string> = { mb_to_gb: 'virtualization.0040_convert_disk_size' };
+
+/** Fields of a model whose source values are in the older unit, each with the conversion that stores them. */
+function olderUnits(entry: ModelEntry, source: NetboxSource): [FieldDefinition, Conversion][] {
+  return Object.values(entry.definition.fields).flatMap((f) => Object.values(f.convert ?? {})
+    .filter((name): name is string => !!name && !!UNITS_SINCE[name] && !source.migrations.has(UNITS_SINCE[name]) && !!conversions[name]?.write)
+    .map((name) => [f, conversions[name]] as [FieldDefinition, Conversion]));
+}
 
 /** Tables whose rows NetLedger makes itself: not imported (the change log only with `withChangelog`). */
 const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
@@ -254,6 +270,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
       const macs = new Map<number, string>();
       if (source.tables.has('dcim_macaddress')) for await (const rows of source.rows('dcim_macaddress', 10_000)) for (const r of rows) macs.set(Number(r.id), r.mac_address);
       const pending: { table: string; updates: { id: number; values: Src }[] }[] = [];
+      const singleLinks: { through: string; from_id: number; to_id: number }[] = [];
       for (const e of order) {
         const d = e.definition;
         const table = sourceTable(source, d.table);
@@ -269,6 +286,9 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         for (const f of Object.values(d.fields)) {
           if (f.type === 'json' && f.name.endsWith('_types') && !cols.has(f.columns[0])) types.set(f.columns[0], await objectTypeLists(source, table, f.name, d.table.split('_').slice(1).join('_')));
         }
+        const units = olderUnits(e, source);
+        // a to-many relation the source still holds as its one-to-one column (3.7's contact group_id for 4.3's groups)
+        const single = Object.values(d.fields).filter((f) => f.type === 'm2m' && f.through && !source.tables.has(sourceTable(source, f.through)) && cols.has(`${f.name.replace(/s$/, '')}_id`));
         let read = 0;
         for await (const batch of source.rows(table, BATCH)) {
           const rows: Src[] = [];
@@ -281,6 +301,14 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
             for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
             for (const [column, renamed] of Object.entries(RENAMED_IN_4[d.table] ?? {})) if (!cols.has(column) && cols.has(renamed)) extra[column] = src[renamed];
             if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;
+            for (const f of single) {
+              const to = src[`${f.name.replace(/s$/, '')}_id`];
+              if (to !== null && to !== undefined) singleLinks.push({ through: f.through!, from_id: Number(src.id), to_id: Number(to) });
+            }
+            for (const [f, conversion] of units) if (src[f.columns[0]] !== null && src[f.columns[0]] !== undefined) extra[f.columns[0]] = conversion.write!(Number(src[f.columns[0]]));
+            // VLAN groups: 4.x's VID ranges (an integer range array), or 3.7's one range from min_vid to max_vid
+            if ('vid_ranges' in src && src.vid_ranges !== null) Object.assign(extra, rangeColumns(Array.isArray(src.vid_ranges) ? src.vid_ranges.map((r: unknown) => rangesFromPostgres(String(r))[0]) : rangesFromPostgres(String(src.vid_ranges))));
+            else if (d.table === 'ipam_vlangroup' && 'min_vid' in src) Object.assign(extra, rangeColumns([[Number(src.min_vid), Number(src.max_vid)]]));
             if (Array.isArray(src.event_types)) for (const [flag, event] of [['type_create', 'object_created'], ['type_update', 'object_updated'], ['type_delete', 'object_deleted'], ['type_job_start', 'job_started'], ['type_job_end', 'job_completed']]) extra[flag] = src.event_types.includes(event);
             try {
               rows.push(mapRow(e, src, source, lateFields, extra));
@@ -314,6 +342,10 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           for await (const batch of source.rows(link, 10_000)) await within(`${link}`, () => insertRows(trx, f.through!, batch.map((r) => ({ from_id: r[pair[0]], to_id: r[pair[1]] }))));
           filled.add(f.through);
         }
+      }
+      for (const through of new Set(singleLinks.map((l) => l.through))) {
+        await within(through, () => insertRows(trx, through, singleLinks.filter((l) => l.through === through).map(({ from_id, to_id }) => ({ from_id, to_id }))));
+        filled.add(through);
       }
       // The late references, set-based: one UPDATE per chunk of rows that set the same columns.
       const byColumns = new Map<string, { table: string; updates: { id: number; values: Src }[] }>();

@@ -11,6 +11,8 @@ export interface NetboxSource {
   tables: Map<string, Set<string>>;
   /** django_content_type ids → 'app.model' */
   contentTypes: Map<number, string>;
+  /** the Django migrations applied, as 'app.name' (virtualization.0040_convert_disk_size: sizes in MB) */
+  migrations: Set<string>;
   rows(table: string, batch: number): AsyncGenerator<Record<string, any>[]>;
   count(table: string): Promise<number>;
   close(): Promise<void>;
@@ -42,8 +44,9 @@ export async function openNetbox(url: string): Promise<NetboxSource> {
     }
     const contentTypes = new Map<number, string>();
     for (const ct of (await client.query('select id, app_label, model from django_content_type')).rows) contentTypes.set(Number(ct.id), `${ct.app_label}.${ct.model}`);
+    const migrations = new Set((await client.query('select app, name from django_migrations')).rows.map((m) => `${m.app}.${m.name}`));
     return {
-      version, tables, contentTypes,
+      version, tables, contentTypes, migrations,
       async *rows(table, batch) {
         const ordered = tables.get(table)?.has('id');
         let last = -Infinity;

@@ -41,6 +41,13 @@ export interface WriteItem {
   reveal: Record<string, unknown>;
   /** many-to-many fields given in the request: field → target ids (an empty list clears) */
   m2m?: Record<string, number[]>;
+  /**
+   * the fields the body gave under a name of the write's API version, stored ones and writable
+   * computed ones (a hook tells 3.7's min_vid from 4.6's vid_ranges by it); absent: none
+   */
+  given?: Set<string>;
+  /** fields whose value was stored through the version's conversion: field → conversion name */
+  converted?: Record<string, string>;
 }
 
 /**
@@ -131,6 +138,8 @@ export interface ActionContext extends HookContext {
   method: string;
   body: unknown;
   baseUrl: string;
+  /** the API version the answer is in (its nested forms) */
+  version?: string;
   requestId: string;
   query: URLSearchParams;
   /** the request's Accept header (an action may answer text/plain when asked to) */

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { modelList, type Row, type WriteItem } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { conversions } from '../core/conversions.js';
 
 interface Rollup {
   parent: ModelEntry;
@@ -66,10 +67,11 @@ export async function checkRollups(db: Knex, entry: ModelEntry, items: WriteItem
     for (const item of touched) {
       const total = totals.get(item.id!);
       if (total === undefined) continue;
-      if (item.values[column] === null) item.values[column] = total;
-      else if (Number(item.values[column]) !== total) {
-        item.errors.add(r.field.name, `Must equal ${total}, the total ${r.field.sumOf!.value} of its ${r.childName}s, while it has any.`);
-      }
+      // a value written through a conversion (3.7's GB) is compared as that version reads the total
+      const conversion = conversions[item.converted?.[r.field.name] ?? ''];
+      const shown = (v: number) => (conversion ? conversion.read(v, {}, r.field.name) : v);
+      if (item.values[column] === null || shown(Number(item.values[column])) === shown(total)) item.values[column] = total;
+      else item.errors.add(r.field.name, `Must equal ${String(shown(total))}, the total ${r.field.sumOf!.value} of its ${r.childName}s, while it has any.`);
     }
   }
 }

@@ -519,8 +519,13 @@ export class Renderer implements RenderState {
 function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, ids: number[]): Knex.QueryBuilder {
   const counted = model(countedModel);
   const f = counted.definition.fields[field];
-  const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   const table = entry.definition.table;
+  // an m2m: the links to the node or its descendants, each object once (a contact in two of them)
+  if (f.type === 'm2m') {
+    return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
+      .join(`${f.through!} as o`, 'o.to_id', 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').countDistinct('o.from_id as n');
+  }
+  const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
     .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('* as n');
 }

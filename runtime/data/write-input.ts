@@ -12,7 +12,8 @@ import { hashPassword, keyDigest } from '../core/secrets.js';
 import { applyCustomFields, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { scalarValue } from './write-values.js';
-import { defaultIn, inVersion } from '../core/versions.js';
+import { defaultIn, formsOf, inVersion } from '../core/versions.js';
+import { conversions } from '../core/conversions.js';
 
 /** A relation named by an element, to resolve with the others of its target model. */
 export interface Ref {
@@ -36,6 +37,8 @@ interface BodyNames {
   keys: Map<string, string[]>;
   /** a stored field the version shows under another name (an alias of it: content_types as 4.6's object_types) */
   shownAs: Map<string, string>;
+  /** the writable computed fields of the version (a hook stores them: 4.6's event_types) */
+  written: Set<string>;
 }
 
 const namesCache = new WeakMap<ModelEntry, Map<string, BodyNames>>();
@@ -47,12 +50,15 @@ function bodyNames(entry: ModelEntry, version: string | undefined): BodyNames {
   let names = byVersion.get(version ?? '');
   if (!names) {
     const has = (f: FieldDefinition) => version === undefined || inVersion(version, f);
-    names = { keys: new Map(), shownAs: new Map() };
+    // a field read-only from this version on is not read from its bodies (4.6's interface mac_address)
+    const written = (f: FieldDefinition) => has(f) && !(version !== undefined && f.readOnlySince && inVersion(version, { since: f.readOnlySince }));
+    names = { keys: new Map(), shownAs: new Map(), written: new Set() };
     const fields = Object.values(entry.definition.fields);
     for (const f of fields) {
+      if (f.type === 'computed' && !f.readOnly && has(f)) names.written.add(f.name);
       if (f.type === 'alias' || f.type === 'computed') continue;
       const aliases = fields.filter((a) => a.type === 'alias' && a.of === f.name && has(a));
-      names.keys.set(f.name, [...(has(f) ? [f.name] : []), ...aliases.map((a) => a.name)]);
+      names.keys.set(f.name, written(f) ? [...(has(f) ? [f.name] : []), ...aliases.map((a) => a.name)] : []);
       if (!has(f) && aliases.length) names.shownAs.set(f.name, aliases[0].name);
     }
     byVersion.set(version ?? '', names);
@@ -73,6 +79,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
     return key === undefined ? [false, undefined] : [true, input[key]];
   };
   for (const f of Object.values(d.fields)) {
+    if (f.type === 'computed' && !f.readOnly && names.written.has(f.name) && f.name in input) (item.given ??= new Set()).add(f.name);
     if (f.type === 'alias' || f.type === 'computed') continue;
     if (f.readOnly) {
       if (mode === 'create' && f.type === 'datetime') values[f.columns[0]] = now;
@@ -80,6 +87,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
     }
     // a field the write's version does not have, under any name, is not read from its body (NetBox ignores unknown keys)
     const [has, value] = given(f);
+    if (has) (item.given ??= new Set()).add(f.name);
     if (!has) {
       if (f.type === 'generic_fk' && names.keys.get(f.name)?.length && (f.typeKey! in input || `${f.name}_id` in input)) {
         // handled below
@@ -167,8 +175,12 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
           else values[f.columns[0]] = f.nullable ? null : f.type === 'boolean' ? false : f.type === 'choice' || f.type === 'string' || f.type === 'text' ? '' : null;
           break;
         }
-        const v = scalarValue(f, value, errs);
+        // a value the version shows through a conversion is stored through its inverse (3.7's GB as MB)
+        // (no version: the default one's, as the default forms read it)
+        const conversion = conversions[formsOf(entry, version).convert[f.name] ?? ''];
+        const v = scalarValue(f, conversion?.write ? conversion.write(value) : value, errs);
         if (v !== undefined) values[f.columns[0]] = v;
+        if (conversion?.write) (item.converted ??= {})[f.name] = formsOf(entry, version).convert[f.name];
       }
     }
   }

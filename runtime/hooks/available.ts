@@ -119,7 +119,7 @@ export function limitOf(query: URLSearchParams): number {
 
 /** The nested form of one object (a range's RIR, a VLAN's group), as other objects embed it. */
 export async function nestedOf(ctx: ActionContext, name: string, id: unknown): Promise<Record<string, unknown> | null> {
-  const renderer = new Renderer(model(name), { db: ctx.db, baseUrl: ctx.baseUrl });
+  const renderer = new Renderer(model(name), { db: ctx.db, baseUrl: ctx.baseUrl, version: ctx.version });
   renderer.cache.need(name, id);
   await renderer.cache.resolve();
   return renderer.nested(model(name), id);

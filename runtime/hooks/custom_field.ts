@@ -7,11 +7,12 @@ import type { ModelHooks } from '../data/registry.js';
 import { byContentType } from '../data/registry.js';
 import { indexCustomField } from '../data/customfields.js';
 import { contentTypeIdsFilter, contentTypesFilter } from './object-types.js';
+import { byContentTypeId } from './content_type.js';
 
 const DATA_TYPES: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', json: 'object', object: 'object', multiselect: 'array', multiobject: 'array' };
 
 export const customField: ModelHooks = {
-  filters: { custom_field_content_types: contentTypesFilter(), custom_field_content_type_id: contentTypeIdsFilter() },
+  filters: { custom_field_content_types: contentTypesFilter(), custom_field_content_type_id: contentTypeIdsFilter(), custom_field_related_object_type_id: byContentTypeId('related_object_type_id', 'object_type') },
   computed: {
     async custom_field_data_type(rows) {
       return new Map(rows.map((r) => [Number(r.id), DATA_TYPES[r.type] ?? 'string']));

@@ -64,6 +64,7 @@ import { virtualDeviceContext } from './virtual_device_context.js';
 import { virtualMachine } from './virtual_machine.js';
 import { vlan } from './vlan.js';
 import { vlanGroup } from './vlan_group.js';
+import { contact } from './contact.js';
 import { vmInterface } from './vm_interface.js';
 import { wirelessLink } from './wireless_link.js';
 import { wirelessPeers } from './wireless_peers.js';
@@ -152,6 +153,7 @@ export const hooks: Record<string, ModelHooks> = {
   virtual_machine: virtualMachine,
   vlan,
   vlan_group: vlanGroup,
+  contact,
   vm_interface: vmInterface,
   wireless_link: wirelessLink,
   wireless_peers: wirelessPeers,

@@ -36,7 +36,8 @@ async function checkPrimary(db: Knex, item: WriteItem, entry: ModelEntry): Promi
 async function followWrittenValues(db: Knex, rows: Row[], items: WriteItem[], ctx: HookContext, entry: ModelEntry): Promise<boolean> {
   const type = entry.definition.contentType;
   const target = { db, request: ctx.request };
-  const written = items.filter((i) => 'mac_address' in i.input && !('primary_mac_address' in i.input) && i.id !== null);
+  // (a version where mac_address is read-only never gives it)
+  const written = items.filter((i) => i.given?.has('mac_address') && !i.given.has('primary_mac_address') && i.id !== null);
   if (!written.length) return false;
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   const own: Row[] = await db(macs().definition.table).where('assigned_object_type', type).whereIn('assigned_object_id', written.map((i) => i.id!));

@@ -62,6 +62,17 @@ export const token: ModelHooks = {
       if (negated) qb.whereNot(match);
       else qb.where(match);
     },
+    /** `?version=2`, `version__lt=2`...: compared as read, a token stored without a version being v1 */
+    token_version(qb, values, { lookup }) {
+      const name = lookup === 'exact' ? 'version' : `version__${lookup}`;
+      if (lookup === 'empty') { if (parseBoolean(name, values[0])) qb.whereRaw('1 = 0'); return; }
+      const op = ({ exact: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as Record<string, string>)[lookup];
+      const numbers = values.map((v) => {
+        if (!/^\d+$/.test(v.trim())) throw errors.badFilter(name, 'Enter a whole number.');
+        return Number(v);
+      });
+      qb.where((w) => { for (const n of numbers) w.orWhereRaw(`coalesce(version, 1) ${op} ?`, [n]); });
+    },
   },
   owner(qb, userId, table) {
     qb.where(`${table}.user_id`, userId);

@@ -256,16 +256,28 @@ async function cursorPage(ctx: Context, entry: ModelEntry, db: Knex, base: Knex.
   ctx.body = { count: null, ...page.cursorLinks(`${baseUrl(ctx)}${ctx.path}`, params, rows.length, lastId), results };
 }
 
-async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, result: WriteResult, status: number, many: boolean): Promise<void> {
+/**
+ * The fields a write's answer keeps (`?fields=`, `?omit=`) in a version with field selection, as a
+ * read's; worked out before the write, so a name the version lacks refuses it unwritten.
+ */
+function writeForm(ctx: Context, entry: ModelEntry, strict: boolean): ReadForm | undefined {
+  const version = requestVersion(ctx);
+  const params = ctx.URL.searchParams;
+  if (!version?.fieldSelection || (!params.has('fields') && !params.has('omit'))) return undefined;
+  return { ...readForm(entry, params, version, strict), brief: false };
+}
+
+async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, result: WriteResult, status: number, many: boolean, form?: ReadForm): Promise<void> {
   const { ids, reveal, data } = result;
   let results: Record<string, unknown>[];
   // The change records' representations (rendered in the change log's forms) answer when the request asks for those forms.
-  if (data && inChangeForms(ctx) && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
+  if (!form && data && inChangeForms(ctx) && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
   else {
     const rows: Row[] = await whereAny(db, db(entry.definition.table), 'id', ids);
     const order = new Map(ids.map((id, i) => [id, i]));
     rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
-    results = await renderRows(entry, rows, { db, ...renderBase(ctx), reveal });
+    results = await renderRows(entry, rows, { db, ...renderBase(ctx), reveal, ...form });
+    if (form) trimKeys(results, form);
   }
   ctx.status = status;
   ctx.body = many ? results : results[0];
@@ -294,11 +306,12 @@ function requireBody(ctx: Context): unknown {
  */
 export async function createThrough(ctx: Context, services: Services, entry: ModelEntry, build: (trx: Knex) => Promise<{ items: unknown[]; many: boolean }>): Promise<{ status: number; body: unknown }> {
   authorize(ctx, entry, 'add', services.config);
+  const form = writeForm(ctx, entry, services.config.strictFilters);
   await writeTransaction(ctx, services.db, async (trx) => {
     const { items, many } = await build(trx);
     const result = await createObjects(entry, items, many, writeContext(ctx, trx, services));
     await requireWithin(ctx, trx, entry, result.ids, 'add', true);
-    await respondWithObjects(ctx, entry, trx, result, 201, many);
+    await respondWithObjects(ctx, entry, trx, result, 201, many, form);
   });
   services.afterCommit?.();
   return { status: ctx.status, body: ctx.body };
@@ -385,12 +398,13 @@ export function views(entry: ModelEntry, services: Services) {
       if (detail && (body === null || typeof body !== 'object' || Array.isArray(body))) throw errors.validation({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
       if (!detail && !Array.isArray(body)) throw errors.validation({ non_field_errors: ['Expected a list of items.'] });
       const items = detail ? [{ ...(body as Record<string, unknown>), id: Number(ctx.params.id) }] : (body as unknown[]);
+      const form = writeForm(ctx, entry, config.strictFilters);
       await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
-        await respondWithObjects(ctx, entry, trx, result, 200, !detail);
+        await respondWithObjects(ctx, entry, trx, result, 200, !detail, form);
           });
       services.afterCommit?.();
     },

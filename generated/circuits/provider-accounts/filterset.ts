@@ -21,7 +21,7 @@ export const providerAccountFilterSet: FilterSet = {
     model: "ContactAssignment",
     field: "object",
     by: "id",
-    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    path: [{ field: "contact", model: "Contact" }, { field: "groups", model: "ContactGroup" }],
     tree: true,
   },
   contact_role: {

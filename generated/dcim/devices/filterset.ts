@@ -45,7 +45,7 @@ export const deviceFilterSet: FilterSet = {
     model: "ContactAssignment",
     field: "object",
     by: "id",
-    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    path: [{ field: "contact", model: "Contact" }, { field: "groups", model: "ContactGroup" }],
     tree: true,
   },
   contact_role: {

@@ -225,6 +225,7 @@ export const interfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["mac_address"],
+      readOnlySince: "4.0",
     },
     primary_mac_address: {
       name: "primary_mac_address",

@@ -37,6 +37,7 @@ export const customFieldFilterSet: FilterSet = {
   object_type_id: { kind: "method", method: "custom_field_content_type_id", family: "number", since: "4.0" },
   q: { kind: "q" },
   related_object_type: { kind: "field", field: "object_type", family: "string", lookup: "exact", since: "4.0" },
+  related_object_type_id: { kind: "method", method: "custom_field_related_object_type_id", family: "exact", since: "4.0" },
   required: { kind: "field", field: "required", family: "boolean" },
   search_weight: { kind: "field", field: "search_weight", family: "number" },
   type: { kind: "field", field: "type", family: "exact" },

@@ -84,6 +84,22 @@ export const vlanGroupDefinition: ModelDefinition = {
       onDelete: "set_null",
       typeKey: "scope_type",
     },
+    vid_ranges: {
+      name: "vid_ranges",
+      type: "json",
+      label: "VLAN ID ranges",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["vid_ranges"],
+      helpText: "A list of [lowest, highest] VLAN IDs, inclusive",
+      default: [[1, 4094]],
+      example: [[1, 99], [200, 299]],
+      since: "4.0",
+    },
     min_vid: {
       name: "min_vid",
       type: "integer",
@@ -98,6 +114,7 @@ export const vlanGroupDefinition: ModelDefinition = {
       default: 1,
       minValue: 1,
       maxValue: 4094,
+      until: "4.0",
     },
     max_vid: {
       name: "max_vid",
@@ -113,6 +130,21 @@ export const vlanGroupDefinition: ModelDefinition = {
       default: 4094,
       minValue: 1,
       maxValue: 4094,
+      until: "4.0",
+    },
+    total_vlan_ids: {
+      name: "total_vlan_ids",
+      type: "integer",
+      label: "Total VLAN IDs",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["total_vlan_ids"],
+      default: 4094,
+      since: "4.0",
     },
     description: {
       name: "description",
@@ -156,7 +188,9 @@ export class VLANGroupModel extends Model {
   slug!: string;
   scope_type!: string | null;
   scope_id!: number | null;
+  vid_ranges!: unknown;
   min_vid!: number;
   max_vid!: number;
+  total_vlan_ids!: number;
   description!: string;
 }

@@ -26,14 +26,14 @@ export const contactAssignmentFilterSet: FilterSet = {
   created_by_request: { kind: "request", actions: ["create"] },
   group: {
     kind: "path",
-    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    path: [{ field: "contact", model: "Contact" }, { field: "groups", model: "ContactGroup" }],
     by: "slug",
     family: "exact",
     tree: true,
   },
   group_id: {
     kind: "path",
-    path: [{ field: "contact", model: "Contact" }, { field: "group", model: "ContactGroup" }],
+    path: [{ field: "contact", model: "Contact" }, { field: "groups", model: "ContactGroup" }],
     by: "id",
     family: "exact",
     tree: true,

@@ -97,7 +97,7 @@ export const contactGroupDefinition: ModelDefinition = {
       source: "tree_depth",
     },
   },
-  counts: { contact_count: { name: "contact_count", model: "Contact", field: "group", cumulative: true } },
+  counts: { contact_count: { name: "contact_count", model: "Contact", field: "groups", cumulative: true } },
 };
 
 /** Objection model of tenancy_contactgroup: table metadata and relations only; queries go through the runtime. */

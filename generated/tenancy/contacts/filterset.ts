@@ -14,14 +14,14 @@ export const contactFilterSet: FilterSet = {
   email: { kind: "field", field: "email", family: "string" },
   group: {
     kind: "path",
-    path: [{ field: "group", model: "ContactGroup" }],
+    path: [{ field: "groups", model: "ContactGroup" }],
     by: "slug",
     family: "exact",
     tree: true,
   },
   group_id: {
     kind: "path",
-    path: [{ field: "group", model: "ContactGroup" }],
+    path: [{ field: "groups", model: "ContactGroup" }],
     by: "id",
     family: "exact",
     tree: true,

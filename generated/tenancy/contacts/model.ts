@@ -4,7 +4,6 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
-import { ContactGroupModel } from "../contact-groups/model.js";
 
 /** Resolved definition of Contact: fields, counts and rules the runtime applies. */
 export const contactDefinition: ModelDefinition = {
@@ -26,23 +25,39 @@ export const contactDefinition: ModelDefinition = {
   ordering: ["name"],
   brief: ["id", "url", "display", "name"],
   search: ["name", "title", "phone", "email", "address", "link", "description", "comments"],
-  hooks: [],
-  uniqueTogether: [["group", "name"]],
+  hooks: ["contact"],
+  uniqueTogether: [],
   uniqueNullsMatch: [],
   fields: {
-    group: {
-      name: "group",
-      type: "fk",
-      label: "Group",
+    groups: {
+      name: "groups",
+      type: "m2m",
+      label: "Groups",
       required: false,
-      nullable: true,
+      nullable: false,
       readOnly: false,
       writeOnly: false,
       unique: false,
       uniqueCi: false,
-      columns: ["group_id"],
+      columns: [],
       to: "ContactGroup",
-      onDelete: "set_null",
+      since: "4.0",
+      through: "tenancy_contact_groups",
+    },
+    group: {
+      name: "group",
+      type: "computed",
+      label: "Group",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      to: "ContactGroup",
+      source: "hook:contact_group",
+      until: "4.0",
     },
     name: {
       name: "name",
@@ -163,11 +178,8 @@ export const contactDefinition: ModelDefinition = {
 /** Objection model of tenancy_contact: table metadata and relations only; queries go through the runtime. */
 export class ContactModel extends Model {
   static tableName = 'tenancy_contact';
-  static relationMappings = () => ({
-    group: { relation: Model.BelongsToOneRelation, modelClass: ContactGroupModel, join: { from: 'tenancy_contact.group_id', to: 'tenancy_contactgroup.id' } },
-  });
+  static relationMappings = () => ({});
   public id!: number;
-  group_id!: number | null;
   name!: string;
   title!: string;
   phone!: string;

@@ -58,7 +58,7 @@ export const contactSerializer: SerializerDefinition = {
         "url",
         "display",
         "display_url",
-        "group",
+        "groups",
         "name",
         "title",
         "phone",

@@ -13,6 +13,7 @@ export const tokenFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   key: { kind: "method", method: "token_key", family: "string" },
   last_used: { kind: "field", field: "last_used", family: "number" },
+  pepper_id: { kind: "field", field: "pepper_id", family: "number", since: "4.6" },
   q: { kind: "q" },
   user: {
     kind: "path",
@@ -28,5 +29,6 @@ export const tokenFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  version: { kind: "method", method: "token_version", family: "number", since: "4.6" },
   write_enabled: { kind: "field", field: "write_enabled", family: "boolean" },
 };

@@ -155,7 +155,6 @@ export const tokenDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["pepper_id"],
       helpText: "ID of the pepper the token's digest was made with (v2 only)",
-      filter: false,
       since: "4.6",
     },
     token: {

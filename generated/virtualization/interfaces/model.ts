@@ -147,6 +147,7 @@ export const vmInterfaceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["mac_address"],
+      readOnlySince: "4.0",
     },
     primary_mac_address: {
       name: "primary_mac_address",

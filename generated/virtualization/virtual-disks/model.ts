@@ -62,7 +62,7 @@ export const virtualDiskDefinition: ModelDefinition = {
     size: {
       name: "size",
       type: "integer",
-      label: "Size (GB)",
+      label: "Size",
       required: true,
       nullable: false,
       readOnly: false,
@@ -71,6 +71,7 @@ export const virtualDiskDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["size"],
       minValue: 0,
+      convert: { "3.7": "mb_to_gb", "4.0": null },
     },
     description: {
       name: "description",

@@ -22,7 +22,7 @@ export const virtualDiskSerializer: SerializerDefinition = {
   ],
   brief: ["id", "url", "display", "virtual_machine", "name", "size"],
   nested: ["id", "url", "display", "virtual_machine", "name", "size"],
-  convert: {},
+  convert: { size: "mb_to_gb" },
   versions: {
     "3.7": {
       full: [
@@ -40,7 +40,7 @@ export const virtualDiskSerializer: SerializerDefinition = {
       ],
       brief: ["id", "url", "display", "virtual_machine", "name", "size"],
       nested: ["id", "url", "display", "virtual_machine", "name", "size"],
-      convert: {},
+      convert: { size: "mb_to_gb" },
     },
     "4.6": {
       full: [

@@ -255,7 +255,7 @@ export const virtualMachineDefinition: ModelDefinition = {
     disk: {
       name: "disk",
       type: "integer",
-      label: "Disk (GB)",
+      label: "Disk",
       required: false,
       nullable: true,
       readOnly: false,
@@ -264,6 +264,7 @@ export const virtualMachineDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["disk"],
       minValue: 0,
+      convert: { "3.7": "mb_to_gb", "4.0": null },
       sumOf: { model: "VirtualDisk", field: "virtual_machine", value: "size" },
     },
     description: {

@@ -39,7 +39,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
   ],
   brief: ["id", "url", "display", "name"],
   nested: ["id", "url", "display", "name"],
-  convert: {},
+  convert: { disk: "mb_to_gb" },
   versions: {
     "3.7": {
       full: [
@@ -74,7 +74,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
       ],
       brief: ["id", "url", "display", "name"],
       nested: ["id", "url", "display", "name"],
-      convert: {},
+      convert: { disk: "mb_to_gb" },
     },
     "4.6": {
       full: [
