@@ -201,8 +201,11 @@ test('contacts: 4.6 reads and writes groups, 3.7 one group (the first by name; a
   await expectFieldError(app, 'PATCH', `/api/tenancy/contacts/${c.id}/`, { group: 99999 }, 'group');
   await expectFieldError(app, 'PATCH', `/v4.6/api/tenancy/contacts/${c.id}/`, { groups: [99999] }, 'groups');
   await expectFieldError(app, 'PATCH', `/v4.6/api/tenancy/contacts/${c.id}/`, { groups: child.id }, 'groups');
-  // two contacts of one name in one group: NetBox 4.3 dropped that rule
-  await app.post('/v4.6/api/tenancy/contacts/', { name: 'Ann', groups: [child.id] });
+  // 3.7's rule, a name once per group, holds for each of a contact's groups
+  expectStatus(await app.api('POST', '/v4.6/api/tenancy/contacts/', { name: 'Ann', groups: [other.id, child.id] }), 400);
+  expectStatus(await app.api('POST', '/api/tenancy/contacts/', { name: 'Ann', group: child.id }), 400);
+  const again = await app.post('/v4.6/api/tenancy/contacts/', { name: 'Ann', groups: [other.id] });
+  expectStatus(await app.api('PATCH', `/v4.6/api/tenancy/contacts/${again.id}/`, { groups: [child.id] }), 400);
 });
 
 test('contact group filters: group and group_id over all of a contact\'s groups and their descendants, in both versions', async ({ app }) => {

@@ -215,6 +215,16 @@ async function checkImport(version: string): Promise<void> {
       assert.is(trace.status, 200, trace.text);
       assert.ok(trace.body.length >= 1 && trace.body[0][1]?.id, 'the trace crosses a cable');
 
+      // VLAN groups: 3.7's min_vid/max_vid become one range, 4.x's ranges (an integer range array) come as they are
+      const groups = await src('ipam_vlangroup').select(src.raw('*')).orderBy('id');
+      assert.ok(groups.length, 'the demo data has VLAN groups');
+      for (const g of groups) {
+        const here = await app.api('GET', `/v4.6/api/ipam/vlan-groups/${g.id}/`, undefined, { token });
+        const want = 'min_vid' in g ? [[Number(g.min_vid), Number(g.max_vid)]]
+          : [...String(await src.raw('select vid_ranges::text as t from ipam_vlangroup where id = ?', [g.id]).then((r: any) => r.rows[0].t)).matchAll(/\[(\d+),(\d+)\)/g)].map((m) => [Number(m[1]), Number(m[2]) - 1]);
+        assert.equal(here.body.vid_ranges, want, `VLAN group ${g.id}`);
+      }
+
       // the demo data tags sites only
       const tagged = await src('extras_taggeditem as ti').join('extras_tag as t', 't.id', 'ti.tag_id').join('django_content_type as ct', 'ct.id', 'ti.content_type_id')
         .where('ct.model', 'site').select('ti.object_id', 't.slug').orderBy('ti.object_id').first();

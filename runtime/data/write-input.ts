@@ -51,7 +51,7 @@ function bodyNames(entry: ModelEntry, version: string | undefined): BodyNames {
   if (!names) {
     const has = (f: FieldDefinition) => version === undefined || inVersion(version, f);
     // a field read-only from this version on is not read from its bodies (4.6's interface mac_address)
-    const written = (f: FieldDefinition) => has(f) && !(version !== undefined && f.readOnlySince && inVersion(version, { since: f.readOnlySince }));
+    const written = (f: FieldDefinition) => !(version !== undefined && f.readOnlySince && inVersion(version, { since: f.readOnlySince }));
     names = { keys: new Map(), shownAs: new Map(), written: new Set() };
     const fields = Object.values(entry.definition.fields);
     for (const f of fields) {
