@@ -569,6 +569,18 @@ export const choiceSets: Record<string, ChoiceSet> = {
     integer: false,
     choices: [{ value: "esp", label: "ESP" }, { value: "ah", label: "AH" }],
   },
+  "job-interval": {
+    name: "job-interval",
+    integer: true,
+    choices: [
+      { value: 1, label: "Minutely" },
+      { value: 60, label: "Hourly" },
+      { value: 720, label: "12 hours" },
+      { value: 1440, label: "Daily" },
+      { value: 10080, label: "Weekly" },
+      { value: 43200, label: "30 days" },
+    ],
+  },
   "job-status": {
     name: "job-status",
     integer: false,

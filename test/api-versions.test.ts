@@ -98,9 +98,16 @@ test('/v4.6/api/schema/ is the 4.6 document; /api/schema/ the default one', asyn
   assert.match(String(doc.info.version), /^4\.6\.8/);
   assert.ok(doc.components.schemas.Device.properties.display_url);
   assert.not.ok(doc.components.schemas.Device.properties.device_role);
+  // paths start with the base the request came under, as NetBox's do under its BASE_PATH
+  assert.ok(doc.paths['/v4.6/api/dcim/devices/']?.get, 'the 4.6 document names its paths under /v4.6');
+  assert.not.ok(doc.paths['/api/dcim/devices/']);
   const old = await app.get('/api/schema/?format=json');
   assert.match(String(old.info.version), /^3\.7\.8/);
   assert.ok(old.components.schemas.Device.properties.device_role);
+  assert.ok(old.paths['/api/dcim/devices/']?.get);
+  const viaAccept = (await app.api('GET', '/api/schema/?format=json', undefined, { headers: { Accept: 'application/json; version=4.6' } })).body;
+  assert.match(String(viaAccept.info.version), /^4\.6\.8/);
+  assert.ok(viaAccept.paths['/api/dcim/devices/']?.get, 'the 4.6 document under /api/ names its paths under /api/');
   const docs = await app.api('GET', '/v4.6/api/docs/');
   assert.is(docs.status, 200);
 });

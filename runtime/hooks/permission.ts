@@ -30,7 +30,8 @@ export const permission: ModelHooks = {
     const v = { ...(item.existing ?? {}), ...item.values };
     const types = JSON.parse(v.object_types ?? '[]');
     const actions = JSON.parse(v.actions ?? '[]');
-    if (!Array.isArray(types) || !types.length) item.errors.add('object_types', 'Give at least one object type (app.model).');
+    // an empty list is a permission that applies to nothing yet, as NetBox accepts it
+    if (!Array.isArray(types)) item.errors.add('object_types', 'Give a list of object types (app.model).');
     else for (const ct of types) if (!byContentType.has(ct)) item.errors.add('object_types', `Unknown object type '${String(ct)}'.`);
     if (!Array.isArray(actions) || !actions.length || actions.some((a) => typeof a !== 'string' || !a || a.length > 30)) {
       item.errors.add('actions', 'Give a list of actions, e.g. ["view", "add", "change", "delete"].');

@@ -1,7 +1,9 @@
 /**
  * The API's own description, readable without a token:
  * - `/api/schema/`: the generated OpenAPI document of the request's API version (`/v4.6/api/schema/`), JSON (`?format=json`, the default) or YAML
- *   (`?format=yaml`, or an Accept header asking for YAML);
+ *   (`?format=yaml`, or an Accept header asking for YAML); its paths start with the base the request
+ *   came under (`/v4.6/api/dcim/devices/`), as NetBox's do under its BASE_PATH, where clients (the
+ *   Ansible inventory) look an endpoint's filters up;
  * - `/api/docs/?format=openapi`: the same document (pynetbox's openapi(), Ansible before NetBox 3.5);
  * - `/api/docs/`: interactive documentation (Swagger UI), served from the swagger-ui-dist package
  *   under `/api/docs/static/`, so nothing is loaded from another site.
@@ -22,16 +24,17 @@ import { encode, sendEncoded, type Encoded } from './precompressed.js';
 const DOCUMENT_CACHE = 'public, max-age=300';
 
 /**
- * Each API version's document (generated/versions.ts names its file) as JSON and as YAML, encoded
- * on first use (the pending promise is shared: concurrent first requests compress once).
+ * Each API version's document (generated/versions.ts names its file) under each base path as JSON and
+ * as YAML, encoded on first use (the pending promise is shared: concurrent first requests compress once).
  */
 const documents = new Map<string, Promise<Encoded>>();
 function documentOf(ctx: Context, yaml: boolean): Promise<Encoded> {
-  const file = requestVersion(ctx).document;
-  const key = `${file}:${yaml ? 'yaml' : 'json'}`;
+  const { document: file, prefix } = requestVersion(ctx);
+  const key = `${file}:${prefix}:${yaml ? 'yaml' : 'json'}`;
   let doc = documents.get(key);
   if (!doc) {
     const json = JSON.parse(readFileSync(new URL(`../../generated/${file}`, import.meta.url), 'utf8'));
+    if (prefix) json.paths = Object.fromEntries(Object.entries(json.paths ?? {}).map(([path, item]) => [prefix + path, item]));
     doc = yaml
       ? encode(Buffer.from(stringify(json, { aliasDuplicateObjects: false })), 'application/vnd.oai.openapi; charset=utf-8')
       : encode(Buffer.from(JSON.stringify(json)), 'application/json; charset=utf-8');

@@ -20,6 +20,7 @@ export const dataSourceFilterSet: FilterSet = {
   q: { kind: "q" },
   source_url: { kind: "field", field: "source_url", family: "string" },
   status: { kind: "field", field: "status", family: "exact" },
+  sync_interval: { kind: "field", field: "sync_interval", family: "exact", since: "4.0" },
   tag: { kind: "method", method: "no_tags", family: "exact" },
   type: { kind: "field", field: "type", family: "exact" },
   updated_by_request: { kind: "request", actions: ["update"] },

@@ -152,6 +152,22 @@ export const dataSourceDefinition: ModelDefinition = {
       helpText: "Patterns (one per line) matching files to ignore when syncing",
       default: "",
     },
+    sync_interval: {
+      name: "sync_interval",
+      type: "choice",
+      label: "Sync interval",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["sync_interval"],
+      helpText: "Minutes between scheduled syncs",
+      choices: "job-interval",
+      plain: true,
+      since: "4.0",
+    },
     last_synced: {
       name: "last_synced",
       type: "datetime",
@@ -191,5 +207,6 @@ export class DataSourceModel extends Model {
   comments!: string;
   parameters!: unknown | null;
   ignore_rules!: string;
+  sync_interval!: string | number | null;
   last_synced!: string | null;
 }

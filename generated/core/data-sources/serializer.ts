@@ -67,6 +67,7 @@ export const dataSourceSerializer: SerializerDefinition = {
         "comments",
         "parameters",
         "ignore_rules",
+        "sync_interval",
         "last_synced",
         "custom_fields",
         "created",

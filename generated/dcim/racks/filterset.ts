@@ -37,6 +37,7 @@ export const rackFilterSet: FilterSet = {
   desc_units: { kind: "field", field: "desc_units", family: "boolean" },
   description: { kind: "field", field: "description", family: "string" },
   facility_id: { kind: "field", field: "facility_id", family: "string" },
+  form_factor: { kind: "field", field: "type", family: "exact", lookup: "exact", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   location: {
@@ -182,7 +183,7 @@ export const rackFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
-  type: { kind: "field", field: "type", family: "exact" },
+  type: { kind: "field", field: "type", family: "exact", until: "4.0" },
   u_height: { kind: "field", field: "u_height", family: "number" },
   updated_by_request: { kind: "request", actions: ["update"] },
   weight: { kind: "field", field: "weight", family: "number" },

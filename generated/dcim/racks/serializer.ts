@@ -100,7 +100,7 @@ export const rackSerializer: SerializerDefinition = {
         "role",
         "serial",
         "asset_tag",
-        "type",
+        "form_factor",
         "width",
         "u_height",
         "starting_unit",

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/users/groups/. */
 export const groupFilterSet: FilterSet = {
+  description: { kind: "field", field: "description", family: "string", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   q: { kind: "q" },

@@ -42,6 +42,21 @@ export const groupDefinition: ModelDefinition = {
       columns: ["name"],
       maxLength: 150,
     },
+    description: {
+      name: "description",
+      type: "string",
+      label: "Description",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["description"],
+      default: "",
+      maxLength: 200,
+      since: "4.0",
+    },
     user_count: {
       name: "user_count",
       type: "computed",
@@ -65,4 +80,5 @@ export class GroupModel extends Model {
   static relationMappings = () => ({});
   public id!: number;
   name!: string;
+  description!: string;
 }

@@ -19,9 +19,9 @@ export const groupSerializer: SerializerDefinition = {
       convert: {},
     },
     "4.6": {
-      full: ["id", "url", "display", "display_url", "name", "user_count"],
-      brief: ["id", "url", "display", "name"],
-      nested: ["id", "url", "display", "name"],
+      full: ["id", "url", "display", "display_url", "name", "description", "user_count"],
+      brief: ["id", "url", "display", "name", "description"],
+      nested: ["id", "url", "display", "name", "description"],
       convert: {},
     },
   },

@@ -29,6 +29,10 @@ export const userFilterSet: FilterSet = {
   is_superuser: { kind: "field", field: "is_superuser", family: "boolean" },
   last_login: { kind: "field", field: "last_login", family: "number" },
   last_name: { kind: "field", field: "last_name", family: "string" },
+  password: {
+    kind: "ignored",
+    reason: "sent by the Ansible collection (netbox_user) beside the unique username; NetBox's filter set has no password filter and ignores it",
+  },
   q: { kind: "q" },
   username: { kind: "field", field: "username", family: "string" },
 };

@@ -183,6 +183,7 @@ export const virtualMachineFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  serial: { kind: "field", field: "serial", family: "string", since: "4.0" },
   site: {
     kind: "path",
     path: [{ field: "site", model: "Site" }],

@@ -281,6 +281,21 @@ export const virtualMachineDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    serial: {
+      name: "serial",
+      type: "string",
+      label: "Serial number",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["serial"],
+      default: "",
+      maxLength: 50,
+      since: "4.0",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -369,6 +384,7 @@ export class VirtualMachineModel extends Model {
   memory!: number | null;
   disk!: number | null;
   description!: string;
+  serial!: string;
   comments!: string;
   local_context_data!: unknown | null;
 }

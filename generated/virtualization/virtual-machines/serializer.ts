@@ -98,6 +98,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
         "memory",
         "disk",
         "description",
+        "serial",
         "comments",
         "local_context_data",
         "config_context",
