@@ -118,7 +118,6 @@ const KNOWN_INVENTORY_DIFFERENCES = [
   { match: /^root\.service_\w+: missing /, reason: SERVICES },
   { match: /^root\.all\.children: missing item "service_\w+"$/, reason: SERVICES },
   { match: /\.interfaces\[\d+\]\.rf_channel: expected null, got ""$/, reason: "NetLedger's interfaces read rf_channel as a plain string (\"\" when unset); NetBox reads it as a choice, null when unset" },
-  { match: /\.interfaces\[\d+\]\.device\.display_name: unexpected /, reason: "NetLedger's nested device carries the spec's display_name in the 4.6 API too; NetBox 4's brief device has none" },
 ];
 
 ansibleSuite({

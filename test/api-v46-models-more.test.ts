@@ -35,7 +35,7 @@ test('rack types: a rack of a type takes its physical fields, and follows the ty
   const rack = await app.post(`${V}/dcim/racks/`, { name: 'R1', site: site.id, rack_type: type.id, u_height: 10 });
   assert.is(rack.rack_type.id, type.id);
   assert.is(rack.u_height, 48);
-  assert.equal(rack.type, { value: '4-post-cabinet', label: '4-post cabinet' });
+  assert.equal(rack.form_factor, { value: '4-post-cabinet', label: '4-post cabinet' });
   assert.is(rack.outer_width, 600);
   assert.is(rack.max_weight, 1000);
   assert.is(rack.weight_unit.value, 'kg');

@@ -100,6 +100,7 @@ export const deviceDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: [],
       source: "display",
+      until: "4.0",
     },
     device_type: {
       name: "device_type",

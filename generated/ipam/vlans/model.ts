@@ -107,6 +107,7 @@ export const vlanDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: [],
       source: "display",
+      until: "4.0",
     },
     tenant: {
       name: "tenant",

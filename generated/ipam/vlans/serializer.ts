@@ -68,7 +68,6 @@ export const vlanSerializer: SerializerDefinition = {
         "group",
         "vid",
         "name",
-        "display_name",
         "tenant",
         "status",
         "role",
