@@ -74,4 +74,18 @@ test('VLANs are global or in the device site; mode changes clear them', async ()
   assert.is(cleared.untagged_vlan, null);
 });
 
+test("IP addresses by device: a virtual chassis master's include its members' interfaces that are not management-only, as NetBox's vc_interfaces", async () => {
+  const master = await createObject(app, model('Device'));
+  const member = await createObject(app, model('Device'), { site: master.site.id });
+  const vc = await app.post('/api/dcim/virtual-chassis/', { name: 'vc-ip', master: master.id });
+  await app.patch(`/api/dcim/devices/${member.id}/`, { virtual_chassis: vc.id, vc_position: 2 });
+  const [own, data, mgmt] = [await iface(master, 'e0'), await iface(member, 'e1'), await iface(member, 'mgmt0', { mgmt_only: true })];
+  const ip = (address: string, i: any) => app.post('/api/ipam/ip-addresses/', { address, assigned_object_type: 'dcim.interface', assigned_object_id: i.id });
+  const [a1, a2, a3] = [await ip('192.0.2.1/24', own), await ip('192.0.2.2/24', data), await ip('192.0.2.3/24', mgmt)];
+  const ids = async (q: string) => (await app.get(`/v4.6/api/ipam/ip-addresses/?${q}`)).results.map((r: any) => r.id).sort((x: number, y: number) => x - y);
+  assert.equal(await ids(`device_id=${master.id}`), [a1.id, a2.id]);
+  assert.equal(await ids(`device=${encodeURIComponent(master.name)}`), [a1.id, a2.id]);
+  assert.equal(await ids(`device_id=${member.id}`), [a2.id, a3.id], 'a member lists its own only');
+});
+
 test.run();

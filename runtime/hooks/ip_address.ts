@@ -54,8 +54,27 @@ async function checkPrimary(db: Knex, item: WriteItem, v: Row): Promise<void> {
   }
 }
 
+/**
+ * NetBox's device filters of IP addresses (Device.vc_interfaces): the addresses on the devices'
+ * interfaces and, for a device that is its virtual chassis's master, on the other members'
+ * interfaces that are not management-only. `devices`: a subquery of device ids.
+ */
+function onDeviceInterfaces(qb: Knex.QueryBuilder, db: Knex, devices: Knex.QueryBuilder): void {
+  const members = db('dcim_device as m').select('m.id').join('dcim_virtualchassis as vc', 'm.virtual_chassis_id', 'vc.id').whereIn('vc.master_id', devices);
+  const interfaces = db('dcim_interface').select('id').where((w) => w.whereIn('device_id', devices).orWhere((o) => o.whereIn('device_id', members).where('mgmt_only', false)));
+  qb.where('assigned_object_type', 'dcim.interface').whereIn('assigned_object_id', interfaces);
+}
+
 export const ipAddress: ModelHooks = {
-  filters: vrfPresenceFilters,
+  filters: {
+    ...vrfPresenceFilters,
+    ip_address_device_id(qb, values, { db }) {
+      onDeviceInterfaces(qb, db, db('dcim_device').select('id').whereIn('id', values.filter((v) => /^\d+$/.test(v.trim())).map(Number)));
+    },
+    ip_address_device(qb, values, { db }) {
+      onDeviceInterfaces(qb, db, db('dcim_device').select('id').whereIn('name', values));
+    },
+  },
   async prepare(item, { db }) {
     const v = merged(item);
     if (v.status === 'slaac' && Number(v.family) !== 6 && touches(item, 'status', 'address')) item.errors.add('status', 'Only IPv6 addresses can be assigned SLAAC status.');

@@ -33,26 +33,8 @@ export const ipAddressFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
-  device: {
-    kind: "path",
-    path: [
-      { field: "assigned_object", model: "Interface", contentType: "dcim.interface" },
-      { field: "device", model: "Device" },
-    ],
-    by: "name",
-    family: "exact",
-    tree: false,
-  },
-  device_id: {
-    kind: "path",
-    path: [
-      { field: "assigned_object", model: "Interface", contentType: "dcim.interface" },
-      { field: "device", model: "Device" },
-    ],
-    by: "id",
-    family: "exact",
-    tree: false,
-  },
+  device: { kind: "method", method: "ip_address_device", family: "exact" },
+  device_id: { kind: "method", method: "ip_address_device_id", family: "exact" },
   dns_name: { kind: "field", field: "dns_name", family: "string" },
   family: { kind: "field", field: "family", family: "exact" },
   fhrpgroup_id: {
