@@ -34,7 +34,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_URL = 'http://localhost:32768';
 const SUITE_TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const PYTHON = process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3';
-const TIMEOUT_MS = Number(process.env.ANSIBLE_SUITE_TIMEOUT || 1500) * 1000;
+const TIMEOUT_MS = Number(process.env.ANSIBLE_SUITE_TIMEOUT || 2100) * 1000;
 
 /** Task file → task name → why it fails against NetLedger. */
 export type KnownFailures = Record<string, Record<string, string>>;
