@@ -259,6 +259,7 @@ export const navigation: NavigationMenu[] = [
         label: "Authentication",
         items: [{ model: "User" }, { model: "Group" }, { model: "Token" }, { model: "ObjectPermission" }],
       },
+      { label: "Ownership", items: [{ model: "Owner" }, { model: "OwnerGroup" }] },
       { label: "System", items: [{ model: "ContentType" }] },
     ],
   },

@@ -412,6 +412,14 @@ import { groupDefinition, GroupModel } from "./users/groups/model.js";
 import { groupSerializer } from "./users/groups/serializer.js";
 import { groupFilterSet } from "./users/groups/filterset.js";
 import { groupRoutes } from "./users/groups/routes.js";
+import { ownerGroupDefinition, OwnerGroupModel } from "./users/owner-groups/model.js";
+import { ownerGroupSerializer } from "./users/owner-groups/serializer.js";
+import { ownerGroupFilterSet } from "./users/owner-groups/filterset.js";
+import { ownerGroupRoutes } from "./users/owner-groups/routes.js";
+import { ownerDefinition, OwnerModel } from "./users/owners/model.js";
+import { ownerSerializer } from "./users/owners/serializer.js";
+import { ownerFilterSet } from "./users/owners/filterset.js";
+import { ownerRoutes } from "./users/owners/routes.js";
 import { objectPermissionDefinition, ObjectPermissionModel } from "./users/permissions/model.js";
 import { objectPermissionSerializer } from "./users/permissions/serializer.js";
 import { objectPermissionFilterSet } from "./users/permissions/filterset.js";
@@ -501,7 +509,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -607,6 +615,8 @@ export const models: Record<ModelName, ModelEntry> = {
   TenantGroup: { definition: tenantGroupDefinition, serializer: tenantGroupSerializer, filters: tenantGroupFilterSet, routes: tenantGroupRoutes },
   Tenant: { definition: tenantDefinition, serializer: tenantSerializer, filters: tenantFilterSet, routes: tenantRoutes },
   Group: { definition: groupDefinition, serializer: groupSerializer, filters: groupFilterSet, routes: groupRoutes },
+  OwnerGroup: { definition: ownerGroupDefinition, serializer: ownerGroupSerializer, filters: ownerGroupFilterSet, routes: ownerGroupRoutes },
+  Owner: { definition: ownerDefinition, serializer: ownerSerializer, filters: ownerFilterSet, routes: ownerRoutes },
   ObjectPermission: { definition: objectPermissionDefinition, serializer: objectPermissionSerializer, filters: objectPermissionFilterSet, routes: objectPermissionRoutes },
   Token: { definition: tokenDefinition, serializer: tokenSerializer, filters: tokenFilterSet, routes: tokenRoutes },
   User: { definition: userDefinition, serializer: userSerializer, filters: userFilterSet, routes: userRoutes },
@@ -734,6 +744,8 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   TenantGroup: TenantGroupModel,
   Tenant: TenantModel,
   Group: GroupModel,
+  OwnerGroup: OwnerGroupModel,
+  Owner: OwnerModel,
   ObjectPermission: ObjectPermissionModel,
   Token: TokenModel,
   User: UserModel,

@@ -72,6 +72,10 @@ export interface ModelFile {
    */
   custom_fields?: boolean;
   /**
+   * Objects have an owner (NetBox 4.5): the loader adds the field `owner` (an fk to Owner, 4.6 only) before `comments`, with the filters owner_id, owner, owner_group_id and owner_group
+   */
+  owner?: boolean;
+  /**
    * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model
    */
   contacts?: boolean;

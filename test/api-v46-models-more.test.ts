@@ -293,4 +293,48 @@ test('module type profiles: a JSON Schema of attributes that module types of the
   for (const path of ['/api/dcim/module-type-profiles/', `/v3.7/api/dcim/module-type-profiles/${cpu.id}/`]) expectStatus(await app.api('GET', path), 404, path);
 });
 
+test('owners and owner groups (4.6 only): the owner of the objects NetBox 4.6 gives one, with its filters; 404 in 3.7', async ({ app, site, maker }) => {
+  const user = (await app.get('/api/users/users/?limit=1')).results[0];
+  const ugroup = await app.post('/api/users/groups/', { name: 'Facilities' });
+  const team = await app.post(`${V}/users/owner-groups/`, { name: 'Infra', description: 'infrastructure' });
+  assert.is(team.member_count, 0);
+  const owner = await app.post(`${V}/users/owners/`, { name: 'DC team', group: team.id, users: [user.id], user_groups: [ugroup.id] });
+  assert.is(owner.group.id, team.id);
+  assert.equal(owner.users.map((u: any) => u.id), [user.id]);
+  assert.equal(owner.user_groups.map((g: any) => g.id), [ugroup.id]);
+  assert.is((await app.get(`${V}/users/owner-groups/${team.id}/`)).member_count, 1);
+  assert.equal(Object.keys(await app.get(`${V}/users/owners/${owner.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  assert.equal((await app.get(`${V}/users/owners/?user_id=${user.id}&group=Infra`)).results.map((o: any) => o.id), [owner.id]);
+  assert.equal((await app.get(`${V}/users/owners/?user_group=Facilities`)).results.map((o: any) => o.id), [owner.id]);
+  expectStatus(await app.api('POST', `${V}/users/owners/`, { name: 'DC team' }), 400, 'names are unique');
+  // objects of the models NetBox gives an owner carry it in 4.6, not in 3.7
+  const owned = await app.patch(`${V}/dcim/sites/${site.id}/`, { owner: owner.id });
+  assert.is(owned.owner.id, owner.id);
+  assert.is(owned.owner.url, `${app.url}${V}/users/owners/${owner.id}/`);
+  assert.not.ok('owner' in await app.get(`/api/dcim/sites/${site.id}/`), '3.7 sites have no owner');
+  const keys = Object.keys(owned);
+  assert.ok(keys.indexOf('owner') === keys.indexOf('comments') - 1, 'owner stands before comments, as in NetBox');
+  const mfr = await app.patch(`${V}/dcim/manufacturers/${maker.id}/`, { owner: { name: 'DC team' } });
+  assert.is(mfr.owner.id, owner.id);
+  assert.equal((await app.get(`${V}/dcim/sites/?owner_id=${owner.id}`)).results.map((s: any) => s.id), [site.id]);
+  assert.equal((await app.get(`${V}/dcim/sites/?owner=DC team`)).results.map((s: any) => s.id), [site.id]);
+  assert.equal((await app.get(`${V}/dcim/manufacturers/?owner_group=Infra`)).results.map((m: any) => m.id), [maker.id]);
+  assert.equal((await app.get(`${V}/dcim/manufacturers/?owner_group_id=${team.id}`)).results.map((m: any) => m.id), [maker.id]);
+  expectStatus(await app.api('GET', `/api/dcim/sites/?owner_id=${owner.id}`), 400, 'owner_id is a 4.6 filter');
+  // models NetBox gives no owner have none
+  const doc = await app.get('/v4.6/api/schema/');
+  assert.ok(doc.components.schemas.Site.properties.owner, 'the 4.6 document shows an owner on sites');
+  assert.not.ok(doc.components.schemas.InterfaceTemplate?.properties?.owner, 'and none on interface templates');
+  // an owner in use cannot go, nor a group with members
+  expectStatus(await app.api('DELETE', `${V}/users/owners/${owner.id}/`), 409, 'protected by its objects');
+  expectStatus(await app.api('DELETE', `${V}/users/owner-groups/${team.id}/`), 409, 'protected by its members');
+  await app.patch(`${V}/dcim/sites/${site.id}/`, { owner: null });
+  await app.patch(`/api/dcim/manufacturers/${maker.id}/`, { description: 'made things' });
+  assert.is((await app.get(`${V}/dcim/manufacturers/${maker.id}/`)).owner.id, owner.id, 'a 3.7 write leaves the owner alone');
+  await app.patch(`${V}/dcim/manufacturers/${maker.id}/`, { owner: null });
+  expectStatus(await app.api('DELETE', `${V}/users/owners/${owner.id}/`), 204);
+  for (const path of ['/api/users/owners/', '/v3.7/api/users/owner-groups/']) expectStatus(await app.api('GET', path), 404, path);
+  assert.not.ok('owners' in await app.get('/v3.7/api/users/'));
+});
+
 test.run();

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of CircuitGroup: fields, counts and rules the runtime applies. */
@@ -91,6 +92,21 @@ export const circuitGroupDefinition: ModelDefinition = {
       to: "Tenant",
       onDelete: "protect",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -121,11 +137,13 @@ export class CircuitGroupModel extends Model {
   static tableName = 'circuits_circuitgroup';
   static relationMappings = () => ({
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'circuits_circuitgroup.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_circuitgroup.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   description!: string;
   tenant_id!: number | null;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -56,6 +56,7 @@ export const circuitGroupSerializer: SerializerDefinition = {
         "slug",
         "description",
         "tenant",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of CircuitType: fields, counts and rules the runtime applies. */
 export const circuitTypeDefinition: ModelDefinition = {
@@ -82,6 +83,21 @@ export const circuitTypeDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     circuit_count: {
@@ -97,10 +113,13 @@ export const circuitTypeDefinition: ModelDefinition = {
 /** Objection model of circuits_circuittype: table metadata and relations only; queries go through the runtime. */
 export class CircuitTypeModel extends Model {
   static tableName = 'circuits_circuittype';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_circuittype.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   color!: string;
   description!: string;
+  owner_id!: number | null;
 }

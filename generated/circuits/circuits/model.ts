@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CircuitTypeModel } from "../circuit-types/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { ProviderModel } from "../providers/model.js";
 import { ProviderAccountModel } from "../provider-accounts/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -224,6 +225,21 @@ export const circuitDefinition: ModelDefinition = {
         "description",
       ],
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -249,6 +265,7 @@ export class CircuitModel extends Model {
     provider_account: { relation: Model.BelongsToOneRelation, modelClass: ProviderAccountModel, join: { from: 'circuits_circuit.provider_account_id', to: 'circuits_provideraccount.id' } },
     type: { relation: Model.BelongsToOneRelation, modelClass: CircuitTypeModel, join: { from: 'circuits_circuit.type_id', to: 'circuits_circuittype.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'circuits_circuit.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_circuit.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   cid!: string;
@@ -261,5 +278,6 @@ export class CircuitModel extends Model {
   termination_date!: string | null;
   commit_rate!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

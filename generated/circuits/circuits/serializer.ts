@@ -78,6 +78,7 @@ export const circuitSerializer: SerializerDefinition = {
         "description",
         "termination_a",
         "termination_z",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

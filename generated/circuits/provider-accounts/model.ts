@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { ProviderModel } from "../providers/model.js";
 
 /** Resolved definition of ProviderAccount: fields, counts and rules the runtime applies. */
@@ -86,6 +87,21 @@ export const providerAccountDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -108,11 +124,13 @@ export class ProviderAccountModel extends Model {
   static tableName = 'circuits_provideraccount';
   static relationMappings = () => ({
     provider: { relation: Model.BelongsToOneRelation, modelClass: ProviderModel, join: { from: 'circuits_provideraccount.provider_id', to: 'circuits_provider.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_provideraccount.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   provider_id!: number;
   name!: string;
   account!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -54,6 +54,7 @@ export const providerAccountSerializer: SerializerDefinition = {
         "name",
         "account",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

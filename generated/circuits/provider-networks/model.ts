@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { ProviderModel } from "../providers/model.js";
 
 /** Resolved definition of ProviderNetwork: fields, counts and rules the runtime applies. */
@@ -85,6 +86,21 @@ export const providerNetworkDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -107,11 +123,13 @@ export class ProviderNetworkModel extends Model {
   static tableName = 'circuits_providernetwork';
   static relationMappings = () => ({
     provider: { relation: Model.BelongsToOneRelation, modelClass: ProviderModel, join: { from: 'circuits_providernetwork.provider_id', to: 'circuits_provider.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_providernetwork.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   provider_id!: number;
   name!: string;
   service_id!: number;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

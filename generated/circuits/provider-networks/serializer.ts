@@ -54,6 +54,7 @@ export const providerNetworkSerializer: SerializerDefinition = {
         "name",
         "service_id",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Provider: fields, counts and rules the runtime applies. */
 export const providerDefinition: ModelDefinition = {
@@ -83,6 +84,21 @@ export const providerDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -125,10 +141,13 @@ export const providerDefinition: ModelDefinition = {
 /** Objection model of circuits_provider: table metadata and relations only; queries go through the runtime. */
 export class ProviderModel extends Model {
   static tableName = 'circuits_provider';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_provider.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

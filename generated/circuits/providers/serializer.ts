@@ -58,6 +58,7 @@ export const providerSerializer: SerializerDefinition = {
         "slug",
         "accounts",
         "description",
+        "owner",
         "comments",
         "asns",
         "tags",

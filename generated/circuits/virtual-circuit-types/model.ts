@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of VirtualCircuitType: fields, counts and rules the runtime applies. */
 export const virtualCircuitTypeDefinition: ModelDefinition = {
@@ -89,6 +90,21 @@ export const virtualCircuitTypeDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -117,11 +133,14 @@ export const virtualCircuitTypeDefinition: ModelDefinition = {
 /** Objection model of circuits_virtualcircuittype: table metadata and relations only; queries go through the runtime. */
 export class VirtualCircuitTypeModel extends Model {
   static tableName = 'circuits_virtualcircuittype';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_virtualcircuittype.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   color!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -56,6 +56,7 @@ export const virtualCircuitTypeSerializer: SerializerDefinition = {
         "slug",
         "color",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -38,6 +38,38 @@ export const virtualCircuitFilterSet: FilterSet = {
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
+  owner: {
+    kind: "path",
+    path: [{ field: "owner", model: "Owner" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  owner_group: {
+    kind: "path",
+    path: [{ field: "owner", model: "Owner" }, { field: "group", model: "OwnerGroup" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  owner_group_id: {
+    kind: "path",
+    path: [{ field: "owner", model: "Owner" }, { field: "group", model: "OwnerGroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  owner_id: {
+    kind: "path",
+    path: [{ field: "owner", model: "Owner" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   provider: {
     kind: "path",
     path: [

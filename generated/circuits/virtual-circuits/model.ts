@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { ProviderAccountModel } from "../provider-accounts/model.js";
 import { ProviderNetworkModel } from "../provider-networks/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -144,6 +145,21 @@ export const virtualCircuitDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -169,6 +185,7 @@ export class VirtualCircuitModel extends Model {
     provider_account: { relation: Model.BelongsToOneRelation, modelClass: ProviderAccountModel, join: { from: 'circuits_virtualcircuit.provider_account_id', to: 'circuits_provideraccount.id' } },
     type: { relation: Model.BelongsToOneRelation, modelClass: VirtualCircuitTypeModel, join: { from: 'circuits_virtualcircuit.type_id', to: 'circuits_virtualcircuittype.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'circuits_virtualcircuit.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'circuits_virtualcircuit.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   cid!: string;
@@ -178,5 +195,6 @@ export class VirtualCircuitModel extends Model {
   status!: string | number;
   tenant_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -63,6 +63,7 @@ export const virtualCircuitSerializer: SerializerDefinition = {
         "status",
         "tenant",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

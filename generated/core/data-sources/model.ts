@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of DataSource: fields, counts and rules the runtime applies. */
 export const dataSourceDefinition: ModelDefinition = {
@@ -111,6 +112,21 @@ export const dataSourceDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -196,7 +212,9 @@ export const dataSourceDefinition: ModelDefinition = {
 /** Objection model of core_datasource: table metadata and relations only; queries go through the runtime. */
 export class DataSourceModel extends Model {
   static tableName = 'core_datasource';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'core_datasource.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   type!: string | number;
@@ -204,6 +222,7 @@ export class DataSourceModel extends Model {
   enabled!: boolean;
   status!: string | number;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
   parameters!: unknown | null;
   ignore_rules!: string;

@@ -64,6 +64,7 @@ export const dataSourceSerializer: SerializerDefinition = {
         "enabled",
         "status",
         "description",
+        "owner",
         "comments",
         "parameters",
         "ignore_rules",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of Cable: fields, counts and rules the runtime applies. */
@@ -174,6 +175,21 @@ export const cableDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -196,6 +212,7 @@ export class CableModel extends Model {
   static tableName = 'dcim_cable';
   static relationMappings = () => ({
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_cable.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_cable.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   type!: string | number;
@@ -206,5 +223,6 @@ export class CableModel extends Model {
   length!: number | null;
   length_unit!: string | number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -72,6 +72,7 @@ export const cableSerializer: SerializerDefinition = {
         "length",
         "length_unit",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ConsoleServerPort: fields, counts and rules the runtime applies. */
 export const consoleServerPortDefinition: ModelDefinition = {
@@ -275,6 +276,21 @@ export const consoleServerPortDefinition: ModelDefinition = {
       columns: [],
       source: "any:cable,mark_connected",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
   cabling: {
@@ -291,6 +307,7 @@ export class ConsoleServerPortModel extends Model {
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_consoleserverport.device_id', to: 'dcim_device.id' } },
     module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_consoleserverport.module_id', to: 'dcim_module.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_consoleserverport.cable_id', to: 'dcim_cable.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_consoleserverport.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -304,4 +321,5 @@ export class ConsoleServerPortModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  owner_id!: number | null;
 }

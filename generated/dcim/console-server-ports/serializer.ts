@@ -88,6 +88,7 @@ export const consoleServerPortSerializer: SerializerDefinition = {
         "connected_endpoints_type",
         "connected_endpoints_reachable",
         "_occupied",
+        "owner",
         "tags",
         "custom_fields",
         "created",

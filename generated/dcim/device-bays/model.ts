@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of DeviceBay: fields, counts and rules the runtime applies. */
 export const deviceBayDefinition: ModelDefinition = {
@@ -110,6 +111,21 @@ export const deviceBayDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -120,6 +136,7 @@ export class DeviceBayModel extends Model {
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_devicebay.device_id', to: 'dcim_device.id' } },
     installed_device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_devicebay.installed_device_id', to: 'dcim_device.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_devicebay.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -128,4 +145,5 @@ export class DeviceBayModel extends Model {
   label!: string;
   installed_device_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -55,6 +55,7 @@ export const deviceBaySerializer: SerializerDefinition = {
         "label",
         "installed_device",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of DeviceRole: fields, counts and rules the runtime applies. */
 export const deviceRoleDefinition: ModelDefinition = {
@@ -110,6 +111,21 @@ export const deviceRoleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     device_count: {
@@ -134,6 +150,7 @@ export class DeviceRoleModel extends Model {
   static tableName = 'dcim_devicerole';
   static relationMappings = () => ({
     config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_devicerole.config_template_id', to: 'extras_configtemplate.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_devicerole.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -142,4 +159,5 @@ export class DeviceRoleModel extends Model {
   vm_role!: boolean;
   config_template_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

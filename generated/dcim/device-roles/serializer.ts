@@ -62,6 +62,7 @@ export const deviceRoleSerializer: SerializerDefinition = {
         "vm_role",
         "config_template",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

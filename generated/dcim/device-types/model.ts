@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { PlatformModel } from "../platforms/model.js";
 
 /** Resolved definition of DeviceType: fields, counts and rules the runtime applies. */
@@ -281,6 +282,21 @@ export const deviceTypeDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -382,6 +398,7 @@ export class DeviceTypeModel extends Model {
   static relationMappings = () => ({
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_devicetype.manufacturer_id', to: 'dcim_manufacturer.id' } },
     default_platform: { relation: Model.BelongsToOneRelation, modelClass: PlatformModel, join: { from: 'dcim_devicetype.default_platform_id', to: 'dcim_platform.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_devicetype.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   manufacturer_id!: number;
@@ -397,5 +414,6 @@ export class DeviceTypeModel extends Model {
   weight!: number | null;
   weight_unit!: string | number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -103,6 +103,7 @@ export const deviceTypeSerializer: SerializerDefinition = {
         "weight",
         "weight_unit",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -10,6 +10,7 @@ import { DeviceRoleModel } from "../device-roles/model.js";
 import { DeviceTypeModel } from "../device-types/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
 import { LocationModel } from "../locations/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { PlatformModel } from "../platforms/model.js";
 import { RackModel } from "../racks/model.js";
 import { SiteModel } from "../sites/model.js";
@@ -474,6 +475,21 @@ export const deviceDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -617,6 +633,7 @@ export class DeviceModel extends Model {
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.primary_ip6_id', to: 'ipam_ipaddress.id' } },
     oob_ip: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_device.oob_ip_id', to: 'ipam_ipaddress.id' } },
     virtual_chassis: { relation: Model.BelongsToOneRelation, modelClass: VirtualChassisModel, join: { from: 'dcim_device.virtual_chassis_id', to: 'dcim_virtualchassis.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_device.owner_id', to: 'users_owner.id' } },
     config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_device.config_template_id', to: 'extras_configtemplate.id' } },
   });
   public id!: number;
@@ -645,6 +662,7 @@ export class DeviceModel extends Model {
   vc_position!: number | null;
   vc_priority!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
   config_template_id!: number | null;
   local_context_data!: unknown | null;

@@ -150,6 +150,7 @@ export const deviceSerializer: SerializerDefinition = {
         "vc_position",
         "vc_priority",
         "description",
+        "owner",
         "comments",
         "config_template",
         "config_context",

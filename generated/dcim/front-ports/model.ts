@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RearPortModel } from "../rear-ports/model.js";
 
 /** Resolved definition of FrontPort: fields, counts and rules the runtime applies. */
@@ -266,6 +267,21 @@ export const frontPortDefinition: ModelDefinition = {
       columns: [],
       source: "any:cable,mark_connected",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
   cabling: {
@@ -291,6 +307,7 @@ export class FrontPortModel extends Model {
     module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_frontport.module_id', to: 'dcim_module.id' } },
     rear_port: { relation: Model.BelongsToOneRelation, modelClass: RearPortModel, join: { from: 'dcim_frontport.rear_port_id', to: 'dcim_rearport.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_frontport.cable_id', to: 'dcim_cable.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_frontport.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -306,4 +323,5 @@ export class FrontPortModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  owner_id!: number | null;
 }

@@ -85,6 +85,7 @@ export const frontPortSerializer: SerializerDefinition = {
         "link_peers",
         "link_peers_type",
         "_occupied",
+        "owner",
         "tags",
         "custom_fields",
         "created",

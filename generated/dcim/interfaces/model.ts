@@ -8,6 +8,7 @@ import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { MACAddressModel } from "../mac-addresses/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VLANTranslationPolicyModel } from "../../ipam/vlan-translation-policies/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
@@ -659,6 +660,21 @@ export const interfaceDefinition: ModelDefinition = {
       columns: [],
       source: "reverse_one:L2VPNTermination.assigned_object",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     count_fhrp_groups: {
@@ -716,6 +732,7 @@ export class InterfaceModel extends Model {
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_interface.cable_id', to: 'dcim_cable.id' } },
     wireless_link: { relation: Model.BelongsToOneRelation, modelClass: WirelessLinkModel, join: { from: 'dcim_interface.wireless_link_id', to: 'wireless_wirelesslink.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'dcim_interface.vrf_id', to: 'ipam_vrf.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_interface.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -751,4 +768,5 @@ export class InterfaceModel extends Model {
   cable_end!: string | number | null;
   wireless_link_id!: number | null;
   vrf_id!: number | null;
+  owner_id!: number | null;
 }

@@ -167,6 +167,7 @@ export const interfaceSerializer: SerializerDefinition = {
         "vrf",
         "_occupied",
         "l2vpn_termination",
+        "owner",
         "tags",
         "custom_fields",
         "created",

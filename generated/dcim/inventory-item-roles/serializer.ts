@@ -54,6 +54,7 @@ export const inventoryItemRoleSerializer: SerializerDefinition = {
         "slug",
         "color",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

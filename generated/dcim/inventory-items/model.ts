@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
 import { InventoryItemRoleModel } from "../inventory-item-roles/model.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of InventoryItem: fields, counts and rules the runtime applies. */
 export const inventoryItemDefinition: ModelDefinition = {
@@ -243,6 +244,21 @@ export const inventoryItemDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -255,6 +271,7 @@ export class InventoryItemModel extends Model {
     parent: { relation: Model.BelongsToOneRelation, modelClass: InventoryItemModel, join: { from: 'dcim_inventoryitem.parent_id', to: 'dcim_inventoryitem.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: InventoryItemRoleModel, join: { from: 'dcim_inventoryitem.role_id', to: 'dcim_inventoryitemrole.id' } },
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_inventoryitem.manufacturer_id', to: 'dcim_manufacturer.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_inventoryitem.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -270,4 +287,5 @@ export class InventoryItemModel extends Model {
   description!: string;
   component_type!: string | null;
   component_id!: number;
+  owner_id!: number | null;
 }

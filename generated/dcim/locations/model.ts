@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { SiteModel } from "../sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -141,6 +142,21 @@ export const locationDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     rack_count: { name: "rack_count", model: "Rack", field: "location", cumulative: true },
@@ -155,6 +171,7 @@ export class LocationModel extends Model {
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_location.site_id', to: 'dcim_site.id' } },
     parent: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_location.parent_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_location.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_location.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -164,4 +181,5 @@ export class LocationModel extends Model {
   status!: string | number;
   tenant_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -68,6 +68,7 @@ export const locationSerializer: SerializerDefinition = {
         "tenant",
         "description",
         "_depth",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of MACAddress: fields, counts and rules the runtime applies. */
 export const macAddressDefinition: ModelDefinition = {
@@ -78,6 +79,21 @@ export const macAddressDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -98,11 +114,14 @@ export const macAddressDefinition: ModelDefinition = {
 /** Objection model of dcim_macaddress: table metadata and relations only; queries go through the runtime. */
 export class MACAddressModel extends Model {
   static tableName = 'dcim_macaddress';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_macaddress.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   mac_address!: string;
   assigned_object_type!: string | null;
   assigned_object_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -51,6 +51,7 @@ export const macAddressSerializer: SerializerDefinition = {
         "mac_address",
         "assigned_object",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Manufacturer: fields, counts and rules the runtime applies. */
 export const manufacturerDefinition: ModelDefinition = {
@@ -69,6 +70,21 @@ export const manufacturerDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     devicetype_count: {
@@ -91,9 +107,12 @@ export const manufacturerDefinition: ModelDefinition = {
 /** Objection model of dcim_manufacturer: table metadata and relations only; queries go through the runtime. */
 export class ManufacturerModel extends Model {
   static tableName = 'dcim_manufacturer';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_manufacturer.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   description!: string;
+  owner_id!: number | null;
 }

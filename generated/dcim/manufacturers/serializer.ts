@@ -53,6 +53,7 @@ export const manufacturerSerializer: SerializerDefinition = {
         "name",
         "slug",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ModuleBay: fields, counts and rules the runtime applies. */
 export const moduleBayDefinition: ModelDefinition = {
@@ -141,6 +142,21 @@ export const moduleBayDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -151,6 +167,7 @@ export class ModuleBayModel extends Model {
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_modulebay.device_id', to: 'dcim_device.id' } },
     module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_modulebay.module_id', to: 'dcim_module.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_modulebay.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -160,4 +177,5 @@ export class ModuleBayModel extends Model {
   label!: string;
   position!: string;
   description!: string;
+  owner_id!: number | null;
 }

@@ -61,6 +61,7 @@ export const moduleBaySerializer: SerializerDefinition = {
         "installed_module",
         "position",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ModuleTypeProfile: fields, counts and rules the runtime applies. */
 export const moduleTypeProfileDefinition: ModelDefinition = {
@@ -70,6 +71,21 @@ export const moduleTypeProfileDefinition: ModelDefinition = {
       columns: ["schema"],
       helpText: "A JSON Schema of the attributes of module types of this profile",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -90,10 +106,13 @@ export const moduleTypeProfileDefinition: ModelDefinition = {
 /** Objection model of dcim_moduletypeprofile: table metadata and relations only; queries go through the runtime. */
 export class ModuleTypeProfileModel extends Model {
   static tableName = 'dcim_moduletypeprofile';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_moduletypeprofile.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
   schema!: unknown | null;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -51,6 +51,7 @@ export const moduleTypeProfileSerializer: SerializerDefinition = {
         "name",
         "description",
         "schema",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

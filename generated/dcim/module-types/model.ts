@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
 import { ModuleTypeProfileModel } from "../module-type-profiles/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ModuleType: fields, counts and rules the runtime applies. */
 export const moduleTypeDefinition: ModelDefinition = {
@@ -195,6 +196,21 @@ export const moduleTypeDefinition: ModelDefinition = {
       helpText: "Values of the attributes the profile's schema defines",
       since: "4.0",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -218,6 +234,7 @@ export class ModuleTypeModel extends Model {
   static relationMappings = () => ({
     profile: { relation: Model.BelongsToOneRelation, modelClass: ModuleTypeProfileModel, join: { from: 'dcim_moduletype.profile_id', to: 'dcim_moduletypeprofile.id' } },
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_moduletype.manufacturer_id', to: 'dcim_manufacturer.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_moduletype.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   profile_id!: number | null;
@@ -228,5 +245,6 @@ export class ModuleTypeModel extends Model {
   weight_unit!: string | number | null;
   description!: string;
   attributes!: unknown | null;
+  owner_id!: number | null;
   comments!: string;
 }

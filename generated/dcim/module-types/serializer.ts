@@ -62,6 +62,7 @@ export const moduleTypeSerializer: SerializerDefinition = {
         "weight_unit",
         "description",
         "attributes",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

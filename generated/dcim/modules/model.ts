@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleBayModel } from "../module-bays/model.js";
 import { ModuleTypeModel } from "../module-types/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Module: fields, counts and rules the runtime applies. */
 export const moduleDefinition: ModelDefinition = {
@@ -138,6 +139,21 @@ export const moduleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -162,6 +178,7 @@ export class ModuleModel extends Model {
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_module.device_id', to: 'dcim_device.id' } },
     module_bay: { relation: Model.BelongsToOneRelation, modelClass: ModuleBayModel, join: { from: 'dcim_module.module_bay_id', to: 'dcim_modulebay.id' } },
     module_type: { relation: Model.BelongsToOneRelation, modelClass: ModuleTypeModel, join: { from: 'dcim_module.module_type_id', to: 'dcim_moduletype.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_module.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -171,5 +188,6 @@ export class ModuleModel extends Model {
   serial!: string;
   asset_tag!: string | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

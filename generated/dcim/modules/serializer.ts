@@ -63,6 +63,7 @@ export const moduleSerializer: SerializerDefinition = {
         "serial",
         "asset_tag",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Platform: fields, counts and rules the runtime applies. */
 export const platformDefinition: ModelDefinition = {
@@ -99,6 +100,21 @@ export const platformDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     device_count: {
@@ -124,6 +140,7 @@ export class PlatformModel extends Model {
   static relationMappings = () => ({
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_platform.manufacturer_id', to: 'dcim_manufacturer.id' } },
     config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'dcim_platform.config_template_id', to: 'extras_configtemplate.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_platform.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -131,4 +148,5 @@ export class PlatformModel extends Model {
   manufacturer_id!: number | null;
   config_template_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -59,6 +59,7 @@ export const platformSerializer: SerializerDefinition = {
         "manufacturer",
         "config_template",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

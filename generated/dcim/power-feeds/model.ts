@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { PowerPanelModel } from "../power-panels/model.js";
 import { RackModel } from "../racks/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -235,6 +236,21 @@ export const powerFeedDefinition: ModelDefinition = {
       to: "Tenant",
       onDelete: "protect",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -368,6 +384,7 @@ export class PowerFeedModel extends Model {
     power_panel: { relation: Model.BelongsToOneRelation, modelClass: PowerPanelModel, join: { from: 'dcim_powerfeed.power_panel_id', to: 'dcim_powerpanel.id' } },
     rack: { relation: Model.BelongsToOneRelation, modelClass: RackModel, join: { from: 'dcim_powerfeed.rack_id', to: 'dcim_rack.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_powerfeed.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_powerfeed.owner_id', to: 'users_owner.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_powerfeed.cable_id', to: 'dcim_cable.id' } },
   });
   public id!: number;
@@ -385,6 +402,7 @@ export class PowerFeedModel extends Model {
   mark_connected!: boolean;
   description!: string;
   tenant_id!: number | null;
+  owner_id!: number | null;
   comments!: string;
   cable_id!: number | null;
   cable_end!: string | number | null;

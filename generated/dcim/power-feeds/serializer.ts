@@ -100,6 +100,7 @@ export const powerFeedSerializer: SerializerDefinition = {
         "mark_connected",
         "description",
         "tenant",
+        "owner",
         "comments",
         "cable",
         "cable_end",

@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { PowerPortModel } from "../power-ports/model.js";
 
 /** Resolved definition of PowerOutlet: fields, counts and rules the runtime applies. */
@@ -295,6 +296,21 @@ export const powerOutletDefinition: ModelDefinition = {
       columns: [],
       source: "any:cable,mark_connected",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
   cabling: { role: "endpoint", peers: ["dcim.powerport"], parent: "device" },
@@ -308,6 +324,7 @@ export class PowerOutletModel extends Model {
     module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_poweroutlet.module_id', to: 'dcim_module.id' } },
     power_port: { relation: Model.BelongsToOneRelation, modelClass: PowerPortModel, join: { from: 'dcim_poweroutlet.power_port_id', to: 'dcim_powerport.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_poweroutlet.cable_id', to: 'dcim_cable.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_poweroutlet.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -322,4 +339,5 @@ export class PowerOutletModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  owner_id!: number | null;
 }

@@ -91,6 +91,7 @@ export const powerOutletSerializer: SerializerDefinition = {
         "connected_endpoints_type",
         "connected_endpoints_reachable",
         "_occupied",
+        "owner",
         "tags",
         "custom_fields",
         "created",

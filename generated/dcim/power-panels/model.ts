@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { LocationModel } from "../locations/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { SiteModel } from "../sites/model.js";
 
 /** Resolved definition of PowerPanel: fields, counts and rules the runtime applies. */
@@ -88,6 +89,21 @@ export const powerPanelDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -119,6 +135,7 @@ export class PowerPanelModel extends Model {
   static relationMappings = () => ({
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_powerpanel.site_id', to: 'dcim_site.id' } },
     location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_powerpanel.location_id', to: 'dcim_location.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_powerpanel.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   site_id!: number;
@@ -126,5 +143,6 @@ export class PowerPanelModel extends Model {
   name!: string;
   _name_natural!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -56,6 +56,7 @@ export const powerPanelSerializer: SerializerDefinition = {
         "location",
         "name",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RackModel } from "../racks/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { UserModel } from "../../users/users/model.js";
@@ -102,6 +103,21 @@ export const rackReservationDefinition: ModelDefinition = {
       columns: ["description"],
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -126,6 +142,7 @@ export class RackReservationModel extends Model {
     rack: { relation: Model.BelongsToOneRelation, modelClass: RackModel, join: { from: 'dcim_rackreservation.rack_id', to: 'dcim_rack.id' } },
     user: { relation: Model.BelongsToOneRelation, modelClass: UserModel, join: { from: 'dcim_rackreservation.user_id', to: 'users_user.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_rackreservation.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_rackreservation.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   rack_id!: number;
@@ -133,5 +150,6 @@ export class RackReservationModel extends Model {
   user_id!: number;
   tenant_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

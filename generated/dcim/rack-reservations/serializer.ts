@@ -57,6 +57,7 @@ export const rackReservationSerializer: SerializerDefinition = {
         "user",
         "tenant",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

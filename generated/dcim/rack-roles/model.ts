@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of RackRole: fields, counts and rules the runtime applies. */
 export const rackRoleDefinition: ModelDefinition = {
@@ -82,6 +83,21 @@ export const rackRoleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     rack_count: { name: "rack_count", model: "Rack", field: "role", cumulative: false, column: "rack_count" },
@@ -91,10 +107,13 @@ export const rackRoleDefinition: ModelDefinition = {
 /** Objection model of dcim_rackrole: table metadata and relations only; queries go through the runtime. */
 export class RackRoleModel extends Model {
   static tableName = 'dcim_rackrole';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_rackrole.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   color!: string;
   description!: string;
+  owner_id!: number | null;
 }

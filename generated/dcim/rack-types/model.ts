@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ManufacturerModel } from "../manufacturers/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of RackType: fields, counts and rules the runtime applies. */
 export const rackTypeDefinition: ModelDefinition = {
@@ -271,6 +272,21 @@ export const rackTypeDefinition: ModelDefinition = {
       columns: ["mounting_depth"],
       minValue: 0,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -301,6 +317,7 @@ export class RackTypeModel extends Model {
   static tableName = 'dcim_racktype';
   static relationMappings = () => ({
     manufacturer: { relation: Model.BelongsToOneRelation, modelClass: ManufacturerModel, join: { from: 'dcim_racktype.manufacturer_id', to: 'dcim_manufacturer.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_racktype.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   manufacturer_id!: number;
@@ -320,5 +337,6 @@ export class RackTypeModel extends Model {
   max_weight!: number | null;
   weight_unit!: string | number | null;
   mounting_depth!: number | null;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -95,6 +95,7 @@ export const rackTypeSerializer: SerializerDefinition = {
         "max_weight",
         "weight_unit",
         "mounting_depth",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

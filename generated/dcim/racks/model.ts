@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { LocationModel } from "../locations/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RackRoleModel } from "../rack-roles/model.js";
 import { RackTypeModel } from "../rack-types/model.js";
 import { SiteModel } from "../sites/model.js";
@@ -371,6 +372,21 @@ export const rackDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -412,6 +428,7 @@ export class RackModel extends Model {
     location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_rack.location_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_rack.tenant_id', to: 'tenancy_tenant.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RackRoleModel, join: { from: 'dcim_rack.role_id', to: 'dcim_rackrole.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_rack.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -438,5 +455,6 @@ export class RackModel extends Model {
   outer_unit!: string | number | null;
   mounting_depth!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -113,6 +113,7 @@ export const rackSerializer: SerializerDefinition = {
         "outer_unit",
         "mounting_depth",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

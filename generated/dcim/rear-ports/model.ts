@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CableModel } from "../cables/model.js";
 import { DeviceModel } from "../devices/model.js";
 import { ModuleModel } from "../modules/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of RearPort: fields, counts and rules the runtime applies. */
 export const rearPortDefinition: ModelDefinition = {
@@ -238,6 +239,21 @@ export const rearPortDefinition: ModelDefinition = {
       columns: [],
       source: "any:cable,mark_connected",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
   cabling: {
@@ -262,6 +278,7 @@ export class RearPortModel extends Model {
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_rearport.device_id', to: 'dcim_device.id' } },
     module: { relation: Model.BelongsToOneRelation, modelClass: ModuleModel, join: { from: 'dcim_rearport.module_id', to: 'dcim_module.id' } },
     cable: { relation: Model.BelongsToOneRelation, modelClass: CableModel, join: { from: 'dcim_rearport.cable_id', to: 'dcim_cable.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_rearport.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   device_id!: number;
@@ -276,4 +293,5 @@ export class RearPortModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  owner_id!: number | null;
 }

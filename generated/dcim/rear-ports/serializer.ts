@@ -82,6 +82,7 @@ export const rearPortSerializer: SerializerDefinition = {
         "link_peers",
         "link_peers_type",
         "_occupied",
+        "owner",
         "tags",
         "custom_fields",
         "created",

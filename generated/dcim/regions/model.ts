@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Region: fields, counts and rules the runtime applies. */
 export const regionDefinition: ModelDefinition = {
@@ -96,6 +97,21 @@ export const regionDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: { site_count: { name: "site_count", model: "Site", field: "region", cumulative: true } },
 };
@@ -105,10 +121,12 @@ export class RegionModel extends Model {
   static tableName = 'dcim_region';
   static relationMappings = () => ({
     parent: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'dcim_region.parent_id', to: 'dcim_region.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_region.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   parent_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RegionModel } from "../regions/model.js";
 import { SiteGroupModel } from "../site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -216,6 +217,21 @@ export const siteDefinition: ModelDefinition = {
       maxDigits: 9,
       decimalPlaces: 6,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -278,6 +294,7 @@ export class SiteModel extends Model {
     region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'dcim_site.region_id', to: 'dcim_region.id' } },
     group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'dcim_site.group_id', to: 'dcim_sitegroup.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_site.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_site.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -294,5 +311,6 @@ export class SiteModel extends Model {
   shipping_address!: string;
   latitude!: number | null;
   longitude!: number | null;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -93,6 +93,7 @@ export const siteSerializer: SerializerDefinition = {
         "shipping_address",
         "latitude",
         "longitude",
+        "owner",
         "comments",
         "asns",
         "tags",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of VirtualChassis: fields, counts and rules the runtime applies. */
 export const virtualChassisDefinition: ModelDefinition = {
@@ -85,6 +86,21 @@ export const virtualChassisDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -115,11 +131,13 @@ export class VirtualChassisModel extends Model {
   static tableName = 'dcim_virtualchassis';
   static relationMappings = () => ({
     master: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'dcim_virtualchassis.master_id', to: 'dcim_device.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_virtualchassis.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   domain!: string;
   master_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

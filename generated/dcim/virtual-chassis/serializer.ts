@@ -56,6 +56,7 @@ export const virtualChassisSerializer: SerializerDefinition = {
         "domain",
         "master",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

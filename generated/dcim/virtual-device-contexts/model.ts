@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../devices/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of VirtualDeviceContext: fields, counts and rules the runtime applies. */
@@ -157,6 +158,21 @@ export const virtualDeviceContextDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -190,6 +206,7 @@ export class VirtualDeviceContextModel extends Model {
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_virtualdevicecontext.tenant_id', to: 'tenancy_tenant.id' } },
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_virtualdevicecontext.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'dcim_virtualdevicecontext.primary_ip6_id', to: 'ipam_ipaddress.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_virtualdevicecontext.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -200,5 +217,6 @@ export class VirtualDeviceContextModel extends Model {
   primary_ip6_id!: number | null;
   status!: string | number;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -71,6 +71,7 @@ export const virtualDeviceContextSerializer: SerializerDefinition = {
         "primary_ip6",
         "status",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DataFileModel } from "../../core/data-files/model.js";
 import { DataSourceModel } from "../../core/data-sources/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ConfigContext: fields, counts and rules the runtime applies. */
 export const configContextDefinition: ModelDefinition = {
@@ -324,6 +325,21 @@ export const configContextDefinition: ModelDefinition = {
       columns: ["data"],
       helpText: "A JSON object",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -334,6 +350,7 @@ export class ConfigContextModel extends Model {
   static relationMappings = () => ({
     data_source: { relation: Model.BelongsToOneRelation, modelClass: DataSourceModel, join: { from: 'extras_configcontext.data_source_id', to: 'core_datasource.id' } },
     data_file: { relation: Model.BelongsToOneRelation, modelClass: DataFileModel, join: { from: 'extras_configcontext.data_file_id', to: 'core_datafile.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_configcontext.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -345,4 +362,5 @@ export class ConfigContextModel extends Model {
   data_file_id!: number | null;
   data_synced!: string | null;
   data!: unknown;
+  owner_id!: number | null;
 }

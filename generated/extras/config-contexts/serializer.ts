@@ -101,6 +101,7 @@ export const configContextSerializer: SerializerDefinition = {
         "data_file",
         "data_synced",
         "data",
+        "owner",
         "tags",
         "created",
         "last_updated",

@@ -62,6 +62,7 @@ export const configTemplateSerializer: SerializerDefinition = {
         "data_path",
         "data_file",
         "data_synced",
+        "owner",
         "tags",
         "created",
         "last_updated",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of CustomFieldChoiceSet: fields, counts and rules the runtime applies. */
 export const customFieldChoiceSetDefinition: ModelDefinition = {
@@ -96,6 +97,21 @@ export const customFieldChoiceSetDefinition: ModelDefinition = {
       columns: [],
       source: "hook:choice_set_count",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -103,10 +119,13 @@ export const customFieldChoiceSetDefinition: ModelDefinition = {
 /** Objection model of extras_customfieldchoiceset: table metadata and relations only; queries go through the runtime. */
 export class CustomFieldChoiceSetModel extends Model {
   static tableName = 'extras_customfieldchoiceset';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_customfieldchoiceset.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
   extra_choices!: unknown;
   order_alphabetically!: boolean;
+  owner_id!: number | null;
 }

@@ -51,6 +51,7 @@ export const customFieldChoiceSetSerializer: SerializerDefinition = {
         "extra_choices",
         "order_alphabetically",
         "choices_count",
+        "owner",
         "created",
         "last_updated",
       ],

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { CustomFieldChoiceSetModel } from "../custom-field-choice-sets/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of CustomField: fields, counts and rules the runtime applies. */
 export const customFieldDefinition: ModelDefinition = {
@@ -338,6 +339,21 @@ export const customFieldDefinition: ModelDefinition = {
       to: "CustomFieldChoiceSet",
       onDelete: "protect",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -347,6 +363,7 @@ export class CustomFieldModel extends Model {
   static tableName = 'extras_customfield';
   static relationMappings = () => ({
     choice_set: { relation: Model.BelongsToOneRelation, modelClass: CustomFieldChoiceSetModel, join: { from: 'extras_customfield.choice_set_id', to: 'extras_customfieldchoiceset.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_customfield.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   content_types!: unknown;
@@ -368,4 +385,5 @@ export class CustomFieldModel extends Model {
   validation_maximum!: number | null;
   validation_regex!: string;
   choice_set_id!: number | null;
+  owner_id!: number | null;
 }

@@ -96,6 +96,7 @@ export const customFieldSerializer: SerializerDefinition = {
         "validation_maximum",
         "validation_regex",
         "choice_set",
+        "owner",
         "created",
         "last_updated",
       ],

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of CustomLink: fields, counts and rules the runtime applies. */
 export const customLinkDefinition: ModelDefinition = {
@@ -171,6 +172,21 @@ export const customLinkDefinition: ModelDefinition = {
       helpText: "Force link to open in a new window",
       default: false,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -178,7 +194,9 @@ export const customLinkDefinition: ModelDefinition = {
 /** Objection model of extras_customlink: table metadata and relations only; queries go through the runtime. */
 export class CustomLinkModel extends Model {
   static tableName = 'extras_customlink';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_customlink.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   content_types!: unknown;
   name!: string;
@@ -189,4 +207,5 @@ export class CustomLinkModel extends Model {
   group_name!: string;
   button_class!: string | number;
   new_window!: boolean;
+  owner_id!: number | null;
 }

@@ -63,6 +63,7 @@ export const customLinkSerializer: SerializerDefinition = {
         "group_name",
         "button_class",
         "new_window",
+        "owner",
         "created",
         "last_updated",
       ],

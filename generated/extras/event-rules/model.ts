@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of EventRule: fields, counts and rules the runtime applies. */
 export const eventRuleDefinition: ModelDefinition = {
@@ -230,6 +231,21 @@ export const eventRuleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -237,7 +253,9 @@ export const eventRuleDefinition: ModelDefinition = {
 /** Objection model of extras_eventrule: table metadata and relations only; queries go through the runtime. */
 export class EventRuleModel extends Model {
   static tableName = 'extras_eventrule';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_eventrule.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   content_types!: unknown;
   name!: string;
@@ -252,4 +270,5 @@ export class EventRuleModel extends Model {
   action_object_type!: string | null;
   action_object_id!: number;
   description!: string;
+  owner_id!: number | null;
 }

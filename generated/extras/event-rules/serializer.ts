@@ -72,6 +72,7 @@ export const eventRuleSerializer: SerializerDefinition = {
         "action_type",
         "action_object",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DataFileModel } from "../../core/data-files/model.js";
 import { DataSourceModel } from "../../core/data-sources/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ExportTemplate: fields, counts and rules the runtime applies. */
 export const exportTemplateDefinition: ModelDefinition = {
@@ -202,6 +203,21 @@ export const exportTemplateDefinition: ModelDefinition = {
       uniqueCi: false,
       columns: ["data_synced"],
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -212,6 +228,7 @@ export class ExportTemplateModel extends Model {
   static relationMappings = () => ({
     data_source: { relation: Model.BelongsToOneRelation, modelClass: DataSourceModel, join: { from: 'extras_exporttemplate.data_source_id', to: 'core_datasource.id' } },
     data_file: { relation: Model.BelongsToOneRelation, modelClass: DataFileModel, join: { from: 'extras_exporttemplate.data_file_id', to: 'core_datafile.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_exporttemplate.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   content_types!: unknown;
@@ -225,4 +242,5 @@ export class ExportTemplateModel extends Model {
   data_path!: string;
   data_file_id!: number | null;
   data_synced!: string | null;
+  owner_id!: number | null;
 }

@@ -69,6 +69,7 @@ export const exportTemplateSerializer: SerializerDefinition = {
         "data_path",
         "data_file",
         "data_synced",
+        "owner",
         "created",
         "last_updated",
       ],

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { UserModel } from "../../users/users/model.js";
 
 /** Resolved definition of SavedFilter: fields, counts and rules the runtime applies. */
@@ -170,6 +171,21 @@ export const savedFilterDefinition: ModelDefinition = {
       helpText: "Filter parameters: an object of filter name → value or list of values",
       example: { status: ["active"] },
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -179,6 +195,7 @@ export class SavedFilterModel extends Model {
   static tableName = 'extras_savedfilter';
   static relationMappings = () => ({
     user: { relation: Model.BelongsToOneRelation, modelClass: UserModel, join: { from: 'extras_savedfilter.user_id', to: 'users_user.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_savedfilter.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   content_types!: unknown;
@@ -190,4 +207,5 @@ export class SavedFilterModel extends Model {
   enabled!: boolean;
   shared!: boolean;
   parameters!: unknown;
+  owner_id!: number | null;
 }

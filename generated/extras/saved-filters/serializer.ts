@@ -63,6 +63,7 @@ export const savedFilterSerializer: SerializerDefinition = {
         "enabled",
         "shared",
         "parameters",
+        "owner",
         "created",
         "last_updated",
       ],

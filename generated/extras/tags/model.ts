@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Tag: fields, counts and rules the runtime applies. */
 export const tagDefinition: ModelDefinition = {
@@ -95,6 +96,21 @@ export const tagDefinition: ModelDefinition = {
       columns: ["object_types"],
       default: [],
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     tagged_items: { name: "tagged_items", model: "*", field: "tags", cumulative: false, column: "tagged_items" },
@@ -104,11 +120,14 @@ export const tagDefinition: ModelDefinition = {
 /** Objection model of extras_tag: table metadata and relations only; queries go through the runtime. */
 export class TagModel extends Model {
   static tableName = 'extras_tag';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_tag.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   color!: string;
   description!: string;
   object_types!: unknown;
+  owner_id!: number | null;
 }

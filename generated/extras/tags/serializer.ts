@@ -53,6 +53,7 @@ export const tagSerializer: SerializerDefinition = {
         "color",
         "description",
         "object_types",
+        "owner",
         "created",
         "last_updated",
         "tagged_items",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Webhook: fields, counts and rules the runtime applies. */
 export const webhookDefinition: ModelDefinition = {
@@ -265,6 +266,21 @@ export const webhookDefinition: ModelDefinition = {
       choices: "webhook-api-version",
       example: "4.6",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -272,7 +288,9 @@ export const webhookDefinition: ModelDefinition = {
 /** Objection model of extras_webhook: table metadata and relations only; queries go through the runtime. */
 export class WebhookModel extends Model {
   static tableName = 'extras_webhook';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'extras_webhook.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   content_types!: unknown;
@@ -291,4 +309,5 @@ export class WebhookModel extends Model {
   ssl_verification!: boolean;
   ca_file_path!: string | null;
   api_version!: string | number;
+  owner_id!: number | null;
 }

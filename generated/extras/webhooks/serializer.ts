@@ -91,6 +91,7 @@ export const webhookSerializer: SerializerDefinition = {
         "ssl_verification",
         "ca_file_path",
         "api_version",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RIRModel } from "../rirs/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -124,6 +125,21 @@ export const aggregateDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -147,6 +163,7 @@ export class AggregateModel extends Model {
   static relationMappings = () => ({
     rir: { relation: Model.BelongsToOneRelation, modelClass: RIRModel, join: { from: 'ipam_aggregate.rir_id', to: 'ipam_rir.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_aggregate.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_aggregate.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   family!: string | number;
@@ -156,5 +173,6 @@ export class AggregateModel extends Model {
   tenant_id!: number | null;
   date_added!: string | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

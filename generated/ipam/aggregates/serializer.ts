@@ -60,6 +60,7 @@ export const aggregateSerializer: SerializerDefinition = {
         "tenant",
         "date_added",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RIRModel } from "../rirs/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -142,6 +143,21 @@ export const asnRangeDefinition: ModelDefinition = {
       columns: [],
       source: "hook:asn_range_count",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -152,6 +168,7 @@ export class ASNRangeModel extends Model {
   static relationMappings = () => ({
     rir: { relation: Model.BelongsToOneRelation, modelClass: RIRModel, join: { from: 'ipam_asnrange.rir_id', to: 'ipam_rir.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_asnrange.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_asnrange.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -161,4 +178,5 @@ export class ASNRangeModel extends Model {
   end!: number;
   tenant_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

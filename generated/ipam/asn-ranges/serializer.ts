@@ -64,6 +64,7 @@ export const asnRangeSerializer: SerializerDefinition = {
         "tenant",
         "description",
         "asn_count",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -56,6 +56,7 @@ export const asnSerializer: SerializerDefinition = {
         "rir",
         "tenant",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of FHRPGroup: fields, counts and rules the runtime applies. */
 export const fhrpGroupDefinition: ModelDefinition = {
@@ -113,6 +114,21 @@ export const fhrpGroupDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -146,7 +162,9 @@ export const fhrpGroupDefinition: ModelDefinition = {
 /** Objection model of ipam_fhrpgroup: table metadata and relations only; queries go through the runtime. */
 export class FHRPGroupModel extends Model {
   static tableName = 'ipam_fhrpgroup';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_fhrpgroup.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   protocol!: string | number;
@@ -154,5 +172,6 @@ export class FHRPGroupModel extends Model {
   auth_type!: string | number | null;
   auth_key!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -62,6 +62,7 @@ export const fhrpGroupSerializer: SerializerDefinition = {
         "auth_type",
         "auth_key",
         "description",
+        "owner",
         "comments",
         "ip_addresses",
         "tags",

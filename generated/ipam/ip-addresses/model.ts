@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { VRFModel } from "../vrfs/model.js";
 
@@ -196,6 +197,21 @@ export const ipAddressDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -220,6 +236,7 @@ export class IPAddressModel extends Model {
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'ipam_ipaddress.vrf_id', to: 'ipam_vrf.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_ipaddress.tenant_id', to: 'tenancy_tenant.id' } },
     nat_inside: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'ipam_ipaddress.nat_inside_id', to: 'ipam_ipaddress.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_ipaddress.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   family!: string | number;
@@ -234,5 +251,6 @@ export class IPAddressModel extends Model {
   nat_inside_id!: number | null;
   dns_name!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

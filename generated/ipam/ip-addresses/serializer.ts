@@ -75,6 +75,7 @@ export const ipAddressSerializer: SerializerDefinition = {
         "nat_outside",
         "dns_name",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RoleModel } from "../roles/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { VRFModel } from "../vrfs/model.js";
@@ -173,6 +174,21 @@ export const ipRangeDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -211,6 +227,7 @@ export class IPRangeModel extends Model {
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'ipam_iprange.vrf_id', to: 'ipam_vrf.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_iprange.tenant_id', to: 'tenancy_tenant.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RoleModel, join: { from: 'ipam_iprange.role_id', to: 'ipam_role.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_iprange.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   family!: string | number;
@@ -224,6 +241,7 @@ export class IPRangeModel extends Model {
   status!: string | number;
   role_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
   mark_utilized!: boolean;
 }

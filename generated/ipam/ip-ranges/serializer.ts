@@ -71,6 +71,7 @@ export const ipRangeSerializer: SerializerDefinition = {
         "status",
         "role",
         "description",
+        "owner",
         "comments",
         "mark_utilized",
         "tags",

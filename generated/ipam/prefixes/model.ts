@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { LocationModel } from "../../dcim/locations/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RegionModel } from "../../dcim/regions/model.js";
 import { RoleModel } from "../roles/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
@@ -283,6 +284,21 @@ export const prefixDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -338,6 +354,7 @@ export class PrefixModel extends Model {
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_prefix.tenant_id', to: 'tenancy_tenant.id' } },
     vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'ipam_prefix.vlan_id', to: 'ipam_vlan.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RoleModel, join: { from: 'ipam_prefix.role_id', to: 'ipam_role.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_prefix.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   family!: string | number;
@@ -357,5 +374,6 @@ export class PrefixModel extends Model {
   is_pool!: boolean;
   mark_utilized!: boolean;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -79,6 +79,7 @@ export const prefixSerializer: SerializerDefinition = {
         "is_pool",
         "mark_utilized",
         "description",
+        "owner",
         "comments",
         "children",
         "_depth",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of RIR: fields, counts and rules the runtime applies. */
 export const rirDefinition: ModelDefinition = {
@@ -83,6 +84,21 @@ export const rirDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     aggregate_count: {
@@ -98,10 +114,13 @@ export const rirDefinition: ModelDefinition = {
 /** Objection model of ipam_rir: table metadata and relations only; queries go through the runtime. */
 export class RIRModel extends Model {
   static tableName = 'ipam_rir';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_rir.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   is_private!: boolean;
   description!: string;
+  owner_id!: number | null;
 }

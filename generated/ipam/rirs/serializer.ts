@@ -54,6 +54,7 @@ export const rirSerializer: SerializerDefinition = {
         "slug",
         "is_private",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

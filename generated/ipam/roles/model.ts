@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Role: fields, counts and rules the runtime applies. */
 export const roleDefinition: ModelDefinition = {
@@ -85,6 +86,21 @@ export const roleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     prefix_count: {
@@ -101,10 +117,13 @@ export const roleDefinition: ModelDefinition = {
 /** Objection model of ipam_role: table metadata and relations only; queries go through the runtime. */
 export class RoleModel extends Model {
   static tableName = 'ipam_role';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_role.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   weight!: number;
   description!: string;
+  owner_id!: number | null;
 }

@@ -56,6 +56,7 @@ export const roleSerializer: SerializerDefinition = {
         "slug",
         "weight",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of RouteTarget: fields, counts and rules the runtime applies. */
@@ -72,6 +73,21 @@ export const routeTargetDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -94,10 +110,12 @@ export class RouteTargetModel extends Model {
   static tableName = 'ipam_routetarget';
   static relationMappings = () => ({
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_routetarget.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_routetarget.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   tenant_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -51,6 +51,7 @@ export const routeTargetSerializer: SerializerDefinition = {
         "name",
         "tenant",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

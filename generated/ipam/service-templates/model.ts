@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ServiceTemplate: fields, counts and rules the runtime applies. */
 export const serviceTemplateDefinition: ModelDefinition = {
@@ -83,6 +84,21 @@ export const serviceTemplateDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -103,11 +119,14 @@ export const serviceTemplateDefinition: ModelDefinition = {
 /** Objection model of ipam_servicetemplate: table metadata and relations only; queries go through the runtime. */
 export class ServiceTemplateModel extends Model {
   static tableName = 'ipam_servicetemplate';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_servicetemplate.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   protocol!: string | number;
   ports!: unknown;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

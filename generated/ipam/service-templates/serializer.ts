@@ -54,6 +54,7 @@ export const serviceTemplateSerializer: SerializerDefinition = {
         "protocol",
         "ports",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { DeviceModel } from "../../dcim/devices/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { VirtualMachineModel } from "../../virtualization/virtual-machines/model.js";
 
 /** Resolved definition of Service: fields, counts and rules the runtime applies. */
@@ -151,6 +152,21 @@ export const serviceDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -174,6 +190,7 @@ export class ServiceModel extends Model {
   static relationMappings = () => ({
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'ipam_service.device_id', to: 'dcim_device.id' } },
     virtual_machine: { relation: Model.BelongsToOneRelation, modelClass: VirtualMachineModel, join: { from: 'ipam_service.virtual_machine_id', to: 'virtualization_virtualmachine.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_service.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   parent_object_type!: string | null;
@@ -184,5 +201,6 @@ export class ServiceModel extends Model {
   protocol!: string | number;
   ports!: unknown;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

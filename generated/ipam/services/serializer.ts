@@ -62,6 +62,7 @@ export const serviceSerializer: SerializerDefinition = {
         "ports",
         "ipaddresses",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

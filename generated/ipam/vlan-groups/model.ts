@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of VLANGroup: fields, counts and rules the runtime applies. */
 export const vlanGroupDefinition: ModelDefinition = {
@@ -173,6 +174,21 @@ export const vlanGroupDefinition: ModelDefinition = {
       columns: [],
       source: "hook:vlan_group_utilization",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     vlan_count: { name: "vlan_count", model: "VLAN", field: "group", cumulative: false, column: "vlan_count" },
@@ -182,7 +198,9 @@ export const vlanGroupDefinition: ModelDefinition = {
 /** Objection model of ipam_vlangroup: table metadata and relations only; queries go through the runtime. */
 export class VLANGroupModel extends Model {
   static tableName = 'ipam_vlangroup';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_vlangroup.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
@@ -193,4 +211,5 @@ export class VLANGroupModel extends Model {
   max_vid!: number;
   total_vlan_ids!: number;
   description!: string;
+  owner_id!: number | null;
 }

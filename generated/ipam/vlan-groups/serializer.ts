@@ -63,6 +63,7 @@ export const vlanGroupSerializer: SerializerDefinition = {
         "total_vlan_ids",
         "description",
         "utilization",
+        "owner",
         "tags",
         "custom_fields",
         "created",

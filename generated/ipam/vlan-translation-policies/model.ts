@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of VLANTranslationPolicy: fields, counts and rules the runtime applies. */
 export const vlanTranslationPolicyDefinition: ModelDefinition = {
@@ -76,6 +77,21 @@ export const vlanTranslationPolicyDefinition: ModelDefinition = {
       columns: [],
       source: "reverse:VLANTranslationRule.policy",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -96,9 +112,12 @@ export const vlanTranslationPolicyDefinition: ModelDefinition = {
 /** Objection model of ipam_vlantranslationpolicy: table metadata and relations only; queries go through the runtime. */
 export class VLANTranslationPolicyModel extends Model {
   static tableName = 'ipam_vlantranslationpolicy';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_vlantranslationpolicy.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

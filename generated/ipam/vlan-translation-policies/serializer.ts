@@ -19,7 +19,7 @@ export const vlanTranslationPolicySerializer: SerializerDefinition = {
       convert: {},
     },
     "4.6": {
-      full: ["id", "url", "display", "display_url", "name", "description", "rules", "comments"],
+      full: ["id", "url", "display", "display_url", "name", "description", "rules", "owner", "comments"],
       brief: ["id", "url", "display", "name", "description"],
       nested: ["id", "url", "display", "name", "description"],
       convert: {},

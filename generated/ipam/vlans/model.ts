@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RoleModel } from "../roles/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -165,6 +166,21 @@ export const vlanDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -211,6 +227,7 @@ export class VLANModel extends Model {
     group: { relation: Model.BelongsToOneRelation, modelClass: VLANGroupModel, join: { from: 'ipam_vlan.group_id', to: 'ipam_vlangroup.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_vlan.tenant_id', to: 'tenancy_tenant.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RoleModel, join: { from: 'ipam_vlan.role_id', to: 'ipam_role.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_vlan.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   site_id!: number | null;
@@ -221,5 +238,6 @@ export class VLANModel extends Model {
   status!: string | number;
   role_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

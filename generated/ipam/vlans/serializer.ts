@@ -72,6 +72,7 @@ export const vlanSerializer: SerializerDefinition = {
         "status",
         "role",
         "description",
+        "owner",
         "comments",
         "l2vpn_termination",
         "tags",

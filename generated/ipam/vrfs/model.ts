@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of VRF: fields, counts and rules the runtime applies. */
@@ -97,6 +98,21 @@ export const vrfDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -162,6 +178,7 @@ export class VRFModel extends Model {
   static tableName = 'ipam_vrf';
   static relationMappings = () => ({
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_vrf.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_vrf.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -169,5 +186,6 @@ export class VRFModel extends Model {
   tenant_id!: number | null;
   enforce_unique!: boolean;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -65,6 +65,7 @@ export const vrfSerializer: SerializerDefinition = {
         "tenant",
         "enforce_unique",
         "description",
+        "owner",
         "comments",
         "import_targets",
         "export_targets",

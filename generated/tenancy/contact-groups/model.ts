@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ContactGroup: fields, counts and rules the runtime applies. */
 export const contactGroupDefinition: ModelDefinition = {
@@ -96,6 +97,21 @@ export const contactGroupDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: { contact_count: { name: "contact_count", model: "Contact", field: "groups", cumulative: true } },
 };
@@ -105,10 +121,12 @@ export class ContactGroupModel extends Model {
   static tableName = 'tenancy_contactgroup';
   static relationMappings = () => ({
     parent: { relation: Model.BelongsToOneRelation, modelClass: ContactGroupModel, join: { from: 'tenancy_contactgroup.parent_id', to: 'tenancy_contactgroup.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'tenancy_contactgroup.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   parent_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ContactRole: fields, counts and rules the runtime applies. */
 export const contactRoleDefinition: ModelDefinition = {
@@ -69,6 +70,21 @@ export const contactRoleDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -76,9 +92,12 @@ export const contactRoleDefinition: ModelDefinition = {
 /** Objection model of tenancy_contactrole: table metadata and relations only; queries go through the runtime. */
 export class ContactRoleModel extends Model {
   static tableName = 'tenancy_contactrole';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'tenancy_contactrole.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   description!: string;
+  owner_id!: number | null;
 }

@@ -49,6 +49,7 @@ export const contactRoleSerializer: SerializerDefinition = {
         "name",
         "slug",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

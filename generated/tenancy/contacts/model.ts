@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of Contact: fields, counts and rules the runtime applies. */
 export const contactDefinition: ModelDefinition = {
@@ -158,6 +159,21 @@ export const contactDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -178,7 +194,9 @@ export const contactDefinition: ModelDefinition = {
 /** Objection model of tenancy_contact: table metadata and relations only; queries go through the runtime. */
 export class ContactModel extends Model {
   static tableName = 'tenancy_contact';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'tenancy_contact.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   title!: string;
@@ -187,5 +205,6 @@ export class ContactModel extends Model {
   address!: string;
   link!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

@@ -66,6 +66,7 @@ export const contactSerializer: SerializerDefinition = {
         "address",
         "link",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

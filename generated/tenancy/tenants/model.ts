@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantGroupModel } from "../tenant-groups/model.js";
 
 /** Resolved definition of Tenant: fields, counts and rules the runtime applies. */
@@ -84,6 +85,21 @@ export const tenantDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -139,11 +155,13 @@ export class TenantModel extends Model {
   static tableName = 'tenancy_tenant';
   static relationMappings = () => ({
     group: { relation: Model.BelongsToOneRelation, modelClass: TenantGroupModel, join: { from: 'tenancy_tenant.group_id', to: 'tenancy_tenantgroup.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'tenancy_tenant.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   group_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

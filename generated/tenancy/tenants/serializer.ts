@@ -70,6 +70,7 @@ export const tenantSerializer: SerializerDefinition = {
         "slug",
         "group",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of ClusterGroup: fields, counts and rules the runtime applies. */
 export const clusterGroupDefinition: ModelDefinition = {
@@ -69,6 +70,21 @@ export const clusterGroupDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     cluster_count: {
@@ -84,9 +100,12 @@ export const clusterGroupDefinition: ModelDefinition = {
 /** Objection model of virtualization_clustergroup: table metadata and relations only; queries go through the runtime. */
 export class ClusterGroupModel extends Model {
   static tableName = 'virtualization_clustergroup';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'virtualization_clustergroup.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   slug!: string;
   description!: string;
+  owner_id!: number | null;
 }

@@ -51,6 +51,7 @@ export const clusterGroupSerializer: SerializerDefinition = {
         "name",
         "slug",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

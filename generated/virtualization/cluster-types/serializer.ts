@@ -51,6 +51,7 @@ export const clusterTypeSerializer: SerializerDefinition = {
         "name",
         "slug",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

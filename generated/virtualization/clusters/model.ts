@@ -7,6 +7,7 @@ import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { ClusterGroupModel } from "../cluster-groups/model.js";
 import { ClusterTypeModel } from "../cluster-types/model.js";
 import { LocationModel } from "../../dcim/locations/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { RegionModel } from "../../dcim/regions/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
 import { SiteGroupModel } from "../../dcim/site-groups/model.js";
@@ -200,6 +201,21 @@ export const clusterDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -243,6 +259,7 @@ export class ClusterModel extends Model {
     _region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'virtualization_cluster._region_id', to: 'dcim_region.id' } },
     _site_group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'virtualization_cluster._site_group_id', to: 'dcim_sitegroup.id' } },
     _location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'virtualization_cluster._location_id', to: 'dcim_location.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'virtualization_cluster.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -257,5 +274,6 @@ export class ClusterModel extends Model {
   _site_group_id!: number | null;
   _location_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

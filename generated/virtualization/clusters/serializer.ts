@@ -67,6 +67,7 @@ export const clusterSerializer: SerializerDefinition = {
         "tenant",
         "scope",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

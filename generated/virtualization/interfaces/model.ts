@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { MACAddressModel } from "../../dcim/mac-addresses/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { VLANTranslationPolicyModel } from "../../ipam/vlan-translation-policies/model.js";
 import { VRFModel } from "../../ipam/vrfs/model.js";
@@ -277,6 +278,21 @@ export const vmInterfaceDefinition: ModelDefinition = {
       columns: [],
       source: "reverse_one:L2VPNTermination.assigned_object",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     count_fhrp_groups: {
@@ -307,6 +323,7 @@ export class VMInterfaceModel extends Model {
     untagged_vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'virtualization_vminterface.untagged_vlan_id', to: 'ipam_vlan.id' } },
     vlan_translation_policy: { relation: Model.BelongsToOneRelation, modelClass: VLANTranslationPolicyModel, join: { from: 'virtualization_vminterface.vlan_translation_policy_id', to: 'ipam_vlantranslationpolicy.id' } },
     vrf: { relation: Model.BelongsToOneRelation, modelClass: VRFModel, join: { from: 'virtualization_vminterface.vrf_id', to: 'ipam_vrf.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'virtualization_vminterface.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   virtual_machine_id!: number;
@@ -323,4 +340,5 @@ export class VMInterfaceModel extends Model {
   untagged_vlan_id!: number | null;
   vlan_translation_policy_id!: number | null;
   vrf_id!: number | null;
+  owner_id!: number | null;
 }

@@ -86,6 +86,7 @@ export const vmInterfaceSerializer: SerializerDefinition = {
         "vlan_translation_policy",
         "vrf",
         "l2vpn_termination",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { VirtualMachineModel } from "../virtual-machines/model.js";
 
 /** Resolved definition of VirtualDisk: fields, counts and rules the runtime applies. */
@@ -87,6 +88,21 @@ export const virtualDiskDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {},
 };
@@ -96,6 +112,7 @@ export class VirtualDiskModel extends Model {
   static tableName = 'virtualization_virtualdisk';
   static relationMappings = () => ({
     virtual_machine: { relation: Model.BelongsToOneRelation, modelClass: VirtualMachineModel, join: { from: 'virtualization_virtualdisk.virtual_machine_id', to: 'virtualization_virtualmachine.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'virtualization_virtualdisk.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   virtual_machine_id!: number;
@@ -103,4 +120,5 @@ export class VirtualDiskModel extends Model {
   _name_natural!: string;
   size!: number;
   description!: string;
+  owner_id!: number | null;
 }

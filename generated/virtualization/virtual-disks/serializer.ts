@@ -52,6 +52,7 @@ export const virtualDiskSerializer: SerializerDefinition = {
         "name",
         "size",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

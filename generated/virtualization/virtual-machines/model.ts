@@ -9,6 +9,7 @@ import { ConfigTemplateModel } from "../../extras/config-templates/model.js";
 import { DeviceModel } from "../../dcim/devices/model.js";
 import { DeviceRoleModel } from "../../dcim/device-roles/model.js";
 import { IPAddressModel } from "../../ipam/ip-addresses/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { PlatformModel } from "../../dcim/platforms/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
@@ -296,6 +297,21 @@ export const virtualMachineDefinition: ModelDefinition = {
       maxLength: 50,
       since: "4.0",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -366,6 +382,7 @@ export class VirtualMachineModel extends Model {
     config_template: { relation: Model.BelongsToOneRelation, modelClass: ConfigTemplateModel, join: { from: 'virtualization_virtualmachine.config_template_id', to: 'extras_configtemplate.id' } },
     primary_ip4: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'virtualization_virtualmachine.primary_ip4_id', to: 'ipam_ipaddress.id' } },
     primary_ip6: { relation: Model.BelongsToOneRelation, modelClass: IPAddressModel, join: { from: 'virtualization_virtualmachine.primary_ip6_id', to: 'ipam_ipaddress.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'virtualization_virtualmachine.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -385,6 +402,7 @@ export class VirtualMachineModel extends Model {
   disk!: number | null;
   description!: string;
   serial!: string;
+  owner_id!: number | null;
   comments!: string;
   local_context_data!: unknown | null;
 }

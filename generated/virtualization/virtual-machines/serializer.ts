@@ -99,6 +99,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
         "disk",
         "description",
         "serial",
+        "owner",
         "comments",
         "local_context_data",
         "config_context",

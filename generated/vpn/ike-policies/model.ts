@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of IKEPolicy: fields, counts and rules the runtime applies. */
 export const ikePolicyDefinition: ModelDefinition = {
@@ -112,6 +113,21 @@ export const ikePolicyDefinition: ModelDefinition = {
       columns: ["preshared_key"],
       default: "",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -132,12 +148,15 @@ export const ikePolicyDefinition: ModelDefinition = {
 /** Objection model of vpn_ikepolicy: table metadata and relations only; queries go through the runtime. */
 export class IKEPolicyModel extends Model {
   static tableName = 'vpn_ikepolicy';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_ikepolicy.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
   version!: string | number;
   mode!: string | number;
   preshared_key!: string;
+  owner_id!: number | null;
   comments!: string;
 }

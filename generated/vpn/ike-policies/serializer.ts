@@ -60,6 +60,7 @@ export const ikePolicySerializer: SerializerDefinition = {
         "mode",
         "proposals",
         "preshared_key",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

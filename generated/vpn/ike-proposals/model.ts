@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of IKEProposal: fields, counts and rules the runtime applies. */
 export const ikeProposalDefinition: ModelDefinition = {
@@ -123,6 +124,21 @@ export const ikeProposalDefinition: ModelDefinition = {
       columns: ["sa_lifetime"],
       minValue: 0,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -143,7 +159,9 @@ export const ikeProposalDefinition: ModelDefinition = {
 /** Objection model of vpn_ikeproposal: table metadata and relations only; queries go through the runtime. */
 export class IKEProposalModel extends Model {
   static tableName = 'vpn_ikeproposal';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_ikeproposal.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
@@ -152,5 +170,6 @@ export class IKEProposalModel extends Model {
   authentication_algorithm!: string | number;
   group!: string | number;
   sa_lifetime!: number | null;
+  owner_id!: number | null;
   comments!: string;
 }

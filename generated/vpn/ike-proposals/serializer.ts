@@ -63,6 +63,7 @@ export const ikeProposalSerializer: SerializerDefinition = {
         "authentication_algorithm",
         "group",
         "sa_lifetime",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

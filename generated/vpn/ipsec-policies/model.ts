@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of IPSecPolicy: fields, counts and rules the runtime applies. */
 export const ipSecPolicyDefinition: ModelDefinition = {
@@ -83,6 +84,21 @@ export const ipSecPolicyDefinition: ModelDefinition = {
       columns: ["pfs_group"],
       choices: "dh-group",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -103,10 +119,13 @@ export const ipSecPolicyDefinition: ModelDefinition = {
 /** Objection model of vpn_ipsecpolicy: table metadata and relations only; queries go through the runtime. */
 export class IPSecPolicyModel extends Model {
   static tableName = 'vpn_ipsecpolicy';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_ipsecpolicy.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
   pfs_group!: string | number | null;
+  owner_id!: number | null;
   comments!: string;
 }

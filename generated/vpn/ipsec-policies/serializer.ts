@@ -54,6 +54,7 @@ export const ipSecPolicySerializer: SerializerDefinition = {
         "description",
         "proposals",
         "pfs_group",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { IKEPolicyModel } from "../ike-policies/model.js";
 import { IPSecPolicyModel } from "../ipsec-policies/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of IPSecProfile: fields, counts and rules the runtime applies. */
 export const ipSecProfileDefinition: ModelDefinition = {
@@ -99,6 +100,21 @@ export const ipSecProfileDefinition: ModelDefinition = {
       to: "IPSecPolicy",
       onDelete: "protect",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -122,6 +138,7 @@ export class IPSecProfileModel extends Model {
   static relationMappings = () => ({
     ike_policy: { relation: Model.BelongsToOneRelation, modelClass: IKEPolicyModel, join: { from: 'vpn_ipsecprofile.ike_policy_id', to: 'vpn_ikepolicy.id' } },
     ipsec_policy: { relation: Model.BelongsToOneRelation, modelClass: IPSecPolicyModel, join: { from: 'vpn_ipsecprofile.ipsec_policy_id', to: 'vpn_ipsecpolicy.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_ipsecprofile.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -129,5 +146,6 @@ export class IPSecProfileModel extends Model {
   mode!: string | number;
   ike_policy_id!: number;
   ipsec_policy_id!: number;
+  owner_id!: number | null;
   comments!: string;
 }

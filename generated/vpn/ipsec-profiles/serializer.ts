@@ -57,6 +57,7 @@ export const ipSecProfileSerializer: SerializerDefinition = {
         "mode",
         "ike_policy",
         "ipsec_policy",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

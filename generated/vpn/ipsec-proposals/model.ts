@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of IPSecProposal: fields, counts and rules the runtime applies. */
 export const ipSecProposalDefinition: ModelDefinition = {
@@ -113,6 +114,21 @@ export const ipSecProposalDefinition: ModelDefinition = {
       columns: ["sa_lifetime_data"],
       minValue: 0,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -133,7 +149,9 @@ export const ipSecProposalDefinition: ModelDefinition = {
 /** Objection model of vpn_ipsecproposal: table metadata and relations only; queries go through the runtime. */
 export class IPSecProposalModel extends Model {
   static tableName = 'vpn_ipsecproposal';
-  static relationMappings = () => ({});
+  static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_ipsecproposal.owner_id', to: 'users_owner.id' } },
+  });
   public id!: number;
   name!: string;
   description!: string;
@@ -141,5 +159,6 @@ export class IPSecProposalModel extends Model {
   authentication_algorithm!: string | number;
   sa_lifetime_seconds!: number | null;
   sa_lifetime_data!: number | null;
+  owner_id!: number | null;
   comments!: string;
 }

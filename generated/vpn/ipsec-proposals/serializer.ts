@@ -60,6 +60,7 @@ export const ipSecProposalSerializer: SerializerDefinition = {
         "authentication_algorithm",
         "sa_lifetime_seconds",
         "sa_lifetime_data",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

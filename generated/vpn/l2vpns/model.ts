@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of L2VPN: fields, counts and rules the runtime applies. */
@@ -123,6 +124,21 @@ export const l2VPNDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -158,6 +174,7 @@ export const l2VPNDefinition: ModelDefinition = {
 export class L2VPNModel extends Model {
   static tableName = 'vpn_l2vpn';
   static relationMappings = () => ({
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_l2vpn.owner_id', to: 'users_owner.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'vpn_l2vpn.tenant_id', to: 'tenancy_tenant.id' } },
   });
   public id!: number;
@@ -166,6 +183,7 @@ export class L2VPNModel extends Model {
   slug!: string;
   type!: string | number;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
   tenant_id!: number | null;
 }

@@ -65,6 +65,7 @@ export const l2VPNSerializer: SerializerDefinition = {
         "import_targets",
         "export_targets",
         "description",
+        "owner",
         "comments",
         "tenant",
         "tags",

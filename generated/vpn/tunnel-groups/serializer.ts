@@ -51,6 +51,7 @@ export const tunnelGroupSerializer: SerializerDefinition = {
         "name",
         "slug",
         "description",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { IPSecProfileModel } from "../ipsec-profiles/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { TunnelGroupModel } from "../tunnel-groups/model.js";
 
@@ -141,6 +142,21 @@ export const tunnelDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -165,6 +181,7 @@ export class TunnelModel extends Model {
     group: { relation: Model.BelongsToOneRelation, modelClass: TunnelGroupModel, join: { from: 'vpn_tunnel.group_id', to: 'vpn_tunnelgroup.id' } },
     ipsec_profile: { relation: Model.BelongsToOneRelation, modelClass: IPSecProfileModel, join: { from: 'vpn_tunnel.ipsec_profile_id', to: 'vpn_ipsecprofile.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'vpn_tunnel.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'vpn_tunnel.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
@@ -175,5 +192,6 @@ export class TunnelModel extends Model {
   tenant_id!: number | null;
   tunnel_id!: number | null;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

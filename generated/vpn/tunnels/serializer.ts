@@ -66,6 +66,7 @@ export const tunnelSerializer: SerializerDefinition = {
         "tenant",
         "tunnel_id",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 
 /** Resolved definition of WirelessLANGroup: fields, counts and rules the runtime applies. */
 export const wirelessLANGroupDefinition: ModelDefinition = {
@@ -96,6 +97,21 @@ export const wirelessLANGroupDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     wirelesslan_count: { name: "wirelesslan_count", model: "WirelessLAN", field: "group", cumulative: true },
@@ -107,10 +123,12 @@ export class WirelessLANGroupModel extends Model {
   static tableName = 'wireless_wirelesslangroup';
   static relationMappings = () => ({
     parent: { relation: Model.BelongsToOneRelation, modelClass: WirelessLANGroupModel, join: { from: 'wireless_wirelesslangroup.parent_id', to: 'wireless_wirelesslangroup.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'wireless_wirelesslangroup.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   name!: string;
   slug!: string;
   parent_id!: number | null;
   description!: string;
+  owner_id!: number | null;
 }

@@ -57,6 +57,7 @@ export const wirelessLANGroupSerializer: SerializerDefinition = {
         "parent",
         "description",
         "_depth",
+        "owner",
         "tags",
         "custom_fields",
         "created",

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { WirelessLANGroupModel } from "../wireless-lan-groups/model.js";
@@ -159,6 +160,21 @@ export const wirelessLANDefinition: ModelDefinition = {
       default: "",
       maxLength: 64,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -183,6 +199,7 @@ export class WirelessLANModel extends Model {
     group: { relation: Model.BelongsToOneRelation, modelClass: WirelessLANGroupModel, join: { from: 'wireless_wirelesslan.group_id', to: 'wireless_wirelesslangroup.id' } },
     vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'wireless_wirelesslan.vlan_id', to: 'ipam_vlan.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'wireless_wirelesslan.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'wireless_wirelesslan.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   ssid!: string;
@@ -194,5 +211,6 @@ export class WirelessLANModel extends Model {
   auth_type!: string | number | null;
   auth_cipher!: string | number;
   auth_psk!: string;
+  owner_id!: number | null;
   comments!: string;
 }

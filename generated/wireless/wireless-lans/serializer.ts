@@ -69,6 +69,7 @@ export const wirelessLANSerializer: SerializerDefinition = {
         "auth_type",
         "auth_cipher",
         "auth_psk",
+        "owner",
         "comments",
         "tags",
         "custom_fields",

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { InterfaceModel } from "../../dcim/interfaces/model.js";
+import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of WirelessLink: fields, counts and rules the runtime applies. */
@@ -161,6 +162,21 @@ export const wirelessLinkDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    owner: {
+      name: "owner",
+      type: "fk",
+      label: "Owner",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["owner_id"],
+      to: "Owner",
+      since: "4.0",
+      onDelete: "protect",
+    },
     comments: {
       name: "comments",
       type: "text",
@@ -185,6 +201,7 @@ export class WirelessLinkModel extends Model {
     interface_a: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'wireless_wirelesslink.interface_a_id', to: 'dcim_interface.id' } },
     interface_b: { relation: Model.BelongsToOneRelation, modelClass: InterfaceModel, join: { from: 'wireless_wirelesslink.interface_b_id', to: 'dcim_interface.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'wireless_wirelesslink.tenant_id', to: 'tenancy_tenant.id' } },
+    owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'wireless_wirelesslink.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   interface_a_id!: number;
@@ -196,5 +213,6 @@ export class WirelessLinkModel extends Model {
   auth_cipher!: string | number;
   auth_psk!: string;
   description!: string;
+  owner_id!: number | null;
   comments!: string;
 }

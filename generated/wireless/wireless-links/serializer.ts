@@ -69,6 +69,7 @@ export const wirelessLinkSerializer: SerializerDefinition = {
         "auth_cipher",
         "auth_psk",
         "description",
+        "owner",
         "comments",
         "tags",
         "custom_fields",
