@@ -10,6 +10,7 @@ import { checkHooks, hooksOf, modelList } from './registry.js';
 import { backfillNaturalKeys } from './natural.js';
 import { syncContentTypes } from './content-types.js';
 import { preparingAlone } from './prepare-lock.js';
+import { restoreSearchTriggers } from './search-index.js';
 
 export async function prepareDatabase(config: Config): Promise<{ db: Knex; applied: string[] }> {
   checkHooks();
@@ -17,6 +18,7 @@ export async function prepareDatabase(config: Config): Promise<{ db: Knex; appli
   try {
     const applied = await preparingAlone(db, config, async () => {
       const names = await migrate(db, config.databaseSchema);
+      if (names.length) await restoreSearchTriggers(db);
       await backfillNaturalKeys(db);
       await syncContentTypes(db);
       for (const hook of new Set(modelList.flatMap(hooksOf))) await hook.startup?.({ db });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createSearchTriggers, fillSearchTable } from '../search-index.js';
 
 /**
  * Indexes for `q` on IP addresses, the one list the bench grows to a million rows
@@ -28,25 +29,11 @@ async function trigramSchema(knex: Knex): Promise<string | null> {
   return 'public';
 }
 
-/**
- * An external-content FTS5 trigram table over `columns` of `table`, kept by triggers. Rows whose
- * columns are all empty (most IP addresses have neither a DNS name nor a description) are left out
- * of it, on every path alike: they cannot match three characters, and a bulk write of them then
- * costs the table nothing.
- */
+/** An external-content FTS5 trigram table over `columns` of `table`, filled and kept by triggers (search-index.ts). */
 async function sqliteSearch(knex: Knex, table: string, columns: string[]): Promise<void> {
-  const fts = `${table}_search`;
-  const list = columns.join(', ');
-  const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
-  const someText = (row: string) => columns.map((c) => `${row}.${c} <> ''`).join(' or ');
-  const add = (row: string) => `insert into ${fts}(rowid, ${list}) select ${row}.id, ${values(row)} where ${someText(row)};`;
-  const remove = (row: string) => `insert into ${fts}(${fts}, rowid, ${list}) select 'delete', ${row}.id, ${values(row)} where ${someText(row)};`;
-  await knex.raw(`create virtual table ${fts} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram')`);
-  await knex.raw(`insert into ${fts}(rowid, ${list}) select id, ${list} from ${table} where ${columns.map((c) => `${c} <> ''`).join(' or ')}`);
-  await knex.raw(`create trigger ${fts}_insert after insert on ${table} begin ${add('new')} end`);
-  await knex.raw(`create trigger ${fts}_delete after delete on ${table} begin ${remove('old')} end`);
-  // One trigger, so the old entry always goes before the new one comes.
-  await knex.raw(`create trigger ${fts}_update after update of ${list} on ${table} begin ${remove('old')} ${add('new')} end`);
+  await knex.raw(`create virtual table ${table}_search using fts5(${columns.join(', ')}, content='${table}', content_rowid='id', tokenize='trigram')`);
+  await fillSearchTable(knex, table, columns);
+  await createSearchTriggers(knex, table, columns);
 }
 
 export async function up(knex: Knex): Promise<void> {
