@@ -11,7 +11,7 @@ import { serveStatic } from './static.js';
 import { authenticatePage, may, pageFrame, redirectToLogin, type Page } from './page.js';
 import { listPage } from './list.js';
 import { filterForm } from './filter-form.js';
-import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound, type ApiViews } from './objects.js';
+import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound, toggleBookmark, type ApiViews } from './objects.js';
 import { bulkPage, importPage } from './bulk.js';
 import { tabsOf } from './tabs.js';
 import { homePage, searchPage } from './home.js';
@@ -63,6 +63,7 @@ export function uiRoutes(services: Services) {
     if (sub === 'edit') return editPage(ctx, services, page, session, entry, api, id);
     if (sub === 'delete') return deletePage(ctx, services, page, session, entry, api, id);
     if (sub === 'journal' && post) return addJournalEntry(ctx, page, session, entry, api, id);
+    if (sub === 'bookmark' && post) return toggleBookmark(ctx, services, page, session, entry, api, id);
     if (post) return forbidden(ctx, page);
     if (sub && sub !== 'changelog' && sub !== 'journal' && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
     return detailPage(ctx, services, page, entry, api, id, sub ?? 'object');

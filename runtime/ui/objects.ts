@@ -15,7 +15,7 @@ import { expandBodies } from './patterns.js';
 import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
 import { customLinks } from './custom-links.js';
-import type { Services } from '../http/views.js';
+import type { Services, State } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
 import { tabLinks, tabPage, tabsOf } from './tabs.js';
 import { renderPanels } from './panels.js';
@@ -83,6 +83,8 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     csrfField: page.csrfField,
   };
   if (d.cabling) Object.assign(view, cableButtons(ctx, services, entry, object));
+  const mark = await bookmarkOf(ctx, services, api, entry, id);
+  if (mark) Object.assign(view, { canBookmark: true, bookmarked: mark.id !== null });
   if (uiTab) return tabPage(ctx, services, page, entry, api, object, uiTab, view);
   view.tabs = await tabLinks(ctx, services, api, entry, object, null);
   if (tab === 'object') {
@@ -119,6 +121,35 @@ function cableButtons(ctx: Context, services: Services, entry: ModelEntry, objec
     traceUrl: `${here}trace/`,
     connectUrl: free ? `${listUrl(cable!)}add/?${new URLSearchParams({ a_terminations_type: entry.definition.contentType, a_terminations: String(object.id), return_url: here })}` : null,
   };
+}
+
+const BOOKMARK_TYPE = 'extras.bookmark';
+
+/** The user's bookmark of this object (id null: not bookmarked); null when the user may not keep bookmarks. */
+async function bookmarkOf(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, id: string): Promise<{ id: number | null } | null> {
+  const bookmark = byContentType.get(BOOKMARK_TYPE);
+  const user = (ctx.state as State).auth?.user;
+  if (!bookmark || !user || entry === bookmark || !may(ctx, bookmark, 'view', services) || !may(ctx, bookmark, 'add', services) || !may(ctx, bookmark, 'delete', services)) return null;
+  const query = new URLSearchParams({ user_id: String(user.id), object_type: entry.definition.contentType, object_id: id, brief: '1', limit: '1' });
+  const result = await callView(ctx, api.get(bookmark)!.list, { query });
+  if (!result.ok) return null;
+  const found = (result.body.results as { id: number }[])[0];
+  return { id: found ? found.id : null };
+}
+
+/** POST `/<id>/bookmark/`: adds the user's bookmark of the object, or removes it when there is one; back to the object's page. */
+export async function toggleBookmark(ctx: Context, services: Services, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string): Promise<void> {
+  await readForm(ctx, session);
+  const bookmark = byContentType.get(BOOKMARK_TYPE);
+  const mark = await bookmarkOf(ctx, services, api, entry, id);
+  if (!bookmark || !mark) return forbidden(ctx, page);
+  if (!(await fetchObject(ctx, api, entry, id))) return notFound(ctx, page);
+  const result = mark.id === null
+    ? await callView(ctx, api.get(bookmark)!.create, { body: { object_type: entry.definition.contentType, object_id: Number(id) } })
+    : await callView(ctx, api.get(bookmark)!.remove, { params: { id: String(mark.id) } });
+  if (!result.ok) page.messages.push({ text: errorText(result.error), kind: 'danger' });
+  ctx.status = 303;
+  ctx.redirect(`${listUrl(entry)}${id}/`);
 }
 
 export async function addJournalEntry(ctx: Context, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string): Promise<void> {
