@@ -332,12 +332,16 @@ let floor: { url: string } | null = null;
 const floorProcess = helper('./floor.ts', '--floor-process');
 try {
   log(`seeding ${DEVICES} devices × ${INTERFACES_PER_DEVICE} interfaces, ${ADDRESSES} IP addresses, ${TAGS} tags (2 on every device)`);
+  // The same pages on the empty database first: the rows after the seed then measure the planner's
+  // statistics, not a process whose code for these pages never ran.
+  const AFTER_SEED = ['/api/ipam/ip-addresses/?limit=1000', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100'];
+  for (let i = 0; i < 5; i++) for (const path of AFTER_SEED) await call('GET', path);
   const objects = await once('seed', seed);
   results.seed_objects = objects;
   // The first pages right after the seed, from the process that seeded and without a warm-up: the
   // planner works from whatever statistics the seed's writes left (the rows below, on a fresh process).
-  record('ips_1000_after_seed', await rightAfter(5, () => call('GET', '/api/ipam/ip-addresses/?limit=1000')));
-  record('ips_parent_after_seed', await rightAfter(9, () => call('GET', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100')));
+  record('ips_1000_after_seed', await rightAfter(5, () => call('GET', AFTER_SEED[0])));
+  record('ips_parent_after_seed', await rightAfter(9, () => call('GET', AFTER_SEED[1])));
   await restartService();
   floor = await floorProcess.ask<{ url: string }>({ engine, file: join(dataDir, 'netledger.sqlite3'), url: databaseUrl, schema });
 
