@@ -1,20 +1,20 @@
 /**
  * Rows → JSON representations, in a fixed number of queries whatever the page size: related rows
  * are loaded in batches (one query per model per level of nesting), then tags, many-to-many
- * fields, counts and computed fields take one query each for the whole page.
+ * fields, counts and computed fields take one query each for the whole page. Related rows load
+ * through row-cache.ts; what a form loads is planned in load-plan.ts; trees count in cumulative-counts.ts.
  */
 import type { Knex } from 'knex';
-import { hooksOf, model, storedField, type Row } from './registry.js';
+import { model, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { compiledForm, compiledOf, followAlways, followRow, type Put, type RenderState } from './representation.js';
+import { compiledForm, compiledOf, followRow, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { batchesReads, readByIds, readTablesByIds, type TableRead } from './db.js';
-import { nestedColumns } from './nested-columns.js';
-import { formsOf, nestedInAnyVersion, pathsIn } from '../core/versions.js';
+import { batchesReads, readByIds } from './db.js';
+import { pathsIn } from '../core/versions.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
-
-/** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
-const CHUNK = 5000;
+import { CHUNK, RowCache, needGeneric, together } from './row-cache.js';
+import { planOf, type LoadPlan } from './load-plan.js';
+import { countAll } from './cumulative-counts.js';
 
 export interface RenderOptions {
   db: Knex;
@@ -38,164 +38,6 @@ export interface RenderOptions {
   fresh?: boolean;
 }
 
-/** Rows of every model touched while rendering one response, loaded level by level. */
-class RowCache {
-  private rows = new Map<string, Map<number, Row>>();
-  private pending = new Map<string, Set<number>>();
-  /** ids being loaded by `resolveLevel` while other loads run: not queued again */
-  private loading = new Map<string, Set<number>>();
-  /** rows a displayData hook has already completed */
-  private completed = new WeakSet<Row>();
-  /**
-   * Rows loaded here are only rendered (nested forms, displays): read with the columns those use
-   * (nested-columns.ts). A hook reading other columns of a row it loads itself keeps whole rows.
-   */
-  narrow = false;
-  constructor(private db: Knex) {}
-
-  /** The columns to read rows of `entry` with (null: all). */
-  columnsOf(entry: ModelEntry): string[] | null {
-    return this.narrow ? nestedColumns(entry) : null;
-  }
-
-  /** `partial`: rows of some columns only, which do not replace a row already here (perhaps whole). */
-  add(name: string, rows: Row[], partial = false): void {
-    const map = this.rows.get(name) ?? new Map<number, Row>();
-    for (const row of rows) if (!partial || !map.has(Number(row.id))) map.set(Number(row.id), row);
-    this.rows.set(name, map);
-  }
-
-  need(name: string, id: unknown): void {
-    if (id === null || id === undefined) return;
-    const n = Number(id);
-    if (this.rows.get(name)?.has(n) || this.loading.get(name)?.has(n)) return;
-    let set = this.pending.get(name);
-    if (!set) this.pending.set(name, (set = new Set()));
-    set.add(n);
-  }
-
-  get(name: string, id: unknown): Row | undefined {
-    return id === null || id === undefined ? undefined : this.rows.get(name)?.get(Number(id));
-  }
-
-  /** Loads everything pending, one query per model and level (the models of a level at once); newly loaded rows ask for their own nested relations. */
-  async resolve(): Promise<void> {
-    while (this.pending.size) await this.resolveLevel();
-    // what displays read beyond the rows (one query per model that needs it)
-    for (const [name, map] of this.rows) {
-      const entry = model(name);
-      const fn = hooksOf(entry).find((h) => h.displayData)?.displayData;
-      if (!fn) continue;
-      const rows = [...map.values()].filter((r) => !this.completed.has(r));
-      if (!rows.length) continue;
-      await fn(rows, { db: this.db, entry });
-      for (const r of rows) this.completed.add(r);
-    }
-  }
-
-  /**
-   * Loads what is pending now, one level; what those rows point at is queued, not loaded. Safe beside
-   * other loads that queue rows: the statements made do not depend on which finishes first.
-   */
-  async resolveLevel(): Promise<void> {
-    if (!this.pending.size) return;
-    const batch = [...this.pending];
-    this.pending.clear();
-    for (const [name, ids] of batch) this.loading.set(name, ids);
-    try {
-      const tables = batch.map(([name, ids]) => ({ entry: model(name), ids: [...ids] }));
-      // PostgreSQL: the whole level in one round trip when it may (see readTablesByIds), with the
-      // rows its rows always point at (a device type's manufacturer): one round trip less per level.
-      const ahead = batchesReads(this.db) ? readsAhead(tables) : [];
-      const all = [...tables.map(({ entry, ids }) => ({ entry, read: { table: entry.definition.table, ids } as TableRead })), ...ahead];
-      const batched = await readTablesByIds(this.db, all.map(({ entry, read }) => ({ ...read, columns: this.columnsOf(entry) })), CHUNK);
-      const levels = batched ? all.map(({ entry }, i) => [entry, batched[i]] as const) : await together(this.db, tables.map(({ entry, ids }) => async () => {
-        const list = ids;
-        const loaded: Row[] = [];
-        const columns = this.columnsOf(entry);
-        for (let i = 0; i < list.length; i += CHUNK) {
-          const table = entry.definition.table;
-          loaded.push(...(await readByIds(this.db, `${columns ? 'nested-rows' : 'rows'}:${table}`, list.slice(i, i + CHUNK), (ids) => this.db(table).select(columns ?? '*').whereIn('id', ids))));
-        }
-        return [entry, loaded] as const;
-      }));
-      for (const [entry, loaded] of levels) this.add(entry.definition.name, loaded, !!this.columnsOf(entry));
-      this.loading.clear();
-      for (const [entry, loaded] of levels) {
-        const need = (target: string, id: unknown) => this.need(target, id);
-        for (const row of loaded) followRow(entry, row, need);
-        const generic = genericRootsOf(entry);
-        if (generic.length) for (const row of loaded) needGeneric(this, row, generic);
-      }
-    } finally {
-      this.loading.clear();
-    }
-  }
-}
-
-/** How many relations deep a level reads ahead (readsAhead). */
-const AHEAD = 2;
-
-/**
- * Reads of the rows a level's rows always point at (followAlways), and those rows' own, AHEAD
- * relations deep: each by a subquery on the level's ids, so they travel in the level's round trip
- * instead of making levels of their own. A relation that is null everywhere reads nothing.
- */
-function readsAhead(tables: { entry: ModelEntry; ids: number[] }[]): { entry: ModelEntry; read: TableRead }[] {
-  const out: { entry: ModelEntry; read: TableRead }[] = [];
-  const walk = (entry: ModelEntry, ids: number[], via: { table: string; column: string }[]) => {
-    if (via.length >= AHEAD) return;
-    for (const [target, column] of followAlways(entry)) {
-      const next = model(target);
-      const chain = [...via, { table: entry.definition.table, column }];
-      out.push({ entry: next, read: { table: next.definition.table, ids, via: chain } });
-      walk(next, ids, chain);
-    }
-  };
-  for (const { entry, ids } of tables) walk(entry, ids, []);
-  return out;
-}
-
-/**
- * Runs independent loads at once on a pool; one after the other inside a transaction, whose single
- * connection takes one statement at a time.
- */
-async function together<T>(db: Knex, tasks: (() => Promise<T>)[]): Promise<T[]> {
-  if (!db.isTransaction) return Promise.all(tasks.map((t) => t()));
-  const out: T[] = [];
-  for (const t of tasks) out.push(await t());
-  return out;
-}
-
-/** Fields the display templates start from (a generic relation named alone shows its target). */
-const roots = new Map<string, string[]>();
-function displayRoots(entry: ModelEntry): string[] {
-  let list = roots.get(entry.definition.name);
-  if (!list) roots.set(entry.definition.name, (list = entry.definition.display.flatMap((t) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))));
-  return list;
-}
-
-/** The generic relations among `fields` (worked out once per page or model, not per row). */
-function genericOf(entry: ModelEntry, fields: string[]): FieldDefinition[] {
-  return [...new Set(fields)].map((name) => entry.definition.fields[name]).filter((f) => f?.type === 'generic_fk');
-}
-
-/** Those of a model's nested form and display templates, which every loaded row of it may point at. */
-const genericRoots = new Map<string, FieldDefinition[]>();
-function genericRootsOf(entry: ModelEntry): FieldDefinition[] {
-  let list = genericRoots.get(entry.definition.name);
-  if (!list) genericRoots.set(entry.definition.name, (list = genericOf(entry, [...nestedInAnyVersion(entry), ...displayRoots(entry)])));
-  return list;
-}
-
-/** Queues the targets of a row's generic relations (`generic`, from genericOf). */
-function needGeneric(cache: RowCache, row: Row, generic: FieldDefinition[]): void {
-  for (const f of generic) {
-    const target = f.types![row[`${f.name}_type`]];
-    if (target) cache.need(target, row[`${f.name}_id`]);
-  }
-}
-
 /** A content type ('app.model', from the schema) checked before it is written into SQL. */
 function contentTypeLiteral(contentType: string): string {
   if (!/^[a-z0-9_]+\.[a-z0-9_]+$/.test(contentType)) throw new Error(`unexpected content type ${contentType}`);
@@ -205,61 +47,6 @@ function contentTypeLiteral(contentType: string): string {
 /** Another object inside a computed value, rendered in its nested form (see ComputedContext.refer). */
 class Reference {
   constructor(readonly model: string, readonly id: unknown, readonly extra?: Record<string, unknown>) {}
-}
-
-/** What rendering a model's rows in one form loads and runs, worked out once per form (planOf). */
-interface LoadPlan {
-  puts: Put[];
-  /** the form's own relations: [target model, column] */
-  fks: [string, string][];
-  m2m: FieldDefinition[];
-  /** generic relations of the form and of the display templates */
-  generic: FieldDefinition[];
-  customFields: boolean;
-  tags: boolean;
-  /** counts without a column of their own */
-  counted: string[];
-  reverseOne: FieldDefinition[];
-  /** computed fields by a hook, or `reverse:` lists (no hook), in the form's order */
-  computed: { name: string; source: string; hook?: ComputedHook }[];
-}
-
-type ComputedHook = NonNullable<ReturnType<typeof hooksOf>[number]['computed']>[string];
-
-const plans = new Map<string, LoadPlan>();
-
-/** The plan of a model's full or brief form less `exclude`, narrowed to `only` when given (bounded: a full map starts again). */
-function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: string | undefined, only?: string[]): LoadPlan {
-  const key = `${entry.definition.name}@${version ?? ''}:${brief ? 'brief' : 'full'}:${exclude.join(',')}${only ? `:only:${only.join(',')}` : ''}`;
-  let plan = plans.get(key);
-  if (plan) return plan;
-  const d = entry.definition;
-  const s = formsOf(entry, version);
-  const fieldNames = (brief ? s.brief : s.full).filter((f) => !exclude.includes(f) && (!only || only.includes(f)));
-  const compiled = compiledOf(entry, version).fields[brief ? 'brief' : 'full'];
-  const stored = fieldNames.map((name) => d.fields[name]).filter((f): f is FieldDefinition => !!f).map((raw) => [raw, storedField(entry, raw)] as const);
-  const hooks = hooksOf(entry);
-  plan = {
-    puts: fieldNames.map((n) => compiled.get(n)).filter((p): p is Put => !!p),
-    fks: stored.filter(([, f]) => f.type === 'fk').map(([, f]) => [f.to!, f.columns[0]]),
-    m2m: stored.filter(([, f]) => f.type === 'm2m').map(([raw, f]) => ({ ...f, name: raw.name })),
-    generic: genericOf(entry, [...fieldNames, ...displayRoots(entry)]),
-    customFields: fieldNames.includes('custom_fields') && !!d.customFields,
-    tags: fieldNames.includes('tags'),
-    counted: fieldNames.filter((name) => d.counts[name] && !d.counts[name].column),
-    reverseOne: stored.filter(([raw]) => raw.type === 'computed' && raw.source?.startsWith('reverse_one:')).map(([raw]) => raw),
-    computed: stored.flatMap(([raw]) => {
-      // a generic relation's extra keys: computed per row under `<relation>.<key>`
-      if (raw.extra) return Object.entries(raw.extra).map(([key, x]) => ({ name: `${raw.name}.${key}`, source: `hook:${x.hook}`, hook: hooks.map((h) => h.computed?.[x.hook]).find(Boolean)! }));
-      const source = raw.source;
-      if (source?.startsWith('hook:')) return [{ name: raw.name, source, hook: hooks.map((h) => h.computed?.[source.slice(5)]).find(Boolean)! }];
-      if (source?.startsWith('reverse:')) return [{ name: raw.name, source }];
-      return [];
-    }),
-  };
-  if (plans.size >= 1000) plans.clear();
-  plans.set(key, plan);
-  return plan;
 }
 
 export class Renderer implements RenderState {
@@ -509,49 +296,6 @@ export class Renderer implements RenderState {
     }
     return value;
   }
-}
-
-/**
- * The query counting objects of `countedModel` pointing at each of `ids` or their descendants through
- * `field` (columns `id` and `n`): a tree's cumulative count. Every other count is a counter column
- * of the row itself, kept by triggers (data/counter-columns.ts), and never counted here.
- */
-function countQuery(db: Knex, entry: ModelEntry, countedModel: string, field: string, ids: number[]): Knex.QueryBuilder {
-  const counted = model(countedModel);
-  const f = counted.definition.fields[field];
-  const table = entry.definition.table;
-  // an m2m: the links to the node or its descendants, each object once (a contact in two of them)
-  if (f.type === 'm2m') {
-    return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
-      .join(`${f.through!} as o`, 'o.to_id', 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').countDistinct('o.from_id as n');
-  }
-  const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
-  return db(`${table} as a`).joinRaw(`join ?? as d on d._path like a._path || '%'`, [table])
-    .join(`${counted.definition.table} as o`, `o.${column}`, 'd.id').whereIn('a.id', ids).groupBy('a.id').select('a.id as id').count('* as n');
-}
-
-/**
- * Every cumulative count field of a page in ONE statement (the counts UNION ALL'd, each tagged with
- * its position `k`): a region's counts cost one round trip, not one each.
- */
-async function countAll(db: Knex, entry: ModelEntry, names: string[], ids: number[]): Promise<Map<string, Map<number, number>>> {
-  const out = new Map(names.map((name) => [name, new Map<number, number>()]));
-  // Each part binds the ids once: keep the whole statement under the bound-parameter limit (SQLite
-  // 32,766, PostgreSQL 65,535), so a 1,000-row page still takes one statement for ten counts.
-  const step = Math.max(1, Math.min(CHUNK, Math.floor(30_000 / names.length)));
-  for (let i = 0; i < ids.length; i += step) {
-    const rows = await readByIds(db, `counts:${entry.definition.name}:${names.join(',')}`, ids.slice(i, i + step), (chunk) => {
-      const parts = names.map((name, k) => {
-        const c = entry.definition.counts[name];
-        return countQuery(db, entry, c.model, c.field, chunk).select(db.raw(`${k} as k`));
-      });
-      // Joined by hand: knex's unionAll would move the first part's GROUP BY after the union.
-      const compiled = parts.map((p) => p.toSQL());
-      return db.raw(compiled.map((c) => c.sql).join(' union all '), compiled.flatMap((c) => c.bindings) as Knex.RawBinding[]);
-    });
-    for (const r of rows) out.get(names[Number(r.k)])!.set(Number(r.id), Number(r.n));
-  }
-  return out;
 }
 
 /** Renders rows of one model for a response. */
