@@ -5,7 +5,7 @@
  */
 import type { FieldDefinition, ModelDefinition } from '../runtime/core/types.js';
 import type { Counter } from '../runtime/data/counter-columns.js';
-import { EVERY_MODEL } from './load.js';
+import { EVERY_MODEL } from './schema-index.js';
 
 function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string, ModelDefinition>, integerSets: Set<string>): string[] {
   const nullable = (s: string) => `${s}${f.nullable || !f.required ? '.nullable()' : '.notNullable()'};`;
