@@ -27,7 +27,7 @@ export async function filterForm(ctx: Context, entry: ModelEntry, api: ApiViews)
       const result = await callView(ctx, api.get(target)!.list, { query: new URLSearchParams({ brief: '1', limit: String(OPTION_LIMIT) }) });
       if (!result.ok) continue;
       const chosen = params.getAll(`${raw.name}_id`);
-      fields.push({ name: `${raw.name}_id`, id: `filter-${raw.name}`, label: raw.label, searchUrl: `/api/${target.definition.app}/${target.definition.endpoint}/`,
+      fields.push({ name: `${raw.name}_id`, id: `filter-${raw.name}`, label: raw.label, searchUrl: target.filters.q ? `/api/${target.definition.app}/${target.definition.endpoint}/` : undefined,
         options: (result.body.results as { id: number; display: string }[]).map((o) => ({ value: String(o.id), label: o.display, selected: chosen.includes(String(o.id)) })) });
     }
   }

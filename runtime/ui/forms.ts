@@ -1,6 +1,6 @@
 /**
  * Forms generated from a model's fields: which fields a form has, the input each one gets (choices
- * as selects, relations as selects searchable through the API's `brief=1&q=`, JSON as a textarea,
+ * as selects, relations as selects the page's script turns into comboboxes searching the API's `brief=1&q=`, JSON as a textarea,
  * tags, custom fields), and the conversion of a posted form into the body the API's write path
  * validates. Errors come back keyed by field and are shown next to it.
  */
@@ -26,7 +26,7 @@ export interface Input {
   value: string;
   checked?: boolean;
   options?: Option[];
-  /** relations: the API list the search box queries */
+  /** relations: the API list the combobox queries as the user types */
   searchUrl?: string;
   errors: string[];
   invalid: boolean;
@@ -37,6 +37,12 @@ const SKIPPED = new Set(['computed', 'alias']);
 /** The fields a person fills in: writable, stored and not generated. */
 export function formFields(entry: ModelEntry, creating: boolean): FieldDefinition[] {
   return Object.values(entry.definition.fields).filter((f) => !f.readOnly && !SKIPPED.has(f.type) && !(f.type === 'token_key' && !creating));
+}
+
+/** The API list a relation's combobox searches: only a model whose list has the `q` filter. */
+export function searchUrlOf(model: string): string | undefined {
+  for (const entry of byContentType.values()) if (entry.definition.name === model && entry.filters.q) return apiListOf(model);
+  return undefined;
 }
 
 export function apiListOf(model: string): string | undefined {
@@ -115,7 +121,7 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
       input.multiple = f.type === 'm2m';
       // A required relation starts empty too (no first object chosen for the user).
       input.options = relationOptions(selected, listed, f.type === 'fk' && (raw.nullable || !raw.required || !selected.length));
-      input.searchUrl = apiListOf(f.to!);
+      input.searchUrl = searchUrlOf(f.to!);
     } else if (f.type === 'boolean') {
       input.checkbox = true;
       input.checked = src.posted ? src.posted.getAll(raw.name).includes('true') : value === true;
@@ -150,7 +156,7 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
     input.select = true;
     input.multiple = true;
     input.options = relationOptions(postedIds ? listed.filter((o) => postedIds.includes(String(o.id))) : tags, listed, false);
-    input.searchUrl = tagEntry ? apiListOf(tagEntry.definition.name) : undefined;
+    input.searchUrl = tagEntry ? searchUrlOf(tagEntry.definition.name) : undefined;
     inputs.push(input);
   }
   // The API reports custom fields as one list of messages, each naming its field ('name').
