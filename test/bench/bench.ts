@@ -49,6 +49,8 @@ const versus = (label: string, key: string, netboxMs: number, factor: number, di
 });
 /** The bulk writes, in the table's order; each has a floor (write-floor.ts) measured beside it. */
 const BULK = ['bulk_post_1000_ips', 'bulk_patch_1000_ips', 'bulk_delete_1000_ips', 'bulk_delete_100_devices'];
+/** The pages engine.ts measures through both API versions: its key, and the name the table shows. */
+const VERSIONED = [['devices_1000', 'devices'], ['interfaces_1000', 'interfaces'], ['ips_1000', 'IPs'], ['ips_parent', 'parent='], ['device_detail', 'device']];
 const ROWS: Row[] = [
   { label: 'GET 1000 devices, full / the floor', netbox: '-', target: '<= 2x the floor', show: (f) => `${(f.devices_1000_alternated / f.devices_1000_floor).toFixed(2)}x wall, ${(f.devices_1000_alternated_cpu / f.devices_1000_floor_cpu).toFixed(2)}x CPU (${f.devices_1000_alternated.toFixed(0)} / ${f.devices_1000_floor.toFixed(0)} ms alternated)`, value: (f) => f.devices_1000_alternated / f.devices_1000_floor, goal: 2 },
   versus('GET 1000 devices, full', 'devices_1000', 1017, 30),
@@ -61,6 +63,11 @@ const ROWS: Row[] = [
   { label: 'GET IPs ?q=10.0.1.&limit=100', netbox: '-', target: '< 50 ms (at scale)', show: (f) => ms(f, 'ips_q', 1), value: (f) => f.ips_q, goal: 50 },
   { label: 'GET /v4.6 IPs ?start=<first id>&limit=100 (cursor page 1)', netbox: '-', target: '-', show: (f) => ms(f, 'ips_cursor_page1', 1) },
   { label: 'GET /v4.6 IPs ?start=<id of page 1,000>&limit=100 (the last page on the small dataset)', netbox: '-', target: 'as page 1', show: (f) => ms(f, 'ips_cursor_deep', 1) },
+  {
+    label: 'the same page through /v4.6 / through /api (3.7), alternated', netbox: '-', target: '<= 1.1x, each',
+    show: (f) => VERSIONED.map(([key, name]) => `${name} ${(f[`${key}_v46`] / f[`${key}_v37`]).toFixed(2)}x`).join(', '),
+    value: (f) => Math.max(...VERSIONED.map(([key]) => f[`${key}_v46`] / f[`${key}_v37`])), goal: 1.1,
+  },
   {
     label: 'first page right after the seed / warmed', netbox: '-', target: '<= 1.5x warmed, each',
     show: (f) => `1000 IPs ${f.ips_1000_after_seed.toFixed(0)} ms (${(f.ips_1000_after_seed / f.ips_1000).toFixed(2)}x), parent= ${f.ips_parent_after_seed.toFixed(1)} ms (${(f.ips_parent_after_seed / f.ips_parent).toFixed(2)}x)`,

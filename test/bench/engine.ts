@@ -118,6 +118,15 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** The pages `npm run bench` compares between the 3.7 API (`/api/...`) and the 4.6 API (`/v4.6/api/...`), by key. */
+const VERSIONED_PAGES = (device: number): [string, string][] => [
+  ['devices_1000', '/api/dcim/devices/?limit=1000'],
+  ['interfaces_1000', '/api/dcim/interfaces/?limit=1000'],
+  ['ips_1000', '/api/ipam/ip-addresses/?limit=1000'],
+  ['ips_parent', '/api/ipam/ip-addresses/?parent=10.0.0.0/8&limit=100'],
+  ['device_detail', `/api/dcim/devices/${device}/`],
+];
+
 /** Median wall time of `runs` calls after a warm-up; the service's mean CPU time per call is recorded as `<key>_cpu`. */
 async function medianOf(runs: number, fn: () => Promise<unknown>, key?: string): Promise<number> {
   await fn();
@@ -360,6 +369,19 @@ try {
   const firstDevice = (await call('GET', '/api/dcim/devices/?limit=1&brief=1')).results[0].id as number;
   record('device_detail', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/`), 'device_detail'));
   record('device_detail_nocontent', await medianOf(51, () => call('GET', `/api/dcim/devices/${firstDevice}/?brief=1`), 'device_detail_nocontent'));
+
+  // The main pages through both API versions, alternated so that both see the same machine.
+  for (const [key, path] of VERSIONED_PAGES(firstDevice)) {
+    const v37: number[] = [];
+    const v46: number[] = [];
+    await call('GET', path); await call('GET', `/v4.6${path}`);
+    for (let i = 0; i < 11; i++) {
+      v37.push((await timed(() => call('GET', path)))[1]);
+      v46.push((await timed(() => call('GET', `/v4.6${path}`)))[1]);
+    }
+    record(`${key}_v37`, median(v37));
+    record(`${key}_v46`, median(v46));
+  }
 
   // Every list's default page (the scale run compares these with the small dataset's).
   // The main lists (the scale target's) get more runs and their CPU time: on a busy machine that is the steadier figure.

@@ -55,7 +55,14 @@ try {
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const t0 = performance.now();
-  for (let i = 0; i < ROUNDS; i++) for (const path of resolved) await call('GET', path);
+  const perPath = new Map<string, number[]>(resolved.map((p) => [p, []]));
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const path of resolved) {
+      const start = performance.now();
+      await call('GET', path);
+      perPath.get(path)!.push(performance.now() - start);
+    }
+  }
   const elapsed = performance.now() - t0;
   const { profile } = await session.post('Profiler.stop');
   writeFileSync('bench-profile.cpuprofile', JSON.stringify(profile));
@@ -76,6 +83,8 @@ try {
   }
   const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
   console.log(`${engine}: ${ROUNDS} × ${resolved.join(', ')}: ${(elapsed / ROUNDS).toFixed(1)} ms per round`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  if (resolved.length > 1) for (const [path, times] of perPath) console.log(`  ${path}: median ${median(times).toFixed(1)} ms`);
   console.log(`\nself time by file:\n${top(byFile, 15)}\n\nself time by function:\n${top(byFunction, 30)}`);
   session.disconnect();
 } finally {
