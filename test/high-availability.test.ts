@@ -11,7 +11,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { ADMIN_TOKEN, engine, startApp, type TestApp } from './helpers.js';
 import { loadConfig } from '../runtime/core/config.js';
 import { isConnectionLost } from '../runtime/core/errors.js';
-import { inTransaction, openDatabase } from '../runtime/data/db.js';
+import { openDatabase } from '../runtime/data/db.js';
+import { inTransaction } from '../runtime/data/transactions.js';
 
 const test = suite(`high availability: idempotency keys, database loss (${engine})`);
 const SITES = '/api/dcim/sites/';

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { onConnection, readByIds, readRows } from '../runtime/data/db.js';
+import { onConnection, readByIds, readRows } from '../runtime/data/reads.js';
 import { simpleQueryRows } from '../runtime/data/pg-rows.js';
 import { engine, expectStatus, startApp, watchPgQueries, type TestApp } from './helpers.js';
 

@@ -13,7 +13,7 @@
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
-import { readByIds } from './db.js';
+import { readByIds } from './reads.js';
 
 const TABLE = 'netledger_cache_version';
 /** How long after a sync the caches are trusted without another one (background use). */

@@ -12,7 +12,8 @@
  *   row estimate; on SQLite, which has none, the share of an even sample of rows that match.
  */
 import type { Knex } from 'knex';
-import { isPostgres, readAlone, readRows } from './db.js';
+import { isPostgres } from './db.js';
+import { readAlone, readRows } from './reads.js';
 import { talliedRows } from './row-tallies.js';
 
 export interface Count {

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { model } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
-import { readByIds } from './db.js';
+import { readByIds } from './reads.js';
 import { CHUNK } from './row-cache.js';
 
 /**

@@ -16,7 +16,8 @@
  */
 import type { Knex } from 'knex';
 import client from 'prom-client';
-import { afterCommittedWrites, isPostgres, noteWritten } from './db.js';
+import { isPostgres } from './db.js';
+import { afterCommittedWrites, noteWritten } from './transactions.js';
 import { onChanges } from './changes.js';
 import { model } from './registry.js';
 import { registry } from '../core/metrics.js';

@@ -8,7 +8,8 @@
  * of objects (snapshots, stored as their JSON text) travel beside it (objectColumns).
  */
 import type { Knex } from 'knex';
-import { isPostgres, runOnSqlite } from './db.js';
+import { isPostgres } from './db.js';
+import { runOnSqlite } from './reads.js';
 
 /** Bound parameters per statement: under SQLite's 32,766 and PostgreSQL's 65,535 (PostgreSQL's JSON form has one). */
 const MAX_PARAMETERS = 30_000;

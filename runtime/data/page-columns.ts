@@ -8,7 +8,8 @@
  */
 import type { Knex } from 'knex';
 import type { ModelEntry } from '../core/types.js';
-import { isPostgres, readRows } from './db.js';
+import { isPostgres } from './db.js';
+import { readRows } from './reads.js';
 import { hooksOf } from './registry.js';
 
 /** By table: the columns to read, or null for all of them (`*`). */

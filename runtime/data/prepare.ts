@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../core/config.js';
-import { migrate, openDatabase } from './db.js';
+import { openDatabase } from './db.js';
+import { migrate } from './migrate.js';
 import { checkHooks, hooksOf, modelList } from './registry.js';
 import { backfillNaturalKeys } from './natural.js';
 import { syncContentTypes } from './content-types.js';

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
-import { readByIds } from './db.js';
+import { readByIds } from './reads.js';
 import type { ModelEntry } from '../core/types.js';
 
 export function reverseSource(source: string): { model: string; field: string } {

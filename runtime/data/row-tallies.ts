@@ -15,7 +15,7 @@
  * The generated migrations add a tally to every model table (`tally` lines, generator/migration.ts).
  */
 import type { Knex } from 'knex';
-import { readRows } from './db.js';
+import { readRows } from './reads.js';
 import { inSchema } from './counter-columns.js';
 import { log } from '../core/log.js';
 

@@ -9,7 +9,7 @@ import { model, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, followRow, type Put, type RenderState } from './representation.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { batchesReads, readByIds } from './db.js';
+import { batchesReads, readByIds } from './reads.js';
 import { pathsIn } from '../core/versions.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 import { CHUNK, RowCache, needGeneric, together } from './row-cache.js';

@@ -16,7 +16,8 @@
  * (fresh-statistics.ts).
  */
 import type { Knex } from 'knex';
-import { isPostgres, onConnection } from './db.js';
+import { isPostgres } from './db.js';
+import { onConnection } from './reads.js';
 import { FOLD_EVERY_TABLE } from './row-tallies.js';
 import { refreshAfterWrites } from './fresh-statistics.js';
 import { log } from '../core/log.js';

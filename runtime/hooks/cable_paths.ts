@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { byContentType, choiceSet, model, modelList, type Row } from '../data/registry.js';
-import { readByIds } from '../data/db.js';
+import { readByIds } from '../data/reads.js';
 import type { ModelEntry } from '../core/types.js';
 
 const CHUNK = 500;

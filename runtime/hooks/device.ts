@@ -6,7 +6,7 @@
 import type { ModelHooks, WriteItem } from '../data/registry.js';
 import { model } from '../data/registry.js';
 import { updateRows } from '../data/side-writes.js';
-import { readByIds } from '../data/db.js';
+import { readByIds } from '../data/reads.js';
 import { parseBoolean } from '../core/query-values.js';
 import { configContextOf } from './config_context.js';
 

@@ -6,7 +6,7 @@
  *   reason, so traffic goes elsewhere during an outage or before `npm run migrate`.
  */
 import type { Context, Next } from 'koa';
-import { pendingMigrations } from '../data/db.js';
+import { pendingMigrations } from '../data/migrate.js';
 import type { Services } from './views.js';
 
 const PROBE_TIMEOUT_MS = 3000;

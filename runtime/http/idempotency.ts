@@ -13,7 +13,7 @@ import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import { ApiError } from '../core/errors.js';
 import { claimKey, storeAnswer, storedAnswer } from '../data/idempotency.js';
-import { inTransaction } from '../data/db.js';
+import { inTransaction } from '../data/transactions.js';
 import type { Services, State } from './views.js';
 
 const HEADER = 'Idempotency-Key';

@@ -4,7 +4,7 @@
  * key is shown once, in the answer to the form that created it, and never again), `/user/password/`.
  */
 import { byContentType, model } from '../data/registry.js';
-import { inTransaction } from '../data/db.js';
+import { inTransaction } from '../data/transactions.js';
 import { updateObjects } from '../data/write.js';
 import { verifyPasswordAsync } from '../core/secrets.js';
 import { endUserSessions } from '../auth/sessions.js';
