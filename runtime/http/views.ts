@@ -5,60 +5,33 @@
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
-import { isStorableId } from '../core/ids.js';
 import { applyFilters } from '../data/filters.js';
 import { checkFilterNames } from '../data/filter-names.js';
-import { hooksOf, models, storedField, type Action, type Row } from '../data/registry.js';
-import { renderRows } from '../data/serialize.js';
+import type { Row } from '../data/registry.js';
 import { whereAny } from '../data/any.js';
+import { renderRows } from '../data/serialize.js';
 import { createObjects, deleteObjects, updateObjects, type WriteContext, type WriteResult } from '../data/write.js';
-import type { Auth } from '../auth/authenticate.js';
-import type { Peppers } from '../auth/peppers.js';
-import type { Config } from '../core/config.js';
 import type { ModelEntry } from '../core/types.js';
 import { countRows } from '../data/count.js';
-import { parentOf, parentParts } from '../data/parent-order.js';
 import { pageColumns } from '../data/page-columns.js';
 import { paginate, type Page } from './pagination.js';
 import { filledBefore, listShape, rememberFill } from './full-pages.js';
 import { isPostgres } from '../data/db.js';
 import { readByIds, readRows } from '../data/reads.js';
-import { writeTransaction, type Keyed } from './idempotency.js';
-import { applyConstraints, constraintFor } from '../auth/permissions.js';
+import { writeTransaction } from './idempotency.js';
 import { customFieldsFor } from '../data/customfields.js';
 import { withSavedFilters } from './saved-filters.js';
 import { exportTemplateFor, sendExport } from './export.js';
-import { Unconfirmed } from './identify.js';
 import { controlParams, inChangeForms, renderBase, requestVersion } from './versions.js';
 import { filteringIn, pathsIn } from '../core/versions.js';
 import { describeFields } from './describe-fields.js';
 import { readForm, trimKeys, type ReadForm } from './field-selection.js';
+import type { Services, State } from './state.js';
+import { authorize, requireWithin, scoped, unscoped } from './access.js';
+import { applyOrdering, excluded, pageQuery } from './list-query.js';
 
-export interface State {
-  auth: Auth;
-  requestId: string;
-  body: unknown;
-  hasBody: boolean;
-  /** authenticated from caches whose version is not confirmed yet: reads only (identify.ts) */
-  unconfirmed?: boolean;
-  /** a write sent with an Idempotency-Key: its answer is stored in its transaction (idempotency.ts) */
-  idempotency?: Keyed;
-  /** a page listing the user's own objects of an owned model (their tokens): no view permission needed */
-  ownObjects?: boolean;
-  /** the database a read uses: the standby when read routing chose it (read-routing.ts) */
-  readDb?: Knex;
-}
-
-export interface Services {
-  db: Knex;
-  /** a streaming standby that serves reads (DATABASE_READ_URL) */
-  readDb?: Knex;
-  config: Config;
-  /** the peppers of v2 API tokens (runtime/auth/peppers.ts); absent: v2 tokens are refused */
-  peppers?: Peppers;
-  /** called after a write commits (the webhook worker listens here) */
-  afterCommit?: () => void;
-}
+export type { Services, State } from './state.js';
+export { authorize, scoped } from './access.js';
 
 /** The database a read of this request uses: the standby read routing chose, else the primary. */
 function readerOf(ctx: Context, services: Services): Knex {
@@ -68,180 +41,6 @@ function readerOf(ctx: Context, services: Services): Knex {
 function baseUrl(ctx: Context): string {
   return renderBase(ctx).baseUrl;
 }
-
-function exempt(entry: ModelEntry, config: Config): boolean {
-  const d = entry.definition;
-  return config.exemptViewPermissions.includes(d.contentType) || (config.exemptViewPermissions.includes('*') && d.app !== 'users');
-}
-
-/** Models every authenticated user may read without an object permission (content types). */
-function selfService(entry: ModelEntry): boolean {
-  return hooksOf(entry).some((h) => h.selfService);
-}
-
-/** The condition of a user's own objects, for models whose objects have an owner (tokens). */
-function ownerOf(entry: ModelEntry): ((qb: Knex.QueryBuilder, userId: number, table: string) => void) | undefined {
-  return hooksOf(entry).find((h) => h.owner)?.owner;
-}
-
-/**
- * May this request perform `action` on the model at all? Anonymous reads need
- * EXEMPT_VIEW_PERMISSIONS; writes need a write-enabled token; non-superusers need a permission.
- */
-export function authorize(ctx: Context, entry: ModelEntry, action: Action, config: Config, listing = false): void {
-  const { auth, unconfirmed, ownObjects } = ctx.state as State;
-  if (unconfirmed && action !== 'view') throw new Unconfirmed();
-  if (!auth.user) {
-    if (action === 'view' && exempt(entry, config)) return;
-    throw errors.noCredentials();
-  }
-  if (action !== 'view' && !auth.writeEnabled) throw errors.forbidden();
-  for (const hook of hooksOf(entry)) if (hook.authorize && !hook.authorize(action, auth.user, config)) throw errors.forbidden();
-  if (auth.user.isSuperuser || selfService(entry)) return;
-  // An owner acts on their own objects without a permission (scoped() narrows to them); a list needs one, as in NetBox.
-  if (ownerOf(entry) && (!listing || ownObjects)) return;
-  if (constraintFor(auth.grants ?? [], entry.definition.contentType, action) === 'denied' && !(action === 'view' && exempt(entry, config))) throw errors.forbidden();
-}
-
-/** Every one of `ids` that the request can see must also match the constraints of `action` (else 403). */
-async function requireWithin(ctx: Context, db: Knex, entry: ModelEntry, ids: number[], action: Action, all = false): Promise<void> {
-  const user = (ctx.state as State).auth.user;
-  if (!user || user.isSuperuser || selfService(entry) || !ids.length) return;
-  const count = async (act: Action) => {
-    const q = whereAny(db, db(entry.definition.table), 'id', ids.filter(isStorableId));
-    scoped(db, entry, ctx, act)(q);
-    return Number((await q.count('* as n').first())?.n ?? 0);
-  };
-  // New and just-changed objects must all match; before a change or delete, the ones that can be seen.
-  const expected = all ? ids.length : await count('view');
-  if (await count(action) < expected) throw errors.forbidden();
-}
-
-const unservedMemo = new Map<string, { column: string; types: string[] }[]>();
-
-/**
- * The generic relations of a model that may point at models `version` does not serve, each with those
- * types: rows pointing there are not in that version (3.7's change log has no MAC address's changes).
- */
-function unservedTargets(entry: ModelEntry, version: string): { column: string; types: string[] }[] {
-  const key = `${entry.definition.name}@${version}`;
-  let found = unservedMemo.get(key);
-  if (!found) {
-    found = Object.values(entry.definition.fields).filter((f) => f.type === 'generic_fk' && f.types)
-      .map((f) => ({ column: `${f.name}_type`, types: Object.entries(f.types!).filter(([, name]) => !models[name]?.routes.versions.includes(version)).map(([type]) => type) }))
-      .filter((t) => t.types.length);
-    unservedMemo.set(key, found);
-  }
-  return found;
-}
-
-/** Narrows a query to the objects the request may act on: its version's, hook scopes, then permission constraints. */
-export function scoped(db: Knex, entry: ModelEntry, ctx: Context, action: Action = 'view'): (qb: Knex.QueryBuilder) => void {
-  const { auth } = ctx.state as State;
-  const user = auth.user;
-  const unserved = unservedTargets(entry, renderBase(ctx).version);
-  return (qb) => {
-    for (const { column, types } of unserved) qb.where((w) => w.whereNull(`${entry.definition.table}.${column}`).orWhereNotIn(`${entry.definition.table}.${column}`, types));
-    for (const hook of hooksOf(entry)) hook.scope?.(qb, user, entry.definition.table);
-    if (!user || user.isSuperuser || selfService(entry)) return;
-    const constraint = constraintFor(auth.grants ?? [], entry.definition.contentType, action);
-    const own = ownerOf(entry);
-    if (own) {
-      // The user's own objects, and others' as far as the permission reaches.
-      if (constraint === null) return;
-      qb.where((any) => {
-        any.where((mine) => { own(mine, user.id, entry.definition.table); });
-        if (constraint !== 'denied') any.orWhere((granted) => { applyConstraints(granted, db, entry, constraint, user); });
-      });
-      return;
-    }
-    if (constraint === 'denied') { if (action !== 'view') qb.whereRaw('1 = 0'); return; }
-    if (constraint) applyConstraints(qb, db, entry, constraint, user);
-  };
-}
-
-/** Would scoped() leave a view query as it is (no hook scope, no permission constraint)? */
-function unscoped(entry: ModelEntry, ctx: Context): boolean {
-  const { user, grants } = (ctx.state as State).auth;
-  if (hooksOf(entry).some((h) => h.scope) || unservedTargets(entry, renderBase(ctx).version).length) return false;
-  if (!user || user.isSuperuser || selfService(entry)) return true;
-  if (ownerOf(entry)) return false;
-  const constraint = constraintFor(grants ?? [], entry.definition.contentType, 'view');
-  return constraint === 'denied' || constraint === null;
-}
-
-function excluded(params: URLSearchParams): string[] {
-  return params.getAll('exclude').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
-}
-
-/** The names a list is ordered by: ?ordering=a,-b (unknown names dropped), else the default order. */
-function orderingNames(entry: ModelEntry, params: URLSearchParams): { names: string[]; requested: string[] } {
-  const d = entry.definition;
-  const known = (raw: string) => {
-    const name = raw.replace(/^-/, '');
-    return ['id', 'created', 'last_updated'].includes(name) || !!d.counts[name]?.column || (!!d.fields[name] && storedField(entry, d.fields[name]).columns.length > 0);
-  };
-  // Unknown names are dropped; when none is left, the default order applies.
-  const requested = (params.get('ordering') ?? '').split(',').map((s) => s.trim()).filter(known);
-  return { names: requested.length ? requested : d.tree ? ['_sort'] : d.ordering, requested };
-}
-
-/** Default order, then ?ordering=a,-b (unknown names dropped); id always breaks ties. */
-function applyOrdering(qb: Knex.QueryBuilder, entry: ModelEntry, params: URLSearchParams): void {
-  const d = entry.definition;
-  const { names, requested } = orderingNames(entry, params);
-  for (const raw of names) {
-    const desc = raw.startsWith('-');
-    const name = raw.replace(/^-/, '');
-    const dir = desc ? 'desc' : 'asc';
-    if (name === 'id') continue;
-    if (name === '_sort' || name === 'created' || name === 'last_updated') { qb.orderBy(name, dir); continue; }
-    // A stored count (never null), as NetBox orders by its annotated counts.
-    const counter = d.counts[name]?.column;
-    if (counter) { qb.orderBy(counter, dir); continue; }
-    const f = d.fields[name] ? storedField(entry, d.fields[name]) : undefined;
-    if (!f || !f.columns.length || f.type === 'password' || f.type === 'token_key' || f.type === 'json') continue;
-    if (f.type === 'ip_prefix' || f.type === 'ip_address') {
-      qb.orderBy('family', dir).orderBy(`${name}_first`, dir).orderBy(`${name}_length`, dir);
-      if (f.type === 'ip_address') qb.orderBy(`${name}_host`, dir);
-      continue;
-    }
-    // Nulls first ascending (last descending) on both databases, whose defaults differ; natural names by their key.
-    const column = f.natural ? f.columns[1] : f.columns[0];
-    qb.orderByRaw(`case when ?? is null then 0 else 1 end ${dir}, ?? ${dir}`, [column, column]);
-  }
-  qb.orderBy('id', requested[0] === '-id' ? 'desc' : 'asc');
-}
-
-/** Sorting whole rows costs more than this many rows read twice (see pageQuery). */
-const LATE_ROWS = 250;
-
-/**
- * The query of a page's rows (`base`: all of them, unordered; `columns`: those to read, null for
- * all, page-columns.ts). On SQLite, a small page takes the ids first, sorted and cut with only the
- * columns the order needs, then those rows whole: SQLite
- * sorts whole rows otherwise, and IPs ?parent=10.0.0.0/8&limit=100 sorted 10,000 rows of every
- * column to keep 100 (9 -> 7 ms of CPU). PostgreSQL's top-N sort showed no such cost; a big page
- * would sort its own rows twice. With statistics SQLite still sorted all 10,000 ids of that page;
- * a `parent=` page in the address's order now reads them as ordered index ranges (parent-order.ts).
- */
-function pageQuery(db: Knex, entry: ModelEntry, base: Knex.QueryBuilder, params: URLSearchParams, page: { limit: number | null; offset: number }, columns: string[] | null): Knex.QueryBuilder {
-  const sqlite = !isPostgres(db) && page.limit !== null;
-  // `parent=` in the address's own order: the ids from the index in order, whatever the statistics
-  // (for a page of any size: 1000 rows of 10.0.0.0/8 sorted whole took 9 ms, their ids in order 4).
-  const parent = sqlite ? parentOf(base) : undefined;
-  const ordered = parent && orderingNames(entry, params).names.join() === parent.field;
-  const late = !!ordered || (sqlite && page.limit! <= LATE_ROWS);
-  const cut = ordered ? parentParts(base, parent) : late ? base.clone().select('id') : base.clone().select(columns ?? '*');
-  applyOrdering(cut, entry, params);
-  if (page.limit !== null) cut.limit(page.limit);
-  if (page.offset) cut.offset(page.offset);
-  if (!late) return cut;
-  const rows = db(entry.definition.table).select(columns ?? '*').whereIn('id', ordered ? db.select('id').from(cut.as('page')) : cut);
-  applyOrdering(rows, entry, params);
-  return rows;
-}
-
 
 /**
  * A cursor page (`start`): `id >= start ORDER BY id LIMIT n`, read from the primary key's index, so
