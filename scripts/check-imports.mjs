@@ -1,7 +1,8 @@
 /**
  * `npm run check:imports`: fails when hand-written modules (runtime/, generator/) import each other in
- * a cycle through value imports, or when a runtime layer imports a higher one. Type-only imports are erased at compile time, so they may point
- * anywhere; a value import must point down the layers described in runtime/README.md.
+ * a cycle, or when a runtime layer imports a higher one. Type-only imports count as value imports do:
+ * they vanish at compile time, but a module that needs another's types depends on it all the same, so
+ * every import must point down the layers described in runtime/README.md, and none may close a cycle.
  *
  * A small script rather than madge or dependency-cruiser: it needs only the relative import lines of
  * our own files, which a regular expression reads reliably, and it adds no dependency tree to CI.
@@ -22,24 +23,15 @@ function walk(dir, out = []) {
   return out;
 }
 
-/** Relative value imports of one file: skips `import type` and imports whose names are all `type X`. */
-function valueImports(file) {
+/** Relative imports of one file, type-only ones included: they tie modules together as much for a reader. */
+function imports(file) {
   const text = readFileSync(file, 'utf8');
-  const found = [];
-  const pattern = /^\s*(import|export)\s+(type\s+)?([^;]*?)\s*from\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm;
-  for (const m of text.matchAll(pattern)) {
-    const spec = m[4] ?? m[5];
-    if (m[2]) continue;
-    const names = m[3] ?? '';
-    const braces = names.match(/^\{([\s\S]*)\}$/);
-    if (braces && braces[1].split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
-    found.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-  }
-  return found;
+  const pattern = /^\s*(?:import|export)\s+(?:type\s+)?[^;]*?\s*from\s*'(\.{1,2}\/[^']+)'|^\s*import\s*'(\.{1,2}\/[^']+)'/gm;
+  return [...text.matchAll(pattern)].map((m) => resolve(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts')));
 }
 
 const files = roots.flatMap((r) => walk(join(root, r)));
-const graph = new Map(files.map((f) => [f, valueImports(f).filter((t) => files.includes(t))]));
+const graph = new Map(files.map((f) => [f, [...new Set(imports(f).filter((t) => files.includes(t)))]]));
 
 // Tarjan's strongly connected components: every component of more than one file is a cycle.
 let index = 0;
@@ -69,8 +61,8 @@ function visit(v) {
 }
 for (const f of files) if (!meta.has(f)) visit(f);
 
-// The layers of runtime/, lowest first (runtime/README.md): a value import may only point to the same
-// layer or a lower one. Files directly in runtime/ are the composition root and may import anything.
+// The layers of runtime/, lowest first (runtime/README.md): an import, type-only or not, may only point
+// to the same layer or a lower one. Files directly in runtime/ are the composition root and may import anything.
 const LAYERS = ['core', 'data', 'auth', 'webhooks', 'hooks', 'http', 'ui'];
 const layerOf = (file) => {
   const parts = relative(join(root, 'runtime'), file).split('/');

@@ -14,6 +14,7 @@ import { parseNetwork } from '../core/ipnet.js';
 import type { Grant } from './permissions.js';
 import { processCache, watchModels } from '../data/cache.js';
 import type { Peppers } from './peppers.js';
+import type { User } from '../core/user.js';
 
 watchModels(['Token', 'User']);
 /** Token rows with their user, by key digest or `v2:<key>` (emptied whenever a token or user changes, in any process). */
@@ -32,12 +33,7 @@ function digestOf(key: string): string {
   return digest;
 }
 
-export interface User {
-  id: number;
-  username: string;
-  isSuperuser: boolean;
-  isActive: boolean;
-}
+export type { User } from '../core/user.js';
 
 export interface Auth {
   user: User | null;

@@ -8,17 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Peppers } from '../core/services.js';
 
 const TABLE = 'netledger_settings';
 const GENERATED = 'api_token_pepper';
 export const GENERATED_PEPPER_ID = 0;
 
-export interface Peppers {
-  /** the pepper new v2 tokens are made with */
-  current: { id: number; pepper: string };
-  /** every pepper that verifies, by id */
-  byId: Map<number, string>;
-}
+export type { Peppers } from '../core/services.js';
 
 /** The stored generated pepper, made and stored first when `create` and there is none yet. */
 async function generatedPepper(db: Knex, create: boolean): Promise<string | null> {

@@ -11,7 +11,7 @@ import knexFactory, { type Knex } from 'knex';
 const knexProbe = knexFactory({ client: 'pg' });
 import { applyFilters } from '../data/filters.js';
 import { model, type Action } from '../data/registry.js';
-import type { User } from './authenticate.js';
+import type { User } from '../core/user.js';
 import type { ModelEntry } from '../core/types.js';
 import { compileLookups, LookupProblem } from './lookups.js';
 import { processCache, watchModels } from '../data/cache.js';

@@ -18,15 +18,16 @@ import { createObjects } from '../data/write.js';
 import { renderRows } from '../data/serialize.js';
 import { checkCredentials, readCredentials } from './credentials.js';
 import type { User } from './authenticate.js';
-import type { Services, State } from '../http/views.js';
-import type { RequestVersion } from '../http/versions.js';
+import type { Services } from '../core/services.js';
+import type { RequestVersion } from '../core/types.js';
+import type { RequestState } from './request-state.js';
 
 const OPTIONAL = ['expires', 'description', 'write_enabled', 'allowed_ips', 'enabled', 'version'];
 
 export function tokenProvision(services: Services) {
   const { db, config } = services;
   return async (ctx: Context): Promise<void> => {
-    const state = ctx.state as State;
+    const state = ctx.state as RequestState;
     const body = (state.hasBody ? state.body : {}) as Record<string, unknown>;
     const row = await checkCredentials(ctx, db, readCredentials(body));
     const user: User = { id: Number(row.id), username: row.username, isSuperuser: row.is_superuser === true || row.is_superuser === 1, isActive: true };

@@ -23,7 +23,7 @@ import { readSmall } from '../core/small-body.js';
 import { checkCredentials, readCredentials } from './credentials.js';
 import { model } from '../data/registry.js';
 import type { Auth } from './authenticate.js';
-import type { Services } from '../http/views.js';
+import type { Services } from '../core/services.js';
 
 export const SESSION_COOKIE = 'sessionid';
 export const CSRF_COOKIE = 'csrftoken';

@@ -5,7 +5,7 @@
  * version receives into the stored one, and `bounds` the stored values a filter value of this
  * version stands for. Each is small, named and tested on its own.
  */
-import type { Row } from '../data/registry.js';
+import type { Row } from './types.js';
 
 export interface Conversion {
   /** `value`: what the field shows in the default form; `row`: the stored row; `name`: the field */

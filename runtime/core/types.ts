@@ -220,6 +220,9 @@ export interface VersionForms {
 }
 
 /** An API version the service answers in (schema/versions.yaml). */
+/** A row as the database driver returns it. */
+export type Row = Record<string, any>;
+
 export interface ApiVersion {
   version: string;
   /** the NetBox release it answers as (/api/status/) */
@@ -240,6 +243,16 @@ export interface NavigationMenu {
     /** a model's list, or a page of its own (`url`, `label`) shown with that model's view permission */
     items: { model: string; label?: string; url?: string }[];
   }[];
+}
+
+/** The version one request is answered in (http/versions.ts works it out). */
+export interface RequestVersion extends ApiVersion {
+  /** the path prefix the request came under (`/v4.6`, or '' for /api/) */
+  prefix: string;
+  /** scheme, host and prefix: where every API URL of the answer starts */
+  base: string;
+  /** scheme and host: where web interface URLs start */
+  origin: string;
 }
 
 export interface ApiVersions {

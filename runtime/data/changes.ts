@@ -10,7 +10,7 @@ import { insertRows } from './insert.js';
 import { whereAny } from './any.js';
 import { emptyOnSqlite } from './together.js';
 import { isPostgres } from './db.js';
-import type { User } from '../auth/authenticate.js';
+import type { ChangeContext } from './write-context.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
@@ -36,13 +36,7 @@ export interface Change {
   shapes?: Map<string, Record<string, unknown>>;
 }
 
-export interface ChangeContext {
-  db: Knex;
-  user: User | null;
-  requestId: string;
-  baseUrl: string;
-  now: string;
-}
+export type { ChangeContext } from './write-context.js';
 
 export type ChangeListener = (changes: Change[], ctx: ChangeContext) => Promise<void>;
 

@@ -5,7 +5,7 @@
  */
 import { errors } from '../core/errors.js';
 import { hooksOf, model, type HookContext } from './registry.js';
-import type { User } from '../auth/authenticate.js';
+import type { User } from '../core/user.js';
 import type { FilterDefinition, LookupFamily, ModelEntry } from '../core/types.js';
 import { parseBoolean } from '../core/query-values.js';
 import { applyCustomFieldFilter, type CustomFieldDef } from './customfields.js';

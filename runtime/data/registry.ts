@@ -5,14 +5,13 @@
 import type { Knex } from 'knex';
 import { models as generatedModels } from '../../generated/registry.js';
 import { choiceSets } from '../../generated/choices.js';
-import type { ChoiceSet, FieldDefinition, ModelEntry } from '../core/types.js';
+import type { ChoiceSet, FieldDefinition, ModelEntry, Row } from '../core/types.js';
 import type { ErrorCollector } from '../core/errors.js';
-import type { User } from '../auth/authenticate.js';
+import type { User } from '../core/user.js';
 import type { Config } from '../core/config.js';
-import type { ChangeContext } from './changes.js';
-import type { RuleSettings } from './write-context.js';
+import type { ChangeContext, RuleSettings } from './write-context.js';
 
-export type Row = Record<string, any>;
+export type { Row } from '../core/types.js';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 

@@ -1,8 +1,16 @@
 /** What every step of a write shares: the request's context, and the chunk size of set-wise statements. */
 import type { Knex } from 'knex';
-import type { User } from '../auth/authenticate.js';
-import type { ChangeContext } from './changes.js';
-import type { Peppers } from '../auth/peppers.js';
+import type { User } from '../core/user.js';
+import type { Peppers } from '../core/services.js';
+
+/** The request a change belongs to, as the change log records it. */
+export interface ChangeContext {
+  db: Knex;
+  user: User | null;
+  requestId: string;
+  baseUrl: string;
+  now: string;
+}
 
 /** Everything a write needs to know about its request; `db` is the request's transaction. */
 export interface WriteContext extends ChangeContext {

@@ -17,7 +17,7 @@ import { ApiError, errors } from '../core/errors.js';
 import { readChunks, tooLarge } from '../core/small-body.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import type { Limits } from '../core/limits.js';
-import type { State } from './views.js';
+import type { State } from './state.js';
 import { formBody, isMultipart } from './form-body.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

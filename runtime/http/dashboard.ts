@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
 import { caller, isObject, USER_CONFIG_MAX_BYTES } from './user-config.js';
-import type { Services, State } from './views.js';
+import type { Services, State } from './state.js';
 
 const TABLE = 'extras_dashboard';
 

@@ -7,7 +7,7 @@
  */
 import type { Context, Next } from 'koa';
 import { pendingMigrations } from '../data/migrate.js';
-import type { Services } from './views.js';
+import type { Services } from './state.js';
 
 const PROBE_TIMEOUT_MS = 3000;
 

@@ -14,13 +14,11 @@ import type { Knex } from 'knex';
 import { ApiError } from '../core/errors.js';
 import { claimKey, storeAnswer, storedAnswer } from '../data/idempotency.js';
 import { inTransaction } from '../data/transactions.js';
-import type { Services, State } from './views.js';
+import type { Keyed, Services, State } from './state.js';
 
 const HEADER = 'Idempotency-Key';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** What a keyed write must remember (State.idempotency). */
-export interface Keyed { userId: number; key: string; fingerprint: string }
 
 /** Another request with the same key committed while this one ran: this one rolls back and replays it. */
 class KeyTaken extends Error {}

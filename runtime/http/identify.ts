@@ -17,7 +17,7 @@ import { authenticate, type Auth } from '../auth/authenticate.js';
 import { loadGrants } from '../auth/permissions.js';
 import { sessionAuth } from '../auth/sessions.js';
 import { applyCacheVersion, knownCacheVersion, readCacheVersion, syncCaches } from '../data/cache.js';
-import type { Services, State } from './views.js';
+import type { Services, State } from './state.js';
 
 /** Thrown by a write reached before the cache version was confirmed: the request runs again, confirmed. */
 export class Unconfirmed extends Error {}

@@ -7,7 +7,7 @@
 import type { Context, Next } from 'koa';
 import { requestLog } from '../core/log.js';
 import { httpDuration, httpRequests } from '../core/metrics.js';
-import type { State } from './views.js';
+import type { State } from './state.js';
 
 /** Route templates by the router's pattern (a fixed set: the routes declared). */
 const templates = new Map<string, string>();

@@ -18,7 +18,7 @@ import { errors } from '../core/errors.js';
 import { CLUSTER_METRICS_REPLY, CLUSTER_METRICS_REQUEST, registry } from '../core/metrics.js';
 import { allowedFrom, authenticate } from '../auth/authenticate.js';
 import { model } from '../data/registry.js';
-import type { Services } from './views.js';
+import type { Services } from './state.js';
 
 const CLUSTER_TIMEOUT_MS = 5000;
 

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runningWorkers } from '../webhooks/worker.js';
-import type { Services } from './views.js';
+import type { Services } from './state.js';
 import { requestVersion } from './versions.js';
 
 const require = createRequire(import.meta.url);

@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
 import { isPostgres } from '../data/db.js';
-import type { Services, State } from './views.js';
+import type { Services, State } from './state.js';
 
 const TABLE = 'users_userconfig';
 /** A preferences document larger than this (as JSON) is refused. */

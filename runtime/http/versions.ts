@@ -10,16 +10,9 @@ import type { Context, Middleware } from 'koa';
 import { apiVersions } from '../../generated/versions.js';
 import { ApiError } from '../core/errors.js';
 import { acceptedVersion } from '../core/versions.js';
-import type { ApiVersion } from '../core/types.js';
+import type { ApiVersion, RequestVersion } from '../core/types.js';
 
-export interface RequestVersion extends ApiVersion {
-  /** the path prefix the request came under (`/v4.6`, or '' for /api/) */
-  prefix: string;
-  /** scheme, host and prefix: where every API URL of the answer starts */
-  base: string;
-  /** scheme and host: where web interface URLs start */
-  origin: string;
-}
+export type { RequestVersion } from '../core/types.js';
 
 const served = new Map(apiVersions.versions.map((v) => [v.version, v]));
 const PREFIX = /^\/v(\d+\.\d+)(\/api(?:\/.*)?)?$/;

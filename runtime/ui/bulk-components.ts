@@ -11,7 +11,7 @@ import { label, type Page } from './page.js';
 import { sendPage } from './render.js';
 import { listUrl } from './page.js';
 import type { Services } from '../http/views.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 
 export interface BulkRequest {
   ctx: Context;

@@ -12,7 +12,8 @@ import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
 import { disconnectPage, renamePage } from './bulk-components.js';
 import { importRows, lineFinder } from './import-rows.js';
 import { sendPage } from './render.js';
-import { forbidden, relationChoices, type ApiViews } from './objects.js';
+import { forbidden, relationChoices } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import type { Services } from '../http/views.js';
 import type { Session } from '../auth/sessions.js';
 

@@ -17,7 +17,7 @@ import { sendPage } from './render.js';
 import { forbidden, relationChoices } from './objects.js';
 import { cableModel, ownerOf } from './cabling.js';
 import { pageUrl } from './values.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 const LIMIT = '1000';
 const SIDES = ['a', 'b'] as const;

@@ -4,7 +4,7 @@ import { changesView, CHANGE_TYPE } from './changes.js';
 import { may } from './page.js';
 import { sendPage } from './render.js';
 import { forbidden } from './objects.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 export async function changelogPage({ ctx, services, page, api }: UiContext): Promise<void> {
   const entry = byContentType.get(CHANGE_TYPE);

@@ -8,7 +8,7 @@ import { byContentType } from '../data/registry.js';
 import { render } from '../webhooks/template.js';
 import { callView } from './api-call.js';
 import type { ModelEntry } from '../core/types.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 
 const CUSTOM_LINK_TYPE = 'extras.customlink';
 

@@ -10,7 +10,7 @@ import { may, readForm } from './page.js';
 import { sendPage } from './render.js';
 import { forbidden, notFound } from './objects.js';
 import { pageUrl } from './values.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 const DELIVERY_TYPE = 'extras.webhookdelivery';
 const WEBHOOK_TYPE = 'extras.webhook';

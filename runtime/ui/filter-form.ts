@@ -9,7 +9,7 @@ import type { ModelEntry } from '../core/types.js';
 import { callView } from './api-call.js';
 import { listUrl } from './page.js';
 import { renderTemplate, securityHeaders } from './render.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 
 const OPTION_LIMIT = 100;
 

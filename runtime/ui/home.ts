@@ -11,7 +11,7 @@ import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
 import { pageUrl } from './values.js';
 import type { State } from '../http/views.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 const SEARCH_LIMIT = 10;
 const BOOKMARKS_SHOWN = 20;

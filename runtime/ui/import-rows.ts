@@ -10,7 +10,7 @@ import { LineCounter, parseAllDocuments } from 'yaml';
 import { modelList } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { callView, errorText } from './api-call.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 
 export interface ImportError { row: number; line: number | null; text: string }
 

@@ -8,10 +8,11 @@ import { modelList } from '../data/registry.js';
 import { views, type Services } from '../http/views.js';
 import type { ModelEntry } from '../core/types.js';
 import { serveStatic } from './static.js';
-import { authenticatePage, may, pageFrame, redirectToLogin, type Page } from './page.js';
+import { authenticatePage, may, pageFrame, redirectToLogin } from './page.js';
 import { listPage } from './list.js';
 import { filterForm } from './filter-form.js';
-import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound, toggleBookmark, type ApiViews } from './objects.js';
+import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound, toggleBookmark } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import { bulkPage, importPage } from './bulk.js';
 import { tabsOf } from './tabs.js';
 import { homePage, searchPage } from './home.js';
@@ -22,17 +23,10 @@ import { tracePage } from './trace.js';
 import { cableFormPage } from './cable-form.js';
 import { RACK_ELEVATIONS, rackElevationsPage } from './rack-elevations.js';
 import { browsableApi, wantsBrowsable } from './browsable.js';
-import { CSRF_FIELD, useLoginPages, type Session } from '../auth/sessions.js';
+import { CSRF_FIELD, useLoginPages } from '../auth/sessions.js';
+import type { UiContext } from './context.js';
 import { CONTENT_SECURITY_POLICY, renderTemplate } from './render.js';
 import { staticUrl } from './static.js';
-
-export interface UiContext {
-  ctx: Context;
-  services: Services;
-  page: Page;
-  session: Session | null;
-  api: ApiViews;
-}
 
 const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|import|bulk|filter-form)\/|(\d{1,15})\/(?:([a-z][a-z0-9-]*)\/)?)?$/;
 

@@ -12,7 +12,7 @@ import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
 import type { Services, State } from '../http/views.js';
 import { columnViews } from './column-views/index.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 
 export const PAGE_SIZES = [25, 50, 100, 250, 500];
 const DEFAULT_PAGE_SIZE = 50;

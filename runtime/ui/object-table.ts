@@ -9,7 +9,7 @@ import { callView } from './api-call.js';
 import { columnLabel } from './list.js';
 import { listUrl } from './page.js';
 import { renderTemplate } from './render.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import { cell, plain } from './values.js';
 import { barView, type Bar } from './bar.js';
 

@@ -7,7 +7,8 @@ import type { Context } from 'koa';
 import { byContentType, modelList } from '../data/registry.js';
 import { customFieldsFor } from '../data/customfields.js';
 import type { ModelEntry } from '../core/types.js';
-import { callView, errorText, type ViewFn } from './api-call.js';
+import { callView, errorText } from './api-call.js';
+import type { ApiViews } from './api-views.js';
 import { buildInputs, formBody, formFields } from './forms.js';
 import { cell } from './values.js';
 import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
@@ -21,7 +22,6 @@ import { tabLinks, tabPage, tabsOf } from './tabs.js';
 import { renderPanels } from './panels.js';
 import { cableModel } from './cabling.js';
 
-export type ApiViews = Map<ModelEntry, { list: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;
 const JOURNAL_TYPE = 'extras.journalentry';
 const CHOICE_LIMIT = 100;
 const HIDDEN = new Set(['id', 'url', 'display', 'tags', 'custom_fields']);

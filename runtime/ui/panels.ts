@@ -6,19 +6,9 @@
 import type { Context } from 'koa';
 import type { ModelEntry } from '../core/types.js';
 import type { Services } from '../http/views.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import { panels } from './panels/index.js';
-
-export interface Panel {
-  title: string;
-  html: string;
-  wide?: boolean;
-  /** a Tabler colour the card is drawn in (a warning) */
-  tone?: string;
-  /** the html is a table that fills the card (no padding) */
-  table?: boolean;
-}
-export type PanelFn = (ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>) => Promise<Panel | null>;
+import type { Panel } from './panel.js';
 
 export async function renderPanels(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>): Promise<Panel[]> {
   const out: Panel[] = [];

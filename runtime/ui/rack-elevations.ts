@@ -10,7 +10,7 @@ import { getAction } from './hook-view.js';
 import { apiQuery, PAGE_SIZES } from './list.js';
 import { label, listUrl, may } from './page.js';
 import { sendPage } from './render.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 export { RACK_ELEVATIONS };
 

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import type { ModelEntry } from '../core/types.js';
 import type { Services } from '../http/views.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import { listUrl } from './page.js';
 
 /** A row of the tab's table: one of the listed objects, or free space (`free`). */

@@ -17,7 +17,7 @@ import { sendPage } from './render.js';
 import { columnLabel, columnsOf } from './list.js';
 import { cableModel } from './cabling.js';
 import type { Services, State } from '../http/views.js';
-import type { ApiViews } from './objects.js';
+import type { ApiViews } from './api-views.js';
 import { tabViews } from './tab-views/index.js';
 import { columnViews } from './column-views/index.js';
 import type { TabRow } from './tab-view.js';

@@ -15,7 +15,7 @@ import { traceSvg, type Hop } from './trace-svg.js';
 import { cableModel, modelOfNested, ownerOf } from './cabling.js';
 import { pageUrl } from './values.js';
 import { notFound } from './objects.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 const TRACE_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(\d{1,15})\/trace\/$/;
 /** The cabled model at `/<app>/<endpoint>/`, if any. */

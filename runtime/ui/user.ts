@@ -12,7 +12,7 @@ import { callView, errorText } from './api-call.js';
 import { may, readForm, redirectToLogin } from './page.js';
 import { sendPage } from './render.js';
 import { forbidden, notFound } from './objects.js';
-import type { UiContext } from './index.js';
+import type { UiContext } from './context.js';
 
 const TOKEN_TYPE = 'users.token';
 const TOKEN_PAGE = /^\/user\/api-tokens\/(?:(add)\/|(\d{1,15})\/(edit|delete)\/)?$/;

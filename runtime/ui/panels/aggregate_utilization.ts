@@ -5,8 +5,8 @@ import type { ModelEntry } from '../../core/types.js';
 import type { Services, State } from '../../http/views.js';
 import { aggregateUtilization as coverage } from '../../hooks/prefix_utilization.js';
 import { utilizationPanel } from '../object-table.js';
-import type { ApiViews } from '../objects.js';
-import type { Panel } from '../panels.js';
+import type { ApiViews } from '../api-views.js';
+import type { Panel } from '../panel.js';
 
 export async function aggregateUtilization(ctx: Context, services: Services, _api: ApiViews, _entry: ModelEntry, aggregate: Record<string, any>): Promise<Panel | null> {
   const net = parseNetwork(String(aggregate.prefix ?? ''));

@@ -6,8 +6,8 @@ import type { Context } from 'koa';
 import type { ModelEntry } from '../../core/types.js';
 import type { Services } from '../../http/views.js';
 import { listRows, objectTable } from '../object-table.js';
-import type { ApiViews } from '../objects.js';
-import type { Panel } from '../panels.js';
+import type { ApiViews } from '../api-views.js';
+import type { Panel } from '../panel.js';
 
 export async function duplicateIps(ctx: Context, _services: Services, api: ApiViews, entry: ModelEntry, ip: Record<string, any>): Promise<Panel | null> {
   const host = String(ip.address ?? '').split('/')[0];

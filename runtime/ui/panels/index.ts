@@ -1,5 +1,5 @@
 /** The panels a model's `ui.panels` may name, by name (runtime/ui/panels.ts renders them). */
-import type { PanelFn } from '../panels.js';
+import type { PanelFn } from '../panel.js';
 import { rackElevation } from './rack_elevation.js';
 import { cableEnds } from './cable_ends.js';
 import { duplicateIps } from './duplicate_ips.js';

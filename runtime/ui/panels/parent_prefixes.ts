@@ -8,9 +8,9 @@ import type { ModelEntry } from '../../core/types.js';
 import type { Services, State } from '../../http/views.js';
 import { prefixUtilization } from '../../hooks/prefix_utilization.js';
 import { barView, listRows, objectTable } from '../object-table.js';
-import type { ApiViews } from '../objects.js';
+import type { ApiViews } from '../api-views.js';
 import { may } from '../page.js';
-import type { Panel } from '../panels.js';
+import type { Panel } from '../panel.js';
 
 const lengthOf = (prefix: unknown) => Number(String(prefix).split('/')[1] ?? 0);
 

@@ -8,8 +8,8 @@ import { actionView } from '../../http/actions.js';
 import type { Services } from '../../http/views.js';
 import { callView, type ViewFn } from '../api-call.js';
 import { renderTemplate } from '../render.js';
-import type { ApiViews } from '../objects.js';
-import type { Panel } from '../panels.js';
+import type { ApiViews } from '../api-views.js';
+import type { Panel } from '../panel.js';
 
 const views = new WeakMap<ModelEntry, ViewFn>();
 

@@ -5,8 +5,8 @@ import type { ModelEntry } from '../../core/types.js';
 import type { Services, State } from '../../http/views.js';
 import { rangeUtilization as assigned } from '../../hooks/prefix_utilization.js';
 import { utilizationPanel } from '../object-table.js';
-import type { ApiViews } from '../objects.js';
-import type { Panel } from '../panels.js';
+import type { ApiViews } from '../api-views.js';
+import type { Panel } from '../panel.js';
 
 export async function rangeUtilization(ctx: Context, services: Services, _api: ApiViews, _entry: ModelEntry, range: Record<string, any>): Promise<Panel | null> {
   const start = parseNetwork(String(range.start_address ?? ''));

@@ -8,8 +8,8 @@ import type { ModelEntry } from '../../core/types.js';
 import { networkText, parseNetwork } from '../../core/ipnet.js';
 import type { Services } from '../../http/views.js';
 import { listRows, objectTable } from '../object-table.js';
-import type { ApiViews } from '../objects.js';
-import type { Panel } from '../panels.js';
+import type { ApiViews } from '../api-views.js';
+import type { Panel } from '../panel.js';
 
 const LIMIT = 100;
 const hostOf = (address: unknown) => String(address ?? '').split('/')[0];
