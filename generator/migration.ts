@@ -4,8 +4,7 @@
  * IP networks carry 16-byte big-endian bounds so containment is a range comparison on an index.
  */
 import type { FieldDefinition, ModelDefinition } from '../runtime/core/types.js';
-import type { Counter } from '../runtime/data/counter-columns.js';
-import { EVERY_MODEL } from './schema-index.js';
+import { countersOf, type Counter } from '../runtime/data/counter-columns.js';
 
 function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string, ModelDefinition>, integerSets: Set<string>): string[] {
   const nullable = (s: string) => `${s}${f.nullable || !f.required ? '.nullable()' : '.notNullable()'};`;
@@ -171,23 +170,10 @@ function dropCoveredIndexes(table: string, lines: string[]): void {
 /**
  * The stored counts of a model (every count but a tree's cumulative ones), as `counter:<json>` lines:
  * a counter column on its table, kept by triggers on the counted table (runtime/data/counter-columns.ts).
- * An fk counts its column, a generic relation its id where its type is this model, an m2m the join
- * table's links to this model.
  */
 function counterLines(d: ModelDefinition, byName: Map<string, ModelDefinition>): string[] {
-  return Object.values(d.counts).filter((c) => c.column).map((c) => {
-    if (c.model === EVERY_MODEL) return counterLine({ parent: d.table, column: c.column!, table: TAGGED_ITEMS, fk: 'tag_id' });
-    const other = byName.get(c.model)!;
-    const f = other.fields[c.field];
-    const counter: Counter = f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }
-      : f.type === 'generic_fk' ? { parent: d.table, column: c.column!, table: other.table, fk: f.columns[1], type: [f.columns[0], d.contentType] }
-        : { parent: d.table, column: c.column!, table: other.table, fk: f.columns[0] };
-    return counterLine(counter);
-  });
+  return countersOf(d, byName).map(counterLine);
 }
-
-/** The links of every model's tags (runtime/data/migrations/0002_tagging.ts). */
-const TAGGED_ITEMS = 'extras_taggeditem';
 
 const counterLine = (counter: Counter) => `counter:${JSON.stringify({ ...counter, form: 2 })}`;
 

@@ -1,5 +1,5 @@
 /**
- * `npm run cli -- import-netbox <postgres-url> [--replace] [--dry-run] [--with-changelog]`: a NetBox database into the
+ * `npm run cli -- import-netbox <postgres-url> [--replace] [--dry-run] [--with-changelog] [--media DIR]`: a NetBox database into the
  * database the usual settings name (data/netbox-import.ts), created and migrated first when needed.
  * Prints a summary table per model; on failure one line, and the target is left as it was.
  */
@@ -8,12 +8,16 @@ import { prepareDatabase } from './data/prepare.js';
 import { openNetbox } from './data/netbox-source.js';
 import { importNetbox } from './data/netbox-import.js';
 
-const USAGE = 'usage: npm run cli -- import-netbox <postgres-url-of-a-netbox-database> [--replace] [--dry-run] [--with-changelog]';
+const USAGE = 'usage: npm run cli -- import-netbox <postgres-url-of-a-netbox-database> [--replace] [--dry-run] [--with-changelog] [--media <NetBox MEDIA_ROOT>]';
 
-export async function runImportNetbox(args: string[]): Promise<number> {
+export async function runImportNetbox(given: string[]): Promise<number> {
+  // `--media DIR` (or `--media=DIR`): the folder, apart from the other arguments
+  const at = given.indexOf('--media');
+  const media = at >= 0 ? given[at + 1] : given.find((a) => a.startsWith('--media='))?.slice('--media='.length);
+  const args = given.filter((a, i) => !(at >= 0 && (i === at || i === at + 1)) && !a.startsWith('--media='));
   const url = args.find((a) => !a.startsWith('--'));
   const unknown = args.filter((a) => a.startsWith('--') && !['--replace', '--dry-run', '--with-changelog'].includes(a));
-  if (!url || unknown.length) {
+  if (!url || unknown.length || (at >= 0 && !media) || media === '') {
     console.error(unknown.length ? `unknown option ${unknown[0]}\n${USAGE}` : USAGE);
     return 2;
   }
@@ -32,6 +36,7 @@ export async function runImportNetbox(args: string[]): Promise<number> {
       replace: args.includes('--replace'),
       dryRun: args.includes('--dry-run'),
       withChangelog: args.includes('--with-changelog'),
+      media,
       progress: tty ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     });
     if (tty) process.stderr.write('\r\x1b[K');

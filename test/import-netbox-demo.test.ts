@@ -144,6 +144,14 @@ async function checkImport(version: string): Promise<void> {
         const have = [...(await listAll(app, token, path, '/v4.6/api')).keys()].sort((a, b) => a - b);
         assert.equal(have, want, `${path}: the same ids as ${table}`);
       }
+      // what the database keeps beside the rows, rebuilt after the import wrote them: list counts,
+      // each device's component counters
+      const interfaces = Number((await src('dcim_interface').count('* as n'))[0].n);
+      assert.is((await app.api('GET', '/api/dcim/interfaces/?limit=1', undefined, { token })).body.count, interfaces, 'the interface list counts every interface');
+      const perDevice = new Map((await src('dcim_interface').select('device_id').count('* as n').groupBy('device_id')).map((r) => [Number(r.device_id), Number(r.n)]));
+      const deviceList = await listAll(app, token, 'dcim/devices');
+      for (const [id, device] of deviceList) assert.is(device.interface_count, perDevice.get(id) ?? 0, `device ${id}: interface_count`);
+
       // a rack's form factor: 3.7's \`type\`, 4.1's \`form_factor\`
       const formFactor = await hasColumn(src, 'dcim_rack', 'form_factor') ? 'form_factor' : 'type';
       const racks = await listAll(app, token, 'dcim/racks');

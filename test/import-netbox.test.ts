@@ -11,7 +11,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pbkdf2Sync } from 'node:crypto';
 import knex from 'knex';
 import { engine, startApp, testDatabase, testSchemaName } from './helpers.js';
@@ -20,6 +22,9 @@ import { runCli } from './run-cli.js';
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const test = suite(`import-netbox (${engine})`);
+
+/** A PNG of 2x1 pixels: an image attachment's file under the source's MEDIA_ROOT. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==', 'base64');
 
 const django = (password: string) => `pbkdf2_sha256$1000$salty$${pbkdf2Sync(password, 'salty', 1000, 32, 'sha256').toString('base64')}`;
 
@@ -43,7 +48,7 @@ async function buildSource(schema: string, badAddress = false, sizesInMb = true)
     await t(`create table %s.dcim_site (id bigint primary key, name text, slug text, status text, tenant_id bigint, facility text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
     await t(`insert into %s.dcim_site values (17, 'Alpha', 'alpha', 'active', 41, 'F1', '', '', '{"owner": "ops"}', '2024-01-02T03:04:05Z', '2024-01-02T03:04:05Z')`);
     await t(`create table %s.ipam_ipaddress (id bigint primary key, address inet, status text, role text, dns_name text, description text, comments text, tenant_id bigint, vrf_id bigint, nat_inside_id bigint, assigned_object_type_id integer, assigned_object_id bigint, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
-    await db.raw(`insert into ${schema}.ipam_ipaddress values (250, ?, 'active', '', '', '', '', 41, null, null, null, null, '{}', now(), now())`, [badAddress ? '0.0.0.0/0' : '192.0.2.7/24']);
+    await db.raw(`insert into ${schema}.ipam_ipaddress values (250, ?, 'active', '', 'gateway.example.net', '', '', 41, null, null, null, null, '{}', now(), now())`, [badAddress ? '0.0.0.0/0' : '192.0.2.7/24']);
     await t(`create table %s.virtualization_clustertype (id bigint primary key, name text, slug text, description text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
     await t(`insert into %s.virtualization_clustertype values (2, 'Hyper', 'hyper', '', '{}', now(), now())`);
     await t(`create table %s.virtualization_cluster (id bigint primary key, name text, type_id bigint, status text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
@@ -67,6 +72,9 @@ async function buildSource(schema: string, badAddress = false, sizesInMb = true)
     }
     await t(`create table %s.extras_tag (id bigint primary key, name text, slug text, color text, description text, created timestamptz, last_updated timestamptz)`);
     await t(`insert into %s.extras_tag values (5, 'Core', 'core', 'ff0000', '', now(), now())`);
+    // image attachments: 300's file is under the test's MEDIA_ROOT, 301's is not
+    await t(`create table %s.extras_imageattachment (id bigint primary key, object_id bigint, image text, image_height smallint, image_width smallint, name text, created timestamptz, object_type_id integer, last_updated timestamptz)`);
+    await t(`insert into %s.extras_imageattachment values (300, 17, 'image-attachments/site_17_front.png', 1, 2, 'Front', now(), 3, now()), (301, 17, 'image-attachments/site_17_gone.png', 1, 2, 'Gone', now(), 3, now())`);
     await t(`create table %s.extras_taggeditem (id bigint primary key, object_id integer, content_type_id integer, tag_id bigint)`);
     await t(`insert into %s.extras_taggeditem values (1, 17, 3, 5)`);
     await t(`create table %s.users_user (id integer primary key, username text, password text, first_name text, last_name text, email text, is_staff boolean, is_active boolean, is_superuser boolean, date_joined timestamptz, last_login timestamptz)`);
@@ -94,6 +102,9 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
   const gb = testSchemaName('nbgb');
   const target = testDatabase();
   const env = { ...target.env, PORT: '0' };
+  const media = mkdtempSync(join(tmpdir(), 'netbox-media-'));
+  mkdirSync(join(media, 'image-attachments'));
+  writeFileSync(join(media, 'image-attachments/site_17_front.png'), PIXEL);
   await buildSource(good);
   await buildSource(bad, true);
   await buildSource(gb, false, false);
@@ -112,9 +123,12 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
     const again = await runCli(['import-netbox', sourceUrl(good)], env);
     assert.is(again.code, 1);
     assert.match(again.stderr, /already holds inventory data/);
-    const withChangelog = await runCli(['import-netbox', '--replace', '--with-changelog', sourceUrl(good)], env);
+    assert.match(run.stdout, /ImageAttachment files\s+2\s+0\s+2\s+files not carried: pass --media/, 'without --media the summary says the files stayed behind');
+    const withChangelog = await runCli(['import-netbox', '--replace', '--with-changelog', '--media', media, sourceUrl(good)], env);
     assert.is(withChangelog.code, 0, withChangelog.stderr);
     assert.match(withChangelog.stdout, /ObjectChange\s+2\s+2\s+0/);
+    assert.match(withChangelog.stdout, /ImageAttachment\s+2\s+2\s+0/, 'an attachment whose file is missing is imported all the same');
+    assert.match(withChangelog.stdout, /ImageAttachment files\s+2\s+1\s+1\s+row 301: image-attachments\/site_17_gone\.png is not in /, 'the missing file is named');
 
     const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
     try {
@@ -132,9 +146,18 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       assert.equal(site.tags.map((t: { name: string }) => t.name), ['Core']);
       const stored = await app.running.db('dcim_site').where('id', 17).first('custom_field_data');
       assert.equal(typeof stored.custom_field_data === 'string' ? JSON.parse(stored.custom_field_data) : stored.custom_field_data, { owner: 'ops' }, 'custom field data carried (shown once its field is defined)');
+      // the file carried from MEDIA_ROOT is served as an upload is
+      const attachment = await get('/api/extras/image-attachments/300/');
+      assert.equal([attachment.name, attachment.image_width, attachment.image_height], ['Front', 2, 1]);
+      const image = await fetch(attachment.image, { headers: { Authorization: `Token ${token}` } });
+      assert.is(image.status, 200);
+      assert.is(image.headers.get('content-type'), 'image/png');
+      assert.ok(Buffer.from(await image.arrayBuffer()).equals(PIXEL), 'the bytes of the file under MEDIA_ROOT');
+      assert.is((await app.api('GET', '/api/extras/image-attachments/301/image/', undefined, { token })).status, 404, 'a file that was missing is not there');
       const ip = await get('/api/ipam/ip-addresses/250/');
       assert.is(ip.address, '192.0.2.7/24');
       assert.is((await get('/api/ipam/ip-addresses/?parent=192.0.2.0/24')).count, 1);
+      assert.equal((await get('/api/ipam/ip-addresses/?q=way.examp')).results.map((r: any) => r.id), [250], 'q finds an imported DNS name');
       // The change log, with its users, objects and data.
       const changes = await get('/api/extras/object-changes/?changed_object_type=dcim.site&changed_object_id=17&ordering=time');
       assert.equal(changes.results.map((c: { id: number; action: { value: string } }) => [c.id, c.action.value]), [[90, 'create'], [91, 'update']]);
@@ -186,6 +209,7 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
     await dropSource(bad);
     await dropSource(gb);
     rmSync(target.dataDir, { recursive: true, force: true });
+    rmSync(media, { recursive: true, force: true });
   }
 });
 

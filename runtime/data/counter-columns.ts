@@ -12,6 +12,7 @@
  * row trigger for moves (below), since transition tables cannot go with a column list.
  */
 import type { Knex } from 'knex';
+import type { ModelDefinition } from '../core/types.js';
 
 export interface Counter {
   /** the counted-into table and its counter column */
@@ -52,6 +53,10 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
   await knex.raw(`alter table ${c.parent} add column ${c.column} integer not null default 0`);
   const where = `o.${c.fk} = ${c.parent}.id${c.type ? ` and o.${c.type[0]} = ${quote(c.type[1])}` : ''}`;
   await knex.raw(`update ${c.parent} set ${c.column} = (select count(*) from ${c.table} o where ${where})`);
+  await createTriggers(knex, c);
+}
+
+async function createTriggers(knex: Knex, c: Counter): Promise<void> {
   const n = names(c);
   const of = c.type ? `${c.fk}, ${c.type[0]}` : c.fk;
   if (!isPg(knex)) {
@@ -83,6 +88,41 @@ export async function addCounter(knex: Knex, c: Counter): Promise<void> {
     return null;
   end $$`);
   await knex.raw(`create trigger ${n.upd} after update of ${of} on ${c.table} for each row when (${relevant}) execute function ${n.upd}()`);
+}
+
+/**
+ * The counters of the schema's models (every stored count: cumulative ones have no column). An fk
+ * counts its column, a generic relation its id where its type is the parent's content type, an m2m
+ * the join table's links; `*` (Tag's count of every model's tags) the tag links.
+ */
+export function countersOf(d: ModelDefinition, byName: Map<string, ModelDefinition>): Counter[] {
+  return Object.values(d.counts).filter((c) => c.column).map((c) => {
+    if (c.model === '*') return { parent: d.table, column: c.column!, table: 'extras_taggeditem', fk: 'tag_id' };
+    const other = byName.get(c.model)!;
+    const f = other.fields[c.field];
+    return f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }
+      : f.type === 'generic_fk' ? { parent: d.table, column: c.column!, table: other.table, fk: f.columns[1], type: [f.columns[0], d.contentType] }
+        : { parent: d.table, column: c.column!, table: other.table, fk: f.columns[0] };
+  });
+}
+
+/**
+ * A bulk load's pause: the counter's triggers stop (SQLite: dropped; PostgreSQL: disabled, which
+ * ALTER TABLE does within the transaction) until recount puts them back.
+ */
+export async function pauseCounter(knex: Knex, c: Counter): Promise<void> {
+  for (const name of Object.values(names(c))) {
+    if (isPg(knex)) await knex.raw(`alter table ${c.table} disable trigger ${name}`);
+    else await knex.raw(`drop trigger if exists ${name}`);
+  }
+}
+
+/** After a pause: the counts anew from the counted rows, in two set-based statements, and the triggers back. */
+export async function recount(knex: Knex, c: Counter): Promise<void> {
+  await knex.raw(`update ${c.parent} set ${c.column} = 0 where ${c.column} <> 0`);
+  await knex.raw(`update ${c.parent} set ${c.column} = n.n from (select ${c.fk} as id, count(*) as n from ${c.table} where ${counted(c, '')} group by ${c.fk}) as n where ${c.parent}.id = n.id`);
+  if (isPg(knex)) for (const name of Object.values(names(c))) await knex.raw(`alter table ${c.table} enable trigger ${name}`);
+  else await createTriggers(knex, c);
 }
 
 /** A table with its schema, for trigger functions: they run under whatever search path a session has. */

@@ -13,11 +13,18 @@
  * group and location, 4.3's service parents, the MAC address objects) is taken from there (`fromScope`,
  * the MAC address objects); a 3.7 source's sites, provider networks, devices and virtual machines
  * become those generic relations (the `cached_scope` hook's `afterImport`). Cable paths are traced anew from the imported cables (the models' `afterImport`
- * hooks), as a write would trace them, rather than taken from NetBox's own path table.
+ * hooks), as a write would trace them, rather than taken from NetBox's own path table. While the rows
+ * go in, counters, search tables, row tallies and plain indexes are set aside and rebuilt once at the
+ * end, set-based (bulk-load.ts).
  */
 import type { Knex } from 'knex';
+import { readFile } from 'node:fs/promises';
+import { basename, resolve, sep } from 'node:path';
 import { hooksOf, modelList } from './registry.js';
 import { insertRows } from './insert.js';
+import { setAsideForBulkLoad } from './bulk-load.js';
+import { putFile } from './stored-files.js';
+import { readImageHeader } from '../core/image-header.js';
 import { isPostgres, updateEach } from './db.js';
 import { naturalKey } from './natural.js';
 import { parseNetwork, networkText } from '../core/ipnet.js';
@@ -192,6 +199,29 @@ function linkColumns(cols: Set<string>, owner: string): [string, string] | null 
   return first ? [first, ids.find((c) => c !== first)!] : null;
 }
 
+/**
+ * The file a row names under NetBox's MEDIA_ROOT (`media`), kept as the row's stored file when it is
+ * there and an image; counted in `files`, with the reason of each one left out in `missing`.
+ */
+async function carryFile(trx: Knex, ownerType: string, src: Src, media: string | undefined, files: ModelSummary, missing: string[]): Promise<void> {
+  const name = String(src.image ?? '');
+  if (!name) return;
+  files.read++;
+  if (!media) { files.skipped++; return; }
+  const root = resolve(media);
+  const path = resolve(root, name);
+  let data: Buffer | null = null;
+  if (path.startsWith(root + sep)) data = await readFile(path).catch(() => null);
+  const info = data && readImageHeader(data);
+  if (!data || !info) {
+    files.skipped++;
+    missing.push(`row ${src.id}: ${name} ${data ? 'is not a PNG, JPEG, GIF or WebP image' : `is not in ${media}`}`);
+    return;
+  }
+  await putFile(trx, ownerType, Number(src.id), { contentType: info.type, data });
+  files.imported++;
+}
+
 /** `fn`, its failure named after `what`. */
 async function within<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -206,7 +236,7 @@ const LEFT_BEHIND: [RegExp, string][] = [
   [/^(django_|auth_permission$|auth_group_permissions$|auth_user_user_permissions$|social_auth_|taggit_|users_(user|group)_(user_)?permissions$)/, ''],
   [/^dcim_cablepath$/, 'traced anew from the cables'],
   [/^extras_cachedvalue$/, 'the search index is built here'],
-  [/^users_userconfig$/, 'user preferences are not carried'],
+  [/^(users_userconfig|extras_dashboard)$/, 'user preferences and dashboards are not carried'],
   [/^(extras_(script|report|scriptmodule)|core_(managedfile|job|autosyncrecord|configrevision))$/, 'NetBox internals (scripts, jobs, configuration revisions)'],
 ];
 
@@ -234,6 +264,8 @@ async function leftBehind(source: NetboxSource, order: ModelEntry[]): Promise<Mo
 
 export interface ImportOptions {
   replace: boolean;
+  /** NetBox's MEDIA_ROOT: image attachments' files are carried from it */
+  media?: string;
   dryRun: boolean;
   /** carry the change log too (it can be large) */
   withChangelog?: boolean;
@@ -266,7 +298,11 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           if (imported(e.definition.table)) await trx(e.definition.table).delete();
         }
         await trx('extras_taggeditem').delete();
+        const owners = order.filter((e) => e.definition.hooks.includes('image_attachment')).map((e) => e.definition.contentType);
+        if (owners.length) await trx('core_stored_file').whereIn('owner_type', owners).delete();
       }
+      const loaded = order.filter((e) => imported(e.definition.table)).flatMap((e) => [e.definition.table, ...Object.values(e.definition.fields).flatMap((f) => (f.through ? [f.through] : []))]);
+      const rebuild = await setAsideForBulkLoad(trx, [...new Set([...loaded, 'extras_taggeditem'])]);
       const macs = new Map<number, string>();
       if (source.tables.has('dcim_macaddress')) for await (const rows of source.rows('dcim_macaddress', 10_000)) for (const r of rows) macs.set(Number(r.id), r.mac_address);
       const pending: { table: string; updates: { id: number; values: Src }[] }[] = [];
@@ -289,6 +325,13 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         const units = olderUnits(e, source);
         // a to-many relation the source still holds as its one-to-one column (3.7's contact group_id for 4.3's groups)
         const single = Object.values(d.fields).filter((f) => f.type === 'm2m' && f.through && !source.tables.has(sourceTable(source, f.through)) && cols.has(`${f.name.replace(/s$/, '')}_id`));
+        // models whose rows own an uploaded image: NetBox names the file (under MEDIA_ROOT) in `image`
+        const withFile = d.hooks.includes('image_attachment') && cols.has('image');
+        const files = withFile ? { model: `${d.name} files`, read: 0, imported: 0, skipped: 0, reason: '' } : null;
+        const missing: string[] = [];
+        // image columns NetBox has and no field here takes (device types' front and rear images)
+        const images = [...cols].filter((c) => /_image$/.test(c) && !(c in d.fields));
+        let imagesLeft = 0;
         let read = 0;
         for await (const batch of source.rows(table, BATCH)) {
           const rows: Src[] = [];
@@ -299,6 +342,8 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
               ...fromScope(src, source, 'parent_object', 'device_id'), ...fromScope(src, source, 'parent_object', 'virtual_machine_id'),
             };
             for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
+            for (const c of images) if (src[c]) imagesLeft++;
+            if (withFile) extra.image_name = basename(String(src.image ?? '')).slice(-100);
             for (const [column, renamed] of Object.entries(RENAMED_IN_4[d.table] ?? {})) if (!cols.has(column) && cols.has(renamed)) extra[column] = src[renamed];
             if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;
             for (const f of single) {
@@ -325,10 +370,17 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           } catch (error) {
             throw new Error(`${table}, rows ${rows[0]?.id}-${rows[rows.length - 1]?.id}: ${(error as Error).message.split('\n')[0]}`);
           }
+          if (files) for (const src of batch) await carryFile(trx, d.contentType, src, options.media, files, missing);
           options.progress?.(`${d.name}: ${read} rows`);
         }
         if (read) filled.add(d.table);
         summary.push({ model: d.name, read, imported: read, skipped: 0, reason: '' });
+        if (imagesLeft) summary.push({ model: `${d.name} images`, read: imagesLeft, imported: 0, skipped: imagesLeft, reason: `no ${images.join(' or ')} here` });
+        if (files?.read) {
+          if (!options.media) files.reason = 'files not carried: pass --media <NetBox MEDIA_ROOT>';
+          else if (missing.length) files.reason = `${missing.slice(0, 5).join('; ')}${missing.length > 5 ? `; and ${missing.length - 5} more` : ''}`;
+          summary.push(files);
+        }
       }
       // Links once every model is in: their targets may come later in the order.
       for (const e of order) {
@@ -369,6 +421,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
       }
       if (tagged) filled.add('extras_taggeditem');
       summary.push({ model: 'tags on objects', read: tagged, imported: tagged, skipped: 0, reason: '' });
+      await within('indexes and counters', rebuild);
       // what writes keep beside the rows (cable paths) is rebuilt from the rows as imported
       for (const e of order) {
         if (!filled.has(e.definition.table)) continue;
@@ -386,6 +439,10 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
   } catch (error) {
     if (error !== DRY) throw error;
   }
-  if (!options.dryRun) for (const table of filled) await db.raw(isPostgres(db) ? 'analyze ??' : 'analyze ??', [table]);
+  if (!options.dryRun) {
+    // SQLite: statistics from a sample of each index, as the running service keeps them (statistics.ts)
+    if (!isPostgres(db)) await db.raw('pragma analysis_limit = 1000');
+    for (const table of filled) await db.raw('analyze ??', [table]);
+  }
   return summary;
 }

@@ -47,17 +47,23 @@ export async function openNetbox(url: string): Promise<NetboxSource> {
     const migrations = new Set((await client.query('select app, name from django_migrations')).rows.map((m) => `${m.app}.${m.name}`));
     return {
       version, tables, contentTypes, migrations,
+      // The next batch is asked for before this one is handed over, so the source prepares it
+      // while the caller writes.
       async *rows(table, batch) {
         const ordered = tables.get(table)?.has('id');
-        let last = -Infinity;
+        const fetch = (after: number, offset: number) => (ordered
+          ? client.query(`select * from "${table}" where id > $1 order by id limit ${batch}`, [after])
+          : client.query(`select * from "${table}" limit ${batch} offset ${offset}`));
+        // a batch asked for but not taken (the caller stopped) must not fail unhandled
+        const ask = (after: number, offset: number) => { const p = fetch(after, offset); p.catch(() => {}); return p; };
+        let next = ask(-1, 0);
         for (let offset = 0; ; offset += batch) {
-          const { rows } = ordered
-            ? await client.query(`select * from "${table}" where id > $1 order by id limit ${batch}`, [Number.isFinite(last) ? last : -1])
-            : await client.query(`select * from "${table}" limit ${batch} offset ${offset}`);
+          const { rows } = await next;
           if (!rows.length) return;
-          if (ordered) last = Number(rows[rows.length - 1].id);
+          const more = rows.length === batch;
+          if (more) next = ask(ordered ? Number(rows[rows.length - 1].id) : 0, offset + batch);
           yield rows;
-          if (rows.length < batch) return;
+          if (!more) return;
         }
       },
       async count(table) {

@@ -69,6 +69,25 @@ export async function dropTally(knex: Knex, table: string): Promise<void> {
   await knex.raw('drop function row_tally_insert(), row_tally_delete(), row_tally_truncate()');
 }
 
+/**
+ * A bulk load's pause of the tallies of `tables` (those tallied): their triggers disabled within the
+ * transaction; the function returned sets each tally to the table's count, once, and enables them.
+ */
+export async function pauseTallies(knex: Knex, tables: string[]): Promise<() => Promise<void>> {
+  if (!isPg(knex)) return async () => {};
+  const { rows } = await knex.raw(`select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+    where c.relnamespace = current_schema()::regnamespace and t.tgname = c.relname || '_tally_ins' and c.relname = any(?)`, [tables]);
+  const tallied = rows.map((r: { name: string }) => r.name);
+  for (const table of tallied) for (const suffix of ['ins', 'del']) await knex.raw(`alter table ${table} disable trigger ${table}_tally_${suffix}`);
+  return async () => {
+    for (const table of tallied) {
+      await knex.raw('delete from row_tally where table_name = ?', [table]);
+      await knex.raw(`insert into row_tally (table_name, delta) select ?, count(*) from ${table}`, [table]);
+      for (const suffix of ['ins', 'del']) await knex.raw(`alter table ${table} enable trigger ${table}_tally_${suffix}`);
+    }
+  };
+}
+
 /** Deltas of one table past which a read folds them (in the background; the keeper folds every table each minute). */
 const FOLD_AT = 64;
 /** Tables this process is folding now: one fold at a time each. */

@@ -73,3 +73,23 @@ export async function restoreSearchTriggers(knex: Knex): Promise<void> {
     await fillSearchTable(knex, table, columns);
   }
 }
+
+/**
+ * A bulk load's pause (SQLite): every search table's triggers are dropped; the function returned
+ * fills the tables anew from their model tables, once, and puts the triggers back.
+ */
+export async function pauseSearchTables(knex: Knex): Promise<() => Promise<void>> {
+  if (isPostgres(knex)) return async () => {};
+  const paused: { table: string; columns: string[] }[] = [];
+  for (const fts of await searchTables(knex)) {
+    const columns = ((await knex.raw(`pragma table_info("${fts}")`)) as { name: string }[]).map((c) => c.name);
+    for (const event of ['insert', 'delete', 'update']) await knex.raw(`drop trigger if exists ${fts}_${event}`);
+    paused.push({ table: fts.slice(0, -'_search'.length), columns });
+  }
+  return async () => {
+    for (const { table, columns } of paused) {
+      await fillSearchTable(knex, table, columns);
+      await createSearchTriggers(knex, table, columns);
+    }
+  };
+}

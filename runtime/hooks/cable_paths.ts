@@ -13,6 +13,7 @@
 import type { Knex } from 'knex';
 import { byContentType, choiceSet, model, modelList, type Row } from '../data/registry.js';
 import { readByIds } from '../data/reads.js';
+import { insertRows } from '../data/insert.js';
 import type { ModelEntry } from '../core/types.js';
 
 const CHUNK = 500;
@@ -210,14 +211,15 @@ async function pathIdsWith(db: Knex, nodes: string[], step?: number): Promise<nu
   return [...ids];
 }
 
+/** The paths and their nodes, a chunk of paths per pair of multi-row INSERTs. */
 async function store(db: Knex, paths: TracedPath[]): Promise<void> {
-  for (const p of paths) {
-    const [inserted] = await db('dcim_cablepath').insert({
+  for (let i = 0; i < paths.length; i += CHUNK) {
+    const part = paths.slice(i, i + CHUNK);
+    const ids = await insertRows(db, 'dcim_cablepath', part.map((p) => ({
       origin_type: parseNode(p.path[0][0])[0], path: JSON.stringify(p.path), is_active: p.isActive, is_complete: p.isComplete, is_split: p.isSplit,
-    }).returning('id');
-    const pathId = Number(typeof inserted === 'object' ? inserted.id : inserted);
-    const nodes = p.path.flatMap((step, i) => step.map((node) => { const [type, id] = parseNode(node); return { path_id: pathId, node_type: type, node_id: id, step: i }; }));
-    for (let i = 0; i < nodes.length; i += CHUNK) await db('dcim_cablepath_node').insert(nodes.slice(i, i + CHUNK));
+    })), true);
+    const nodes = part.flatMap((p, k) => p.path.flatMap((step, at) => step.map((node) => { const [type, id] = parseNode(node); return { path_id: ids[k], node_type: type, node_id: id, step: at }; })));
+    await insertRows(db, 'dcim_cablepath_node', nodes);
   }
 }
 

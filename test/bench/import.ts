@@ -1,7 +1,7 @@
 /**
  * `npm run bench:import [-- copies]`: `import-netbox` of NetBox's 3.7 demo database multiplied
  * `copies` times (100 by default: about 614,000 rows; netbox-multiply.sql), into SQLite and into
- * PostgreSQL, each as `npm run cli` runs it. Prints rows per second and the import process's peak
+ * PostgreSQL, each as `npm run cli` runs it (the built dist/, brought up to date first). Prints rows per second and the import process's peak
  * RSS (from /usr/bin/time). Needs PostgreSQL (TEST_DATABASE_URL or 127.0.0.1:5432) for the source.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +35,7 @@ try {
   await psql(source, '-f', join(demo, 'netbox-demo-v3.7.sql'));
   await psql(source, '-c', `set bench.copies = ${copies}`, '-f', join(root, 'test/bench/netbox-multiply.sql'));
   console.log(`source: NetBox 3.7 demo data x${copies}, built in ${((performance.now() - loaded) / 1000).toFixed(0)} s`);
+  await run(join(root, 'node_modules/.bin/node'), [join(root, 'scripts/build.mjs'), '--if-stale']);
   for (const engine of ['sqlite', 'postgres']) {
     const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-import-'));
     try {
