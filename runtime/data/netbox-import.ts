@@ -110,7 +110,8 @@ function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: F
         row[column] = lateFields.includes(f) ? null : value ?? null;
         break;
       case 'generic_fk': {
-        const typeId = src[`${f.name}_type_id`];
+        // NetBox 3.7 names some content type columns after the API's key (`content_type_id`)
+        const typeId = `${f.name}_type_id` in src || !f.typeKey ? src[`${f.name}_type_id`] : src[`${f.typeKey}_id`];
         row[`${f.name}_type`] = typeId === null || typeId === undefined ? null : source.contentTypes.get(Number(typeId)) ?? null;
         row[`${f.name}_id`] = src[`${f.name}_id`] ?? null;
         break;
