@@ -36,7 +36,7 @@ export interface TabViewInput {
   built: TabRow[];
   /** the tab's URL (a form opened from it comes back here) */
   here: string;
-  /** every row the filter finds is listed (no more beyond the tab's limit) */
+  /** no row follows the last one given (the table's last page) */
   complete: boolean;
 }
 
@@ -48,6 +48,12 @@ export interface TabViewResult {
 }
 
 export interface TabView {
+  /**
+   * The view places free space between rows in their order: it also gets the row just before the
+   * page and the one just after it (marked `edge`), returns them in place among its rows, and the
+   * table shows what lies between them (free space at the page's ends lands on one page only).
+   */
+  readsNeighbours?: boolean;
   /** fields the view reads from the listed rows besides the table's columns */
   fields?: string[];
   render(input: TabViewInput): Promise<TabViewResult>;

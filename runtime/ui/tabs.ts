@@ -2,7 +2,7 @@
  * The tabs of an object's page the schema declares (`ui.tabs`): each lists another model's rows that
  * the API's filters find from this object's values (a device's interfaces by `device_id`, a prefix's
  * children by `within`), as a table with that model's columns, checkboxes for its bulk actions and
- * an Add button that fills in this object. A tab shows only when it has rows (or is open, or its
+ * an Add button that fills in this object, 100 rows a page (`page`, `per_page`). A tab shows only when it has rows (or is open, or its
  * view shows more than the rows: free space to add to). A tab's `view` (runtime/ui/tab-views/) adds
  * to the rows: free space between them, their depth, utilization, header actions; a tab without one
  * adds the columns the listed model's own list adds (`ui.column_views`).
@@ -14,7 +14,7 @@ import { callView } from './api-call.js';
 import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
-import { columnLabel, columnsOf } from './list.js';
+import { columnLabel, columnsOf, PAGE_SIZES } from './list.js';
 import { cableModel } from './cabling.js';
 import type { Services, State } from '../http/views.js';
 import type { ApiViews } from './api-views.js';
@@ -23,7 +23,30 @@ import { columnViews } from './column-views/index.js';
 import type { TabRow } from './tab-view.js';
 
 type Tab = NonNullable<ModelEntry['definition']['ui']>['tabs'][number];
-const TAB_LIMIT = 1000;
+/** rows per page of a tab, unless `per_page` says otherwise (one of the lists' page sizes) */
+const TAB_PAGE_SIZE = 100;
+
+function pageLink(params: URLSearchParams, page: number): string {
+  const next = new URLSearchParams(params);
+  next.set('page', String(page));
+  return `?${next}`;
+}
+
+/**
+ * A view's rows cut to the page: the neighbours (rows marked `edge`) came back in place, with the
+ * free space the view put beside them. Free space shows on the page of the row it precedes (after
+ * the last row: the last page), so what lies up to the row before the page belongs to earlier pages,
+ * and the free space before the row after the page, and all that follows, to later ones.
+ */
+function withinPage(rows: TabRow[], hasBefore: boolean, hasAfter: boolean): TabRow[] {
+  let from = 0;
+  let to = rows.length;
+  if (hasBefore) from = rows.findIndex((r) => r.edge) + 1;
+  if (hasAfter) for (let i = rows.length - 1; i >= from; i--) if (rows[i].edge) { to = i; break; }
+  // free space goes with the row after it: what lies just before the next page's first row is shown there
+  if (hasAfter) while (to > from && rows[to - 1].free) to--;
+  return rows.slice(from, to);
+}
 
 export interface TabLink { label: string; url: string; count: number; active: boolean }
 
@@ -82,32 +105,46 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   }
   const here = `${listUrl(entry)}${object.id}/${tab.path}/`;
   const query = tabQuery(tab, object);
+  const tabView = tab.view ? tabViews[tab.view] : undefined;
   // The object the tab belongs to is the same in every row: its column is left out.
   const columns = columnsOf(other).filter((c) => c !== tab.add && !(c in tab.filter) && `${c}_id` in tab.filter === false);
-  const tabView = tab.view ? tabViews[tab.view] : undefined;
   const shown = new Set(['id', 'url', 'display', ...columns, ...(tabView?.fields ?? []), ...(other.definition.cabling ? ['cable', '_occupied'] : [])]);
   query.set('exclude', other.serializer.full.filter((f) => !shown.has(f)).join(','));
-  query.set('limit', String(TAB_LIMIT));
+  // A page of rows; a view that reads the neighbours also gets the row before the page and the one after it.
+  const params = ctx.URL.searchParams;
+  const perPage = PAGE_SIZES.includes(Number(params.get('per_page'))) ? Number(params.get('per_page')) : TAB_PAGE_SIZE;
+  const pageNumber = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
+  const start = (pageNumber - 1) * perPage;
+  const neighbours = !!tabView?.readsNeighbours;
+  const before = neighbours && start > 0 ? 1 : 0;
+  query.set('offset', String(start - before));
+  query.set('limit', String(perPage + before + (neighbours ? 1 : 0)));
   const result = await callView(ctx, api.get(other)!.list, { query });
-  const rows = result.ok ? (result.body.results as Record<string, any>[]) : [];
+  const fetched = result.ok ? (result.body.results as Record<string, any>[]) : [];
+  const rows = fetched.slice(before, before + perPage);
+  const edges = new Set([...fetched.slice(0, before), ...fetched.slice(before + perPage)]);
   const canChange = may(ctx, other, 'change', services) && !other.definition.readOnly;
   const canDelete = may(ctx, other, 'delete', services) && !other.definition.readOnly;
   const canAdd = !!tab.add && may(ctx, other, 'add', services) && !other.definition.readOnly;
   const tabLabel = tab.label ?? label(other, true);
   const cableLinks = cableLinksFor(ctx, services, other, here);
   const count = result.ok ? Number(result.body.count) : 0;
-  let built: TabRow[] = rows.map((r) => ({
+  const build = (r: Record<string, any>): TabRow => ({
     ...cableLinks?.(r),
     id: r.id,
     display: r.display,
     url: `${listUrl(other)}${r.id}/`,
     cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
-  }));
+    ...(edges.has(r) ? { edge: true } : {}),
+  });
+  let built: TabRow[] = rows.map(build);
   let extraColumns: string[] = [];
   let actions: { label: string; url: string }[] = [];
   if (tabView) {
-    const done = await tabView.render({ ctx, services, api, entry, object, other, rows, built, here, complete: count <= rows.length });
-    built = done.rows;
+    const done = neighbours
+      ? await tabView.render({ ctx, services, api, entry, object, other, rows: fetched, built: fetched.map(build), here, complete: fetched.length < perPage + before + 1 })
+      : await tabView.render({ ctx, services, api, entry, object, other, rows, built, here, complete: count <= rows.length });
+    built = neighbours ? withinPage(done.rows, before > 0, fetched.length > before + perPage) : done.rows;
     extraColumns = done.columns ?? [];
     actions = done.actions ?? [];
   } else {
@@ -127,6 +164,14 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
     count,
     more: count > rows.length,
     moreUrl: `${listUrl(other)}?${tabQuery(tab, object)}`,
+    pageNumber,
+    pages: Math.max(1, Math.ceil(count / perPage)),
+    paged: count > perPage,
+    prevUrl: pageNumber > 1 ? pageLink(params, pageNumber - 1) : null,
+    nextUrl: start + perPage < count ? pageLink(params, pageNumber + 1) : null,
+    tabUrl: here,
+    perPage: params.has('per_page') ? perPage : null,
+    pageSizes: PAGE_SIZES.map((n) => ({ n, selected: n === perPage })),
     bulkUrl: `${listUrl(other)}bulk/`,
     returnUrl: here,
     addUrl: canAdd ? `${listUrl(other)}add/?${new URLSearchParams({ [tab.add!]: String(object.id), return_url: here })}` : null,

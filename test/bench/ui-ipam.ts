@@ -1,6 +1,7 @@
 /**
  * Part of `npm run bench:ui`: a prefix's child prefixes tab with 1,000 children (every other /28 of
- * a /16 used, so free blocks sit between them), a /24's IP addresses tab with 200 addresses and
+ * a /16 used, so free blocks sit between them; a tab lists 100 rows a page: its first and last
+ * pages, and a page of 500), a /24's IP addresses tab with 200 addresses and
  * their gaps, a VLAN group's tab with 500 VLANs and its free VIDs, an aggregate's page and its
  * prefixes tab over the same 1,000 /28s, an IP address's page (parent prefixes, duplicates) and an
  * IP range's page (utilization of 100 addresses), rendered server-side and timed
@@ -48,7 +49,9 @@ try {
   };
   const at = (list: number[], q: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.floor(q * list.length))].toFixed(1);
   for (const [what, path] of [
-    ['child prefixes tab, 1,000 children and their free blocks', `/ipam/prefixes/${parent.id}/prefixes/`],
+    ['child prefixes tab, 1,000 children and their free blocks (page 1 of 100 rows)', `/ipam/prefixes/${parent.id}/prefixes/`],
+    ['child prefixes tab, 1,000 children and their free blocks (page 10, the last)', `/ipam/prefixes/${parent.id}/prefixes/?page=10`],
+    ['child prefixes tab, 1,000 children and their free blocks (one page of 500)', `/ipam/prefixes/${parent.id}/prefixes/?per_page=500`],
     ['IP addresses tab, 160 addresses and their gaps', `/ipam/prefixes/${lan.id}/ip-addresses/`],
     ['VLANs tab, 500 VLANs and their free VIDs', `/ipam/vlan-groups/${group.id}/vlans/`],
     ['aggregate page, utilization over 1,002 prefixes', `/ipam/aggregates/${aggregate.id}/`],

@@ -8,6 +8,7 @@ import type { TabView } from '../tab-view.js';
 import { prefixRows } from './prefix-rows.js';
 
 export const childPrefixes: TabView = {
+  readsNeighbours: true,
   fields: ['_depth', 'prefix'],
   async render(input) {
     const { ctx, services, entry, object } = input;

@@ -7,6 +7,7 @@ import { addUrl, type TabRow, type TabView } from '../tab-view.js';
 import { rangesOf, VID_MAX } from '../../core/vid-ranges.js';
 
 export const freeVids: TabView = {
+  readsNeighbours: true,
   fields: ['vid'],
   async render({ ctx, services, object, other, rows, built, here, complete }) {
     const canAdd = may(ctx, other, 'add', services) && !other.definition.readOnly;

@@ -22,8 +22,11 @@ export async function prefixRows(input: TabViewInput, free: string[], base: numb
     const depth = Math.max(0, Number(r._depth ?? base) - base);
     return { at: firstOf(String(r.prefix)), row: { ...row, indent: Array.from({ length: depth }, (_, n) => n), extra: [{ bar: barView(utilization.get(Number(r.id)) ?? 0) }] } as TabRow };
   });
-  const freeRows = free.map((prefix) => ({
-    at: firstOf(prefix),
+  // Past the neighbours of a page (rows marked `edge`) free blocks belong to other pages: left out unbuilt.
+  const lowest = built[0]?.edge ? own[0].at : -1n;
+  const highest = built.length && built[built.length - 1].edge ? own[own.length - 1].at : null;
+  const freeRows = free.map((prefix) => ({ prefix, at: firstOf(prefix) })).filter((b) => b.at > lowest && (highest === null || b.at < highest)).map(({ prefix, at }) => ({
+    at,
     row: { free: { text: `${prefix} available`, url: canAdd ? addUrl(other, { prefix, ...values }, here) : null } } as TabRow,
   }));
   // Free blocks never overlap a listed prefix, so the first address alone orders them among the rows.

@@ -10,6 +10,7 @@ import { may } from '../page.js';
 import { addUrl, type TabRow, type TabView } from '../tab-view.js';
 
 export const prefixIps: TabView = {
+  readsNeighbours: true,
   fields: ['address'],
   async render({ ctx, services, entry, object, other, rows, built, here, complete }) {
     const net = parseNetwork(String(object.prefix));
