@@ -13,7 +13,7 @@ import { nestedInAnyVersion } from '../core/versions.js';
 import { hooksOf, model, modelList, storedField } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
-import { followOf } from './representation.js';
+import { followOf } from './follow.js';
 
 let columns: Map<string, string[] | null> | null = null;
 

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { hooksOf, model, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { followAlways, followRow } from './representation.js';
+import { followAlways, followRow } from './follow.js';
 import { batchesReads, readByIds, readTablesByIds, type TableRead } from './reads.js';
 import { nestedColumns } from './nested-columns.js';
 import { nestedInAnyVersion } from '../core/versions.js';

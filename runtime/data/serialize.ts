@@ -7,7 +7,8 @@
 import type { Knex } from 'knex';
 import { model, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { compiledForm, compiledOf, followRow, type Put, type RenderState } from './representation.js';
+import { compiledForm, compiledOf, type Put, type RenderState } from './representation.js';
+import { followRow } from './follow.js';
 import { reverseIds, reverseSource } from './reverse.js';
 import { batchesReads, readByIds } from './reads.js';
 import { pathsIn } from '../core/versions.js';
