@@ -178,7 +178,7 @@ function counterLines(d: ModelDefinition, byName: Map<string, ModelDefinition>):
 const counterLine = (counter: Counter) => `counter:${JSON.stringify({ ...counter, form: 2 })}`;
 
 /**
- * An index on exactly what the default order of a list sorts by (runtime/http/views.ts, applyOrdering:
+ * An index on exactly what the default order of a list sorts by (runtime/http/list-query.ts, applyOrdering:
  * nulls first through a CASE, natural names by their key, networks by family and bounds, then id), so
  * the default page of a large table reads the first rows of an index instead of sorting the table.
  */
