@@ -416,6 +416,12 @@ export interface Field {
    */
   type_key?: string;
   /**
+   * generic_fk: the API name of the content-type half from the version of each key on (contact assignments: content_type, object_type from 4.0); its automatic filter follows the name
+   */
+  type_key_since?: {
+    [k: string]: string;
+  };
+  /**
    * generic_fk: the API name of the related object itself (default the field's name; image attachments: parent, beside content_type and object_id)
    */
   nested_key?: string;

@@ -145,7 +145,8 @@ export class Builder {
         if (f.source === 'display') return { type: 'string', readOnly: true };
         if (f.source === 'tree_depth') return { type: 'integer', readOnly: true };
         if (f.source === 'revealed') return orNull({ type: 'string', readOnly: true });
-        if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), readOnly: true };
+        // the other model's rows pointing here; read-only unless a hook writes them (a user's permissions)
+        if (f.source?.startsWith('reverse:')) return { type: 'array', items: this.nestedRef(f.source.slice(8).split('.')[0]), ...(raw.readOnly ? { readOnly: true } : {}) };
         // the first related row in its nested form (or the fields the schema lists), null where the object is nested itself
         if (f.source?.startsWith('reverse_one:') && !f.form) return orNull({ ...this.nestedRef(f.source.slice(12).split('.')[0]), readOnly: true });
         if (f.source?.startsWith('coalesce:')) return orNull({ ...this.nestedRef(d.fields[f.source.slice(9).split(',')[0]].to!), readOnly: true });
@@ -200,6 +201,7 @@ export class Builder {
     });
     // a computed field a hook writes (read_only: false, an event rule's event_types): any JSON value,
     // or one related object (`to:`) or null
+    if (f.type === 'computed' && !f.readOnly && f.source?.startsWith('reverse:')) return { type: 'array', items: related(f.source.slice(8).split('.')[0]) };
     if (f.type === 'computed' && !f.readOnly) return f.to ? orNull(related(f.to)) : f.helpText ? { description: f.helpText } : {};
     if (f.readOnly || f.type === 'computed' || f.type === 'generic_fk') return null;
     const of = this.target(f, d);

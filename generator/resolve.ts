@@ -10,7 +10,7 @@ import type {
 } from '../runtime/core/types.js';
 import { movedPaths, servedVersions } from './versions.js';
 import { resolveMenu } from './menu.js';
-import { compareVersions, inVersion } from '../runtime/core/versions.js';
+import { compareVersions, inVersion, typeKeyVersions } from '../runtime/core/versions.js';
 import type { LoadedSchema } from './load.js';
 import { splitPath } from '../runtime/core/paths.js';
 import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
@@ -109,6 +109,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     if (f.type === 'generic_fk') {
       definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
       definition.typeKey = f.type_key ?? `${name}_type`;
+      if (f.type_key_since) definition.typeKeySince = { ...f.type_key_since };
       if (f.nested_key) definition.nestedKey = f.nested_key;
     }
     if (f.extra) definition.extra = f.extra;
@@ -231,7 +232,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
       const of = d.fields[f.of!];
       if (of.type === 'fk') relation(f.name, of, [{ field: of.name, model: of.to! }]);
     } else if (f.type === 'generic_fk') {
-      filters[f.typeKey!] = { kind: 'field', field: f.name, family: 'exact' };
+      // the type half's filter goes by the name each version gives it (contact assignments' content_type, 4.x's object_type)
+      for (const [key, keys] of typeKeyVersions(f)) filters[key] = { kind: 'field', field: f.name, family: 'exact', ...keys };
       filters[`${f.name}_id`] = { kind: 'field', field: `${f.name}_id`, family: 'number' };
     } else if (f.type === 'ip_prefix') {
       filters[f.name] = { kind: 'ip', field: f.name, op: 'exact' };

@@ -24,11 +24,11 @@ export function schemaIndex(models: LoadedModel[], byName: Map<string, LoadedMod
   /** content type → model of a generic relation; '*' is every model */
   const flagged = (flag: string) => new Map(models.filter(({ spec }) => isSet((spec as unknown as Record<string, unknown>)[flag])).map(({ spec }) => [spec.content_type ?? `${spec.app}.${spec.model.toLowerCase()}`, spec.model]));
   const targetsOf = (types: unknown): Record<string, string> => (types === '*' ? Object.fromEntries(contentTypes) : typeof types === 'string' ? Object.fromEntries(flagged(types)) : (types as Record<string, string>) ?? {});
-  /** Whether Model.field is an fk or a generic fk that may point at `to`. */
+  /** Whether Model.field is an fk, an m2m or a generic fk that may point at `to`. */
   const pointsAt = (ref: string, to: string): boolean => {
     const [model, field] = ref.split('.');
     const f = fieldOf(model, field);
-    return !!f && ((f.type === 'fk' && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
+    return !!f && (((f.type === 'fk' || f.type === 'm2m') && f.to === to) || (f.type === 'generic_fk' && Object.values(targetsOf(f.types)).includes(to)));
   };
   const fieldOf = (model: string, field: string) => byName.get(model)?.spec.fields[field];
   /** `Model.fk.fk…`: a chain of fks from another model whose last one points at `to` (reverse filters with a path). */

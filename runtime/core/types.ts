@@ -46,6 +46,8 @@ export interface FieldDefinition {
   same?: string[];
   /** generic_fk: the API name of the content-type half (`<name>_type` unless the schema says otherwise) */
   typeKey?: string;
+  /** generic_fk: the API name of the content-type half from the version of each key on (4.x's object_type) */
+  typeKeySince?: Record<string, string>;
   /** generic_fk: the API name of the related object (the field's name unless the schema says otherwise) */
   nestedKey?: string;
   /** generic_fk: keys added to the nested target (of the types in `on`) in this model's own forms, computed by a hook per row */

@@ -41,6 +41,24 @@ export function defaultIn(field: { default?: unknown; defaultSince?: Record<stri
   return from === undefined ? field.default : field.defaultSince[from];
 }
 
+/** A generic relation's key for its type half in `version`: its `type_key_since` entry for the latest version at or before it, else `typeKey`. */
+export function typeKeyIn(field: { name: string; typeKey?: string; typeKeySince?: Record<string, string> }, version: string | undefined): string {
+  const base = field.typeKey ?? `${field.name}_type`;
+  if (version === undefined || !field.typeKeySince) return base;
+  const from = Object.keys(field.typeKeySince).filter((since) => inVersion(version, { since })).sort(compareVersions).pop();
+  return from === undefined ? base : field.typeKeySince[from];
+}
+
+/** Each name a generic relation's type half has, with the versions it has it in (`since:` / `until:`). */
+export function typeKeyVersions(field: { name: string; typeKey?: string; typeKeySince?: Record<string, string> }): [string, { since?: string; until?: string }][] {
+  const base = field.typeKey ?? `${field.name}_type`;
+  const steps = Object.entries(field.typeKeySince ?? {}).sort(([a], [b]) => compareVersions(a, b));
+  if (!steps.length) return [[base, {}]];
+  const out: [string, { since?: string; until?: string }][] = [[base, { until: steps[0][0] }]];
+  steps.forEach(([since, key], i) => out.push([key, { since, ...(steps[i + 1] ? { until: steps[i + 1][0] } : {}) }]));
+  return out;
+}
+
 const versionFilters = new WeakMap<ModelEntry, Map<string, FilterSet>>();
 
 /** A model's filters in `version`: those whose `since:` / `until:` (or their field's) include it. */

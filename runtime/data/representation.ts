@@ -8,7 +8,7 @@
 import { choiceSet, storedField, type Row } from './registry.js';
 import { reverseSource } from './reverse.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { formsOf, pathsIn } from '../core/versions.js';
+import { formsOf, pathsIn, typeKeyIn } from '../core/versions.js';
 import { conversions } from '../core/conversions.js';
 import { compileDisplay, isBlank } from './display.js';
 import type { Mode, Put, RenderState } from './render-state.js';
@@ -90,7 +90,7 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     case 'generic_fk': {
       // the API's key for the type half may differ from the column (<name>_type)
       const typeColumn = `${name}_type`;
-      const typeKey = f.typeKey ?? typeColumn;
+      const typeKey = typeKeyIn(f, version);
       const idKey = `${name}_id`;
       const nestedKey = f.nestedKey ?? name;
       const types = f.types!;

@@ -12,7 +12,7 @@ import { hashPassword, keyDigest } from '../core/secrets.js';
 import { applyCustomFields, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { scalarValue } from './write-values.js';
-import { defaultIn, formsOf, inVersion } from '../core/versions.js';
+import { defaultIn, formsOf, inVersion, typeKeyIn } from '../core/versions.js';
 import { conversions } from '../core/conversions.js';
 
 /** A relation named by an element, to resolve with the others of its target model. */
@@ -89,13 +89,13 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
     const [has, value] = given(f);
     if (has) (item.given ??= new Set()).add(f.name);
     if (!has) {
-      if (f.type === 'generic_fk' && names.keys.get(f.name)?.length && (f.typeKey! in input || `${f.name}_id` in input)) {
+      if (f.type === 'generic_fk' && names.keys.get(f.name)?.length && (typeKeyIn(f, version) in input || `${f.name}_id` in input)) {
         // handled below
       } else if (mode === 'patch' || (mode === 'put' && !f.required)) continue;
       else if (mode === 'put' || f.required) {
         // required where the version has it (4.x's service parent); another version's write leaves it to the model's hooks
         if (!names.keys.get(f.name)?.length) continue;
-        if (f.type === 'generic_fk') { errs.add(f.typeKey!, 'This field is required.'); errs.add(`${f.name}_id`, 'This field is required.'); continue; }
+        if (f.type === 'generic_fk') { errs.add(typeKeyIn(f, version), 'This field is required.'); errs.add(`${f.name}_id`, 'This field is required.'); continue; }
         if (f.type !== 'token_key') { errs.add(f.name, 'This field is required.'); continue; }
       }
     }
@@ -115,7 +115,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
       }
       case 'generic_fk': {
         // the API names the type half typeKey; the column is <name>_type
-        const typeKey = f.typeKey!;
+        const typeKey = typeKeyIn(f, version);
         const idKey = `${f.name}_id`;
         const typeColumn = `${f.name}_type`;
         // a relation of another version (4.x's scope through 3.7) is not read from the body

@@ -1,6 +1,7 @@
 /**
  * Event rules: the checks NetBox makes when a rule is saved (object types whose changes are
- * captured, at least one event, conditions that parse, an action NetLedger can run), and the mirror
+ * captured, at least one event, conditions that parse, an action NetLedger can run on an object of
+ * its kind: a webhook or a notification group), and the mirror
  * into the NetBox 3.6 trigger fields of the webhook a rule shares its name with.
  */
 import type { ModelHooks } from '../data/registry.js';
@@ -10,6 +11,8 @@ import { webhooksFromRules } from './legacy-triggers.js';
 import { booleansOf, eventTypeFilter, eventTypesOf } from './event-types.js';
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
+/** The type of the object each kind of action acts on. */
+const ACTION_OBJECT_TYPES: Record<string, string> = { webhook: 'extras.webhook', notification: 'extras.notificationgroup' };
 const EVENTS = ['type_create', 'type_update', 'type_delete', 'type_job_start', 'type_job_end'];
 
 export const eventRule: ModelHooks = {
@@ -33,7 +36,12 @@ export const eventRule: ModelHooks = {
     }
     const problem = conditionError(parseJson(v.conditions));
     if (problem) item.errors.add('conditions', problem);
-    if (v.action_type === 'script') item.errors.add('action_type', 'NetLedger runs no scripts: the action of an event rule must be a webhook.');
+    if (v.action_type === 'script') item.errors.add('action_type', 'NetLedger runs no scripts: the action of an event rule must be a webhook or a notification.');
+    // the action's object is of the action's kind: a webhook, or a notification group to notify
+    const kind = ACTION_OBJECT_TYPES[String(v.action_type)];
+    if (kind && v.action_object_type && v.action_object_type !== kind) {
+      item.errors.add('action_object_type', `A ${String(v.action_type)} action needs an action object of type ${kind}, not ${String(v.action_object_type)}.`);
+    }
   },
   afterWrite: (rows, { db, request }) => webhooksFromRules({ db, request }, rows),
 };

@@ -1,7 +1,9 @@
-/** Groups: how many users belong to each. */
+/** Groups: how many users belong to each, and (NetBox 4) the object permissions granted to each. */
 import type { ModelHooks } from '../data/registry.js';
+import { grantedPermissions } from './granted-permissions.js';
 
 export const group: ModelHooks = {
+  ...grantedPermissions('groups'),
   computed: {
     async group_user_count(rows, { db }) {
       const ids = rows.map((r) => Number(r.id));

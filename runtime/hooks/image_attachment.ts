@@ -64,6 +64,7 @@ export const imageAttachment: ModelHooks = {
     item.values.image_name = fileName(upload.name, info.type);
     item.values.image_width = info.width;
     item.values.image_height = info.height;
+    item.values.image_size = upload.data.length;
     uploads.set(item, { contentType: info.type, data: upload.data });
   },
   async afterWrite(_rows, ctx) {
@@ -78,6 +79,7 @@ export const imageAttachment: ModelHooks = {
   },
   filters: {
     content_type_id: byContentTypeId('content_type_id', 'object_type'),
+    object_type_id: byContentTypeId('object_type_id', 'object_type'),
   },
   computed: {
     async image_url(rows, ctx: ComputedContext) {

@@ -8,7 +8,7 @@
  */
 import { errors } from '../core/errors.js';
 import { parseBoolean } from '../core/query-values.js';
-import { formsOf } from '../core/versions.js';
+import { formsOf, typeKeyIn } from '../core/versions.js';
 import type { ModelEntry } from '../core/types.js';
 
 export interface ReadForm {
@@ -33,7 +33,7 @@ const names = (params: URLSearchParams, key: string): string[] => params.getAll(
 function keysOf(entry: ModelEntry, version: string): Map<string, string[]> {
   return new Map(formsOf(entry, version).full.map((n) => {
     const f = entry.definition.fields[n];
-    return [n, f?.type === 'generic_fk' ? [f.typeKey ?? `${n}_type`, `${n}_id`, f.nestedKey ?? n] : [n]];
+    return [n, f?.type === 'generic_fk' ? [typeKeyIn(f, version), `${n}_id`, f.nestedKey ?? n] : [n]];
   }));
 }
 

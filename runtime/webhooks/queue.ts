@@ -1,10 +1,11 @@
 /**
  * Capture: a change listener that queues webhook deliveries inside the writing transaction, so a
  * rolled-back request leaves none and a committed one always has them, even if the process dies right
- * after the commit. Imported once at start-up (runtime/server.ts).
+ * after the commit. Imported once at start-up (runtime/server.ts). A rule whose action is a
+ * notification writes its notifications in the same transaction instead (notify.ts).
  *
  * Per request (that is, per transaction): one query loads the enabled event rules whose action is a
- * webhook; each change is matched against their object types, event flags and conditions (evaluated
+ * webhook or a notification group; each change is matched against their object types, event flags and conditions (evaluated
  * on the object's API representation); one delivery per (change, matching rule), inserted set-wise. When one request writes the same object in two
  * write calls, its queued row is updated to the last state instead of adding a second event:
  * created+updated stays `created`, anything+deleted becomes `deleted`, and the prechange snapshot is
@@ -19,19 +20,22 @@ import type { ModelEntry } from '../core/types.js';
 import { matches } from './conditions.js';
 import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from './channel.js';
+import { notifyGroups, type EventName, type GroupEvent } from './notify.js';
 
-export type EventName = 'created' | 'updated' | 'deleted';
+export type { EventName };
 
 const EVENT: Record<Change['action'], EventName> = { create: 'created', update: 'updated', delete: 'deleted' };
 
-/** An enabled event rule whose action is a webhook. */
+/** An enabled event rule whose action is a webhook, or notifications for a notification group's users. */
 interface Rule {
   id: number;
-  webhookId: number;
+  action: 'webhook' | 'notification';
+  /** the webhook's or the notification group's id */
+  targetId: number;
   contentTypes: Set<string>;
   on: Record<EventName, boolean>;
   conditions: unknown;
-  /** the API version whose shape its webhook's body takes (the default: a change's own `data`) */
+  /** the API version whose shape its webhook's body takes (the default: a change's own `data`); a notification's conditions read the newest version's */
   version: string;
 }
 
@@ -50,6 +54,8 @@ interface RequestState {
 }
 
 const requests = new WeakMap<Knex, RequestState>();
+/** the newest API version: the shape a notification rule's conditions are evaluated on */
+const NEWEST = apiVersions.versions[apiVersions.versions.length - 1].version;
 const CHUNK = 500;
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 't';
@@ -61,18 +67,22 @@ function parse(text: unknown): unknown {
 
 async function enabledRules(db: Knex): Promise<Rule[]> {
   const rows: Row[] = await db(`${model('EventRule').definition.table} as r`)
-    .join(`${model('Webhook').definition.table} as w`, 'w.id', 'r.action_object_id')
-    .where({ 'r.enabled': true, 'r.action_type': 'webhook', 'r.action_object_type': 'extras.webhook' })
+    .leftJoin(`${model('Webhook').definition.table} as w`, (j) => j.on('w.id', 'r.action_object_id').andOnVal('r.action_object_type', 'extras.webhook'))
+    .where('r.enabled', true)
+    .where((w) => w.where({ 'r.action_type': 'webhook', 'r.action_object_type': 'extras.webhook' }).whereNotNull('w.id')
+      .orWhere({ 'r.action_type': 'notification', 'r.action_object_type': 'extras.notificationgroup' }))
     .select('r.*', 'w.api_version as webhook_api_version');
   return rows.map((r) => {
     const types = parse(r.content_types);
+    const action = r.action_type === 'notification' ? 'notification' : 'webhook';
     return {
       id: Number(r.id),
-      webhookId: Number(r.action_object_id),
+      action,
+      targetId: Number(r.action_object_id),
       contentTypes: new Set(Array.isArray(types) ? types.map(String) : []),
       on: { created: truthy(r.type_create), updated: truthy(r.type_update), deleted: truthy(r.type_delete) },
       conditions: parse(r.conditions),
-      version: String(r.webhook_api_version || apiVersions.default),
+      version: action === 'notification' ? NEWEST : String(r.webhook_api_version || apiVersions.default),
     };
   });
 }
@@ -109,6 +119,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
   const inserts: { row: Row; key: string }[] = [];
   const updates: { id: number; row: Row }[] = [];
   const removals: number[] = [];
+  const notifications: GroupEvent[] = [];
   await shapesFor(changes, rules, ctx);
   for (const change of changes) {
     const contentType = change.entry.definition.contentType;
@@ -122,6 +133,10 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
       const data = rule.version === apiVersions.default ? change.data : change.shapes?.get(rule.version) ?? change.data;
       const fires = rule.on[event] && matches(rule.conditions, data);
       state.seen.set(key, { event, prechange, rowId: earlier?.rowId ?? null });
+      if (rule.action === 'notification') {
+        if (fires) notifications.push({ groupId: rule.targetId, objectType: contentType, objectId: change.id, event });
+        continue;
+      }
       if (!fires) {
         if (earlier?.rowId) removals.push(earlier.rowId);
         state.seen.get(key)!.rowId = null;
@@ -142,7 +157,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
         inserts.push({
           key,
           row: {
-            webhook_id: rule.webhookId, message_id: `msg_${randomUUID()}`, object_type: contentType, object_id: change.id, request_id: ctx.requestId,
+            webhook_id: rule.targetId, message_id: `msg_${randomUUID()}`, object_type: contentType, object_id: change.id, request_id: ctx.requestId,
             state: 'queued', attempt_count: 0, attempts: '[]', next_attempt_at: ctx.now, lease_owner: null, lease_expires_at: null, created: ctx.now,
             ...fields,
           },
@@ -150,6 +165,7 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
       }
     }
   }
+  if (notifications.length) await notifyGroups(ctx.db, notifications, ctx.now);
   if (removals.length) await ctx.db(table).whereIn('id', removals).where('state', 'queued').delete();
   for (const { id, row } of updates) await ctx.db(table).where('id', id).update(row);
   for (let i = 0; i < inserts.length; i += CHUNK) {

@@ -248,7 +248,7 @@ export const interfaceFilterSet: FilterSet = {
     family: "exact",
     tree: true,
   },
-  rf_channel: { kind: "field", field: "rf_channel", family: "string" },
+  rf_channel: { kind: "field", field: "rf_channel", family: "exact" },
   rf_channel_frequency: { kind: "field", field: "rf_channel_frequency", family: "number" },
   rf_channel_width: { kind: "field", field: "rf_channel_width", family: "number" },
   rf_role: { kind: "field", field: "rf_role", family: "exact" },

@@ -357,7 +357,7 @@ export const interfaceDefinition: ModelDefinition = {
     },
     rf_channel: {
       name: "rf_channel",
-      type: "string",
+      type: "choice",
       label: "Wireless channel",
       required: false,
       nullable: false,
@@ -368,6 +368,8 @@ export const interfaceDefinition: ModelDefinition = {
       columns: ["rf_channel"],
       default: "",
       maxLength: 50,
+      choices: "wireless-channel",
+      blank: true,
     },
     poe_mode: {
       name: "poe_mode",
@@ -755,7 +757,7 @@ export class InterfaceModel extends Model {
   description!: string;
   mode!: string | number;
   rf_role!: string | number;
-  rf_channel!: string;
+  rf_channel!: string | number;
   poe_mode!: string | number;
   poe_type!: string | number | null;
   rf_channel_frequency!: number | null;

@@ -213,7 +213,7 @@ export const eventRuleDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["action_object_type", "action_object_id"],
-      types: { "extras.webhook": "Webhook" },
+      types: { "extras.webhook": "Webhook", "extras.notificationgroup": "NotificationGroup" },
       onDelete: "cascade",
       typeKey: "action_object_type",
     },

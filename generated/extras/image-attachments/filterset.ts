@@ -6,18 +6,22 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/image-attachments/. */
 export const imageAttachmentFilterSet: FilterSet = {
-  content_type: { kind: "field", field: "object", family: "exact" },
-  content_type_id: { kind: "method", method: "content_type_id", family: "exact" },
+  content_type: { kind: "field", field: "object", family: "exact", until: "4.0" },
+  content_type_id: { kind: "method", method: "content_type_id", family: "exact", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
+  description: { kind: "field", field: "description", family: "string", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   image_height: { kind: "field", field: "image_height", family: "number" },
   image_name: { kind: "field", field: "image_name", family: "string" },
+  image_size: { kind: "field", field: "image_size", family: "number", since: "4.0" },
   image_width: { kind: "field", field: "image_width", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   name: { kind: "field", field: "name", family: "string" },
   object_id: { kind: "field", field: "object_id", family: "number" },
+  object_type: { kind: "field", field: "object", family: "exact", since: "4.0" },
+  object_type_id: { kind: "method", method: "object_type_id", family: "exact", since: "4.0" },
   q: { kind: "q" },
   updated_by_request: { kind: "request", actions: ["update"] },
 };

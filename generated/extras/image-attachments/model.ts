@@ -53,6 +53,7 @@ export const imageAttachmentDefinition: ModelDefinition = {
       example: "dcim.site",
       onDelete: "cascade",
       typeKey: "content_type",
+      typeKeySince: { "4.0": "object_type" },
       nestedKey: "parent",
     },
     name: {
@@ -84,6 +85,21 @@ export const imageAttachmentDefinition: ModelDefinition = {
       example: "data:image/png;name=pixel.png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==",
       source: "hook:image_url",
     },
+    description: {
+      name: "description",
+      type: "string",
+      label: "Description",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["description"],
+      default: "",
+      maxLength: 200,
+      since: "4.0",
+    },
     image_height: {
       name: "image_height",
       type: "integer",
@@ -111,6 +127,20 @@ export const imageAttachmentDefinition: ModelDefinition = {
       columns: ["image_width"],
       minValue: 0,
       maxValue: 32767,
+    },
+    image_size: {
+      name: "image_size",
+      type: "integer",
+      label: "Image size",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["image_size"],
+      minValue: 0,
+      since: "4.0",
     },
     image_name: {
       name: "image_name",
@@ -162,8 +192,10 @@ export class ImageAttachmentModel extends Model {
   object_type!: string | null;
   object_id!: number;
   name!: string;
+  description!: string;
   image_height!: number;
   image_width!: number;
+  image_size!: number | null;
   image_name!: string;
   created!: string | null;
   last_updated!: string | null;

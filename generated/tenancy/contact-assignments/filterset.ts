@@ -7,11 +7,8 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/tenancy/contact-assignments/. */
 export const contactAssignmentFilterSet: FilterSet = {
   contact: {
-    kind: "path",
-    path: [{ field: "contact", model: "Contact" }],
-    by: "name",
-    family: "exact",
-    tree: false,
+    kind: "ignored",
+    reason: "NetBox has no contact filter here (contact_id is the one); the Ansible collection sends it with the object, the role and its type",
   },
   contact_id: {
     kind: "path",
@@ -20,8 +17,8 @@ export const contactAssignmentFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
-  content_type: { kind: "field", field: "object", family: "exact" },
-  content_type_id: { kind: "method", method: "content_type_id", family: "exact" },
+  content_type: { kind: "field", field: "object", family: "exact", until: "4.0" },
+  content_type_id: { kind: "method", method: "content_type_id", family: "exact", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   group: {
@@ -42,6 +39,8 @@ export const contactAssignmentFilterSet: FilterSet = {
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },
   object_id: { kind: "field", field: "object_id", family: "number" },
+  object_type: { kind: "field", field: "object", family: "exact", since: "4.0" },
+  object_type_id: { kind: "method", method: "object_type_id", family: "exact", since: "4.0" },
   priority: { kind: "field", field: "priority", family: "exact" },
   q: { kind: "q" },
   role: {

@@ -64,6 +64,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
       },
       onDelete: "cascade",
       typeKey: "content_type",
+      typeKeySince: { "4.0": "object_type" },
     },
     contact: {
       name: "contact",

@@ -19,7 +19,7 @@ export const groupSerializer: SerializerDefinition = {
       convert: {},
     },
     "4.6": {
-      full: ["id", "url", "display", "display_url", "name", "description", "user_count"],
+      full: ["id", "url", "display", "display_url", "name", "description", "permissions", "user_count"],
       brief: ["id", "url", "display", "name", "description"],
       nested: ["id", "url", "display", "name", "description"],
       convert: {},

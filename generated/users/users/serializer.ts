@@ -61,6 +61,7 @@ export const userSerializer: SerializerDefinition = {
         "date_joined",
         "last_login",
         "groups",
+        "permissions",
       ],
       brief: ["id", "url", "display", "username"],
       nested: ["id", "url", "display", "username"],
