@@ -204,7 +204,7 @@ function linkColumns(cols: Set<string>, owner: string): [string, string] | null 
  * The file a row names under NetBox's MEDIA_ROOT (`media`), kept as the row's stored file when it is
  * there and an image; counted in `files`, with the reason of each one left out in `missing`.
  */
-async function carryFile(trx: Knex, ownerType: string, src: Src, media: string | undefined, files: ModelSummary, missing: string[]): Promise<void> {
+async function carryFile(trx: Knex, ownerType: string, sizeIn: string | null, src: Src, media: string | undefined, files: ModelSummary, missing: string[]): Promise<void> {
   const name = String(src.image ?? '');
   if (!name) return;
   files.read++;
@@ -220,6 +220,8 @@ async function carryFile(trx: Knex, ownerType: string, src: Src, media: string |
     return;
   }
   await putFile(trx, ownerType, Number(src.id), { contentType: info.type, data });
+  // the size an upload records beside the file, where the model keeps it
+  if (sizeIn) await trx(sizeIn).where('id', Number(src.id)).update({ image_size: data.length });
   files.imported++;
 }
 
@@ -334,6 +336,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         const images = [...cols].filter((c) => /_image$/.test(c) && !(c in d.fields));
         let imagesLeft = 0;
         let read = 0;
+        let writing: Promise<void> = Promise.resolve();
         for await (const batch of source.rows(table, BATCH)) {
           const rows: Src[] = [];
           for (const src of batch) {
@@ -366,14 +369,16 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
               if (Object.keys(values).length) pending.push({ table: d.table, updates: [{ id: Number(src.id), values }] });
             }
           }
-          try {
-            await insertRows(trx, d.table, rows);
-          } catch (error) {
-            throw new Error(`${table}, rows ${rows[0]?.id}-${rows[rows.length - 1]?.id}: ${(error as Error).message.split('\n')[0]}`);
-          }
-          if (files) for (const src of batch) await carryFile(trx, d.contentType, src, options.media, files, missing);
+          // the previous batch's INSERT runs in the target (PostgreSQL) while this one is read and mapped
+          await writing;
+          const span = `${table}, rows ${rows[0]?.id}-${rows[rows.length - 1]?.id}`;
+          writing = insertRows(trx, d.table, rows).then(() => {}, (error) => { throw new Error(`${span}: ${(error as Error).message.split('\n')[0]}`); });
+          writing.catch(() => {});
+          if (files) await writing;
+          if (files) for (const src of batch) await carryFile(trx, d.contentType, 'image_size' in d.fields ? d.table : null, src, options.media, files, missing);
           options.progress?.(`${d.name}: ${read} rows`);
         }
+        await writing;
         if (read) filled.add(d.table);
         summary.push({ model: d.name, read, imported: read, skipped: 0, reason: '' });
         if (imagesLeft) summary.push({ model: `${d.name} images`, read: imagesLeft, imported: 0, skipped: imagesLeft, reason: `no ${images.join(' or ')} here` });
