@@ -154,6 +154,7 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       assert.is(image.headers.get('content-type'), 'image/png');
       assert.ok(Buffer.from(await image.arrayBuffer()).equals(PIXEL), 'the bytes of the file under MEDIA_ROOT');
       assert.is((await app.api('GET', '/api/extras/image-attachments/301/image/', undefined, { token })).status, 404, 'a file that was missing is not there');
+      assert.is((await get('/v4.6/api/extras/image-attachments/300/')).image_size, PIXEL.length, "the file's size, as an upload records it");
       const ip = await get('/api/ipam/ip-addresses/250/');
       assert.is(ip.address, '192.0.2.7/24');
       assert.is((await get('/api/ipam/ip-addresses/?parent=192.0.2.0/24')).count, 1);
