@@ -49,10 +49,15 @@ export async function notifyGroups(db: Knex, events: GroupEvent[], now: string):
     .whereIn('object_id', [...new Set(rows.map((r) => r.object_id))]).select('id', 'object_type', 'object_id', 'user_id');
   const ids = new Map(existing.map((r) => [`${r.object_type}|${Number(r.object_id)}|${Number(r.user_id)}`, Number(r.id)]));
   const inserts: Row[] = [];
+  // the notifications that exist, by the event they now carry: one update per event type
+  const updates = new Map<string, number[]>();
   for (const [key, row] of wanted) {
     const id = ids.get(key);
     if (id === undefined) inserts.push({ ...row, created: now, read: null });
-    else await db(table).where('id', id).update({ event_type: row.event_type });
+    else updates.set(row.event_type, [...(updates.get(row.event_type) ?? []), id]);
+  }
+  for (const [eventType, rowIds] of updates) {
+    for (let i = 0; i < rowIds.length; i += 500) await db(table).whereIn('id', rowIds.slice(i, i + 500)).update({ event_type: eventType });
   }
   for (let i = 0; i < inserts.length; i += 500) await db(table).insert(inserts.slice(i, i + 500));
 }
