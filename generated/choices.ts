@@ -169,6 +169,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "inactive", label: "Inactive" },
     ],
   },
+  "custom-field-choice-set-base": {
+    name: "custom-field-choice-set-base",
+    integer: false,
+    choices: [
+      { value: "IATA", label: "IATA (Airport codes)" },
+      { value: "ISO_3166", label: "ISO 3166 (Country codes)" },
+      { value: "UN_LOCODE", label: "UN/LOCODE (Location codes)" },
+    ],
+  },
   "custom-field-filter-logic": {
     name: "custom-field-filter-logic",
     integer: false,

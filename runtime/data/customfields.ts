@@ -13,6 +13,7 @@ import { byContentType, model, type Row } from './registry.js';
 import type { ErrorCollector } from '../core/errors.js';
 import type { ModelEntry } from '../core/types.js';
 import { processCache, watchModels } from './cache.js';
+import { baseChoices } from './base-choices.js';
 
 export interface CustomFieldDef {
   id: number;
@@ -24,8 +25,10 @@ export interface CustomFieldDef {
   minimum: number | null;
   maximum: number | null;
   regex: string;
-  /** select / multiselect: allowed values */
+  /** select / multiselect: allowed values (the set's base choices, then its extra choices) */
   choices: string[];
+  /** the same values, to check one without scanning */
+  allowed: ReadonlySet<string>;
   /** object / multiobject: target model */
   objectModel: string | null;
 }
@@ -50,26 +53,37 @@ async function loadCustomFields(db: Knex, entry: ModelEntry): Promise<CustomFiel
   const sets = new Map<number, string[]>();
   if (setIds.length) {
     for (const s of await db(model('CustomFieldChoiceSet').definition.table).whereIn('id', setIds)) {
-      sets.set(Number(s.id), (JSON.parse(s.extra_choices || '[]') as [string, string][]).map((c) => String(Array.isArray(c) ? c[0] : c)));
+      const extra = (JSON.parse(s.extra_choices || '[]') as [string, string][]).map((c) => String(Array.isArray(c) ? c[0] : c));
+      const values = [...baseChoices(s.base_choices).map((p) => p[0]), ...extra];
+      sets.set(Number(s.id), truthy(s.order_alphabetically) ? values.sort() : values);
     }
   }
-  return rows.map((r) => ({
-    id: Number(r.id),
-    name: r.name,
-    type: r.type,
-    required: truthy(r.required),
-    default: r.default === null || r.default === undefined ? null : JSON.parse(r.default),
-    filterLogic: r.filter_logic,
-    minimum: r.validation_minimum === null ? null : Number(r.validation_minimum),
-    maximum: r.validation_maximum === null ? null : Number(r.validation_maximum),
-    regex: r.validation_regex ?? '',
-    choices: r.choice_set_id === null ? [] : sets.get(Number(r.choice_set_id)) ?? [],
-    objectModel: r.object_type ? byContentType.get(r.object_type)?.definition.name ?? null : null,
-  }));
+  return rows.map((r) => {
+    const choices = r.choice_set_id === null ? [] : sets.get(Number(r.choice_set_id)) ?? [];
+    return {
+      id: Number(r.id),
+      name: r.name,
+      type: r.type,
+      required: truthy(r.required),
+      default: r.default === null || r.default === undefined ? null : JSON.parse(r.default),
+      filterLogic: r.filter_logic,
+      minimum: r.validation_minimum === null ? null : Number(r.validation_minimum),
+      maximum: r.validation_maximum === null ? null : Number(r.validation_maximum),
+      regex: r.validation_regex ?? '',
+      choices,
+      allowed: new Set(choices),
+      objectModel: r.object_type ? byContentType.get(r.object_type)?.definition.name ?? null : null,
+    };
+  });
 }
 
 /** A reference to resolve before the value is stored (object and multiobject fields). */
 export type ObjectRef = (target: string, value: unknown, apply: (id: number) => void) => void;
+
+/** The allowed values for an error message: all of a short list, the first 20 of a base list of thousands. */
+function listed(choices: string[]): string {
+  return choices.length <= 50 ? choices.join(', ') : `${choices.slice(0, 20).join(', ')}, ... (${choices.length} in all)`;
+}
 
 /** Checks one value; returns the value to store, or records why not. */
 function checkValue(def: CustomFieldDef, value: unknown, fail: (reason: string) => void, ref: ObjectRef, store: (v: unknown) => void): void {
@@ -103,12 +117,12 @@ function checkValue(def: CustomFieldDef, value: unknown, fail: (reason: string) 
     case 'json':
       return store(value);
     case 'select':
-      if (!def.choices.includes(String(value))) return fail(`Invalid choice (${String(value)}). Available choices are: ${def.choices.join(', ')}`);
+      if (!def.allowed.has(String(value))) return fail(`Invalid choice (${String(value)}). Available choices are: ${listed(def.choices)}`);
       return store(String(value));
     case 'multiselect': {
       const list = Array.isArray(value) ? value : [value];
-      const bad = list.find((v) => !def.choices.includes(String(v)));
-      if (bad !== undefined) return fail(`Invalid choice(s) (${String(bad)}). Available choices are: ${def.choices.join(', ')}`);
+      const bad = list.find((v) => !def.allowed.has(String(v)));
+      if (bad !== undefined) return fail(`Invalid choice(s) (${String(bad)}). Available choices are: ${listed(def.choices)}`);
       return store(list.map(String));
     }
     case 'object':

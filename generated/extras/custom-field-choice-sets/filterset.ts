@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/extras/custom-field-choice-sets/. */
 export const customFieldChoiceSetFilterSet: FilterSet = {
+  base_choices: { kind: "field", field: "base_choices", family: "exact" },
   choice: { kind: "method", method: "choice_set_choice" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },

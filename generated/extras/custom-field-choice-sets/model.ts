@@ -57,12 +57,29 @@ export const customFieldChoiceSetDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    base_choices: {
+      name: "base_choices",
+      type: "choice",
+      label: "Base choices",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["base_choices"],
+      helpText: "Base set of predefined choices (optional)",
+      default: "",
+      maxLength: 50,
+      choices: "custom-field-choice-set-base",
+      blank: true,
+    },
     extra_choices: {
       name: "extra_choices",
       type: "json",
       label: "Extra choices",
-      required: true,
-      nullable: false,
+      required: false,
+      nullable: true,
       readOnly: false,
       writeOnly: false,
       unique: false,
@@ -125,7 +142,8 @@ export class CustomFieldChoiceSetModel extends Model {
   public id!: number;
   name!: string;
   description!: string;
-  extra_choices!: unknown;
+  base_choices!: string | number;
+  extra_choices!: unknown | null;
   order_alphabetically!: boolean;
   owner_id!: number | null;
 }
