@@ -76,6 +76,14 @@ export interface ModelFile {
    */
   owner?: boolean;
   /**
+   * The content comes from a data file (NetBox's synced data): the loader adds the fields data_source, data_path, data_file and data_synced (before the field `before` names, else at the end) and the POST action `sync` (hook sync_data_file)
+   */
+  synced_data?:
+    | true
+    | {
+        before: string;
+      };
+  /**
    * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model
    */
   contacts?: boolean;

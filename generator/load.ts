@@ -12,6 +12,7 @@ import { checkMenu, MENU_FILE } from './menu.js';
 import type { LoadedModel } from './schema-index.js';
 import { checkCrossReferences } from './cross-references.js';
 import { checkVersionKeys } from './check-versions.js';
+import { addOwner, addSyncedData } from './model-traits.js';
 
 export interface LoadedSchema {
   models: LoadedModel[];
@@ -86,7 +87,10 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
     }
   }
 
-  for (const m of models) if (m.spec.owner) addOwner(m.spec);
+  for (const m of models) {
+    if (m.spec.synced_data) addSyncedData(m.spec);
+    if (m.spec.owner) addOwner(m.spec);
+  }
   checkCrossReferences(models, choiceSets, hooksDir, problems);
   checkVersionKeys(models, known, problems);
   const menu = parse(readFileSync(join(root, MENU_FILE), 'utf8')) as MenuFile;
@@ -94,17 +98,4 @@ export function loadSchema(root: string, formatFile: string, hooksDir: string): 
   else checkMenu(menu, new Map(models.map((m) => [m.spec.model, m.spec.app])), problems);
   if (problems.length) throw new SchemaErrors(problems);
   return { models, choiceSets, versions, menu };
-}
-
-/**
- * `owner: true`: NetBox 4.5's owner of an object, a relation that exists from 4.6 on, placed where
- * NetBox's serializers show it (before `comments`), with its group's filters.
- */
-function addOwner(spec: ModelFile): void {
-  const owner = { type: 'fk', to: 'Owner', nullable: true, on_delete: 'protect', since: '4.0' } as ModelFile['fields'][string];
-  const entries = Object.entries(spec.fields);
-  const at = entries.findIndex(([name]) => name === 'comments');
-  entries.splice(at < 0 ? entries.length : at, 0, ['owner', owner]);
-  spec.fields = Object.fromEntries(entries);
-  spec.filters = { ...spec.filters, owner_group_id: { path: 'owner.group', since: '4.0' }, owner_group: { path: 'owner.group', by: 'name', since: '4.0' } } as ModelFile['filters'];
 }
