@@ -26,11 +26,10 @@ import { suite } from 'uvu';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { engine, startApp } from './helpers.js';
+import { referencePath } from './reference.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_URL = 'http://localhost:32768';
 const SUITE_TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const PYTHON = process.env.NETLEDGER_PYTHON ?? '/usr/bin/python3';
@@ -186,12 +185,10 @@ export function compareInventories(expectedText: string, gotText: string): strin
 // ---- one run: the app, the seeding, the inventory cases, the playbook ----
 
 function locate(release: string) {
-  const reference = [process.env.NETBOX_REFERENCE, join(ROOT, '..', 'shared', 'reference'), '/work/shared/reference']
-    .filter((p): p is string => !!p)
-    .find((p) => existsSync(join(p, 'ansible_modules', release)));
-  if (!reference) return null;
-  const collection = join(reference, 'ansible_modules', release);
-  return { collection, pynetbox: join(reference, 'pynetbox-7.8.0'), targets: join(collection, 'tests', 'integration', 'targets') };
+  const collection = referencePath(join('ansible_modules', release));
+  const pynetbox = referencePath('pynetbox-7.8.0');
+  if (!collection || !pynetbox) return null;
+  return { collection, pynetbox, targets: join(collection, 'tests', 'integration', 'targets') };
 }
 
 /** Copies `from` to `to` with the suite's URL and cache folder replaced. */

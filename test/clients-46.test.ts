@@ -1,33 +1,28 @@
 /**
  * pynetbox 7.8.0, the release tested against NetBox 4.6, against NetLedger's 4.6 API
  * (`pynetbox.api("http://host/v4.6", ...)`), on the current engine. pynetbox 7.8.0 is pure Python: it
- * runs from its source folder on PYTHONPATH (NETLEDGER_PYNETBOX_78, else `shared/reference/pynetbox-7.8.0`
- * in a folder above the repository, else under /work) with Debian's python3, python3-requests and python3-packaging
+ * runs from its source folder on PYTHONPATH (NETLEDGER_PYNETBOX_78, else the reference material's
+ * `pynetbox-7.8.0`, test/reference.ts) with Debian's python3, python3-requests and python3-packaging
  * (.ci/run installs them). Scenarios are test/clients/pynetbox46/NN_*.py, each check an uvu test
  * (test/client-checks.ts). Missing pynetbox 7.8.0 or its packages is a failure, not a skip.
  */
 import { suite } from 'uvu';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_TOKEN, engine, startApp } from './helpers.js';
 import { checkTests, listChecks, probe, run, type Suite } from './client-checks.js';
+import { referencePath } from './reference.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCENARIOS = join(HERE, 'clients', 'pynetbox46');
 const ADMIN_PASSWORD = 'clients-46-admin-password';
 
-/** pynetbox 7.8.0's source folder: NETLEDGER_PYNETBOX_78, else shared/reference/pynetbox-7.8.0 in a folder above this one. */
+/** pynetbox 7.8.0's source folder: NETLEDGER_PYNETBOX_78, else the reference material's. */
 function pynetboxSource(): string | null {
-  if (process.env.NETLEDGER_PYNETBOX_78) return process.env.NETLEDGER_PYNETBOX_78;
-  for (let dir = resolve(HERE, '..'); dir !== dirname(dir); dir = dirname(dir)) {
-    const candidate = join(dir, 'shared', 'reference', 'pynetbox-7.8.0');
-    if (existsSync(join(candidate, 'pynetbox', '__init__.py'))) return candidate;
-  }
-  // the reference material's place on the machines CI runs on, for a clone elsewhere
-  const fixed = '/work/shared/reference/pynetbox-7.8.0';
-  return existsSync(join(fixed, 'pynetbox', '__init__.py')) ? fixed : null;
+  const folder = process.env.NETLEDGER_PYNETBOX_78 ?? referencePath('pynetbox-7.8.0');
+  return folder && existsSync(join(folder, 'pynetbox', '__init__.py')) ? folder : null;
 }
 
 const source = pynetboxSource();
