@@ -92,17 +92,28 @@ export function toCidrs(first: bigint, last: bigint, family: number): { first: b
   return out;
 }
 
-/** Free CIDR blocks of a prefix: the prefix minus its child prefixes in the same VRF. */
-async function freeBlocks(db: Knex, prefix: Row): Promise<{ first: bigint; length: number }[]> {
+/**
+ * Free CIDR blocks of a prefix: the prefix minus its child prefixes in the same VRF. With `window`,
+ * only the free space between `from` and `to`, each an address a child covers (a page's first and
+ * last rows): no free block straddles such an address, so the blocks are those of the whole prefix
+ * that lie between them, and only the children reaching into the window are read.
+ */
+export async function freeBlocks(db: Knex, prefix: Row, window?: { from: bigint; to: bigint }): Promise<{ first: bigint; length: number }[]> {
   const family = Number(prefix.family);
+  let cursor = toBigInt(prefix.prefix_first);
+  let end = toBigInt(prefix.prefix_last);
   const q = db('ipam_prefix').select('prefix_first', 'prefix_last').where('family', family)
     .where('prefix_first', '>=', prefix.prefix_first).where('prefix_last', '<=', prefix.prefix_last)
     .where('prefix_length', '>', prefix.prefix_length).orderBy('prefix_first');
+  if (window) {
+    if (window.from > cursor) cursor = window.from;
+    if (window.to < end) end = window.to;
+    // the children that start inside the window, and those containing its start
+    q.where('prefix_first', '<=', toBytes(end)).where('prefix_last', '>=', toBytes(cursor));
+  }
   sameVrf(q, prefix.vrf_id);
   const children: Block[] = (await q).map((r: Row) => ({ first: toBigInt(r.prefix_first), last: toBigInt(r.prefix_last) }));
   const blocks: { first: bigint; length: number }[] = [];
-  let cursor = toBigInt(prefix.prefix_first);
-  const end = toBigInt(prefix.prefix_last);
   for (const c of children) {
     if (c.first > cursor) blocks.push(...toCidrs(cursor, c.first - 1n, family));
     if (c.last + 1n > cursor) cursor = c.last + 1n;

@@ -3,12 +3,14 @@
  * (of every VRF when the container has none), any other prefix by the addresses its IP addresses
  * and IP ranges take out of its usable ones (an IPv4 prefix's network and broadcast addresses do
  * not count unless it is a pool or a /31 or /32); 100 when marked utilized. A whole table of
- * prefixes costs four queries, however many rows it has. An aggregate is as full as its child
+ * prefixes costs four queries, however many rows it has, sent together (one round trip on
+ * PostgreSQL, runtime/data/pg-batch.ts). An aggregate is as full as its child
  * prefixes (every VRF) cover it; an IP range as its IP addresses (its VRF) take its addresses.
  */
 import type { Knex } from 'knex';
 import { toBigInt, toBytes } from '../core/ipnet.js';
 import type { Row } from '../data/registry.js';
+import { readRows } from '../data/reads.js';
 
 const CHUNK = 900;
 const truthy = (v: unknown) => v === true || v === 1;
@@ -18,6 +20,13 @@ async function perPrefix(db: Knex, ids: number[], build: (ids: number[]) => Knex
   const out: Row[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) out.push(...await build(ids.slice(i, i + CHUNK)));
   return out;
+}
+
+/** perPrefix with the chunks started at once, past knex's runner: reads started together share a round trip. */
+async function together(db: Knex, ids: number[], build: (ids: number[]) => Knex.QueryBuilder): Promise<Row[]> {
+  const parts: Promise<Row[]>[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) parts.push(readRows(db, build(ids.slice(i, i + CHUNK))));
+  return (await Promise.all(parts)).flat();
 }
 
 /** The number of addresses the union of [first, last] intervals covers. */
@@ -67,10 +76,6 @@ export async function rangeUtilization(db: Knex, range: { family: number; first:
 export async function prefixUtilization(db: Knex, ids: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (!ids.length) return out;
-  const prefixes = await perPrefix(db, ids, (part) => db('ipam_prefix').whereIn('id', part)
-    .select('id', 'family', 'prefix_first', 'prefix_last', 'prefix_length', 'status', 'is_pool', 'mark_utilized'));
-  const containers = prefixes.filter((p) => p.status === 'container' && !truthy(p.mark_utilized)).map((p) => Number(p.id));
-  const others = prefixes.filter((p) => p.status !== 'container' && !truthy(p.mark_utilized)).map((p) => Number(p.id));
   const used = new Map<number, [bigint, bigint][]>();
   const add = (id: unknown, first: Buffer, last: Buffer) => {
     const list = used.get(Number(id)) ?? [];
@@ -78,15 +83,24 @@ export async function prefixUtilization(db: Knex, ids: number[]): Promise<Map<nu
     used.set(Number(id), list);
   };
   const inside = (j: Knex.JoinClause, first: string, last: string) => j.on(`${first.split('.')[0]}.family`, 'p.family').andOn(first, '>=', 'p.prefix_first').andOn(first, '<=', 'p.prefix_last').andOn(last, '<=', 'p.prefix_last');
-  for (const r of await perPrefix(db, containers, (part) => db('ipam_prefix as p').whereIn('p.id', part)
-    .join('ipam_prefix as o', (j) => { inside(j, 'o.prefix_first', 'o.prefix_last').andOn('o.prefix_length', '>', 'p.prefix_length'); sameVrf(j, 'o.vrf_id', true); })
-    .select('p.id as id', 'o.prefix_first as first', 'o.prefix_last as last'))) add(r.id, r.first, r.last);
-  for (const r of await perPrefix(db, others, (part) => db('ipam_prefix as p').whereIn('p.id', part)
-    .join('ipam_iprange as o', (j) => { inside(j, 'o.start_address_host', 'o.end_address_host'); sameVrf(j, 'o.vrf_id', false); })
-    .select('p.id as id', 'o.start_address_host as first', 'o.end_address_host as last'))) add(r.id, r.first, r.last);
-  for (const r of await perPrefix(db, others, (part) => db('ipam_prefix as p').whereIn('p.id', part)
-    .join('ipam_ipaddress as o', (j) => { inside(j, 'o.address_host', 'o.address_host'); sameVrf(j, 'o.vrf_id', false); })
-    .distinct('p.id as id', 'o.address_host as first'))) add(r.id, r.first, r.first);
+  // The status picks the join in SQL, so all four start at once: a container by its child prefixes,
+  // any other prefix by its IP ranges and IP addresses (a prefix marked utilized ignores its rows).
+  const [prefixes, children, ranges, addresses] = await Promise.all([
+    together(db, ids, (part) => db('ipam_prefix').whereIn('id', part)
+      .select('id', 'family', 'prefix_first', 'prefix_last', 'prefix_length', 'status', 'is_pool', 'mark_utilized')),
+    together(db, ids, (part) => db('ipam_prefix as p').whereIn('p.id', part).where('p.status', 'container')
+      .join('ipam_prefix as o', (j) => { inside(j, 'o.prefix_first', 'o.prefix_last').andOn('o.prefix_length', '>', 'p.prefix_length'); sameVrf(j, 'o.vrf_id', true); })
+      .select('p.id as id', 'o.prefix_first as first', 'o.prefix_last as last')),
+    together(db, ids, (part) => db('ipam_prefix as p').whereIn('p.id', part).whereNot('p.status', 'container')
+      .join('ipam_iprange as o', (j) => { inside(j, 'o.start_address_host', 'o.end_address_host'); sameVrf(j, 'o.vrf_id', false); })
+      .select('p.id as id', 'o.start_address_host as first', 'o.end_address_host as last')),
+    together(db, ids, (part) => db('ipam_prefix as p').whereIn('p.id', part).whereNot('p.status', 'container')
+      .join('ipam_ipaddress as o', (j) => { inside(j, 'o.address_host', 'o.address_host'); sameVrf(j, 'o.vrf_id', false); })
+      .distinct('p.id as id', 'o.address_host as first')),
+  ]);
+  for (const r of children) add(r.id, r.first, r.last);
+  for (const r of ranges) add(r.id, r.first, r.last);
+  for (const r of addresses) add(r.id, r.first, r.first);
   for (const p of prefixes) {
     const id = Number(p.id);
     if (truthy(p.mark_utilized)) { out.set(id, 100); continue; }

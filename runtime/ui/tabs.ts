@@ -69,17 +69,23 @@ export function tabsOf(entry: ModelEntry): Tab[] {
   return entry.definition.ui?.tabs ?? [];
 }
 
-/** The tab bar: each declared tab the user may read with its count; empty ones are left out unless open. */
-export async function tabLinks(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>, open: string | null): Promise<TabLink[]> {
+/**
+ * The tab bar: each declared tab the user may read with its count; empty ones are left out unless
+ * open. The open tab's count is the one its table already has (`openCount`), not counted again.
+ */
+export async function tabLinks(ctx: Context, services: Services, api: ApiViews, entry: ModelEntry, object: Record<string, any>, open: string | null, openCount?: number): Promise<TabLink[]> {
   const out: TabLink[] = [];
   for (const tab of tabsOf(entry)) {
     const other = modelNamed(tab.model);
     if (!other || !may(ctx, other, 'view', services)) continue;
-    const query = tabQuery(tab, object);
-    query.set('limit', '1');
-    query.set('brief', '1');
-    const result = await callView(ctx, api.get(other)!.list, { query });
-    const count = result.ok ? Number(result.body.count) : 0;
+    let count = openCount ?? 0;
+    if (open !== tab.path || openCount === undefined) {
+      const query = tabQuery(tab, object);
+      query.set('limit', '1');
+      query.set('brief', '1');
+      const result = await callView(ctx, api.get(other)!.list, { query });
+      count = result.ok ? Number(result.body.count) : 0;
+    }
     if (count || open === tab.path || tab.view) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
   }
   return out;
@@ -157,7 +163,7 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
   }
   const view = {
     ...header,
-    tabs: await tabLinks(ctx, services, api, entry, object, tab.path),
+    tabs: await tabLinks(ctx, services, api, entry, object, tab.path, result.ok ? count : undefined),
     tabObject: false,
     tabTable: true,
     tabLabel,

@@ -3,22 +3,22 @@
  * hierarchy with their utilization, and the space no prefix covers as free blocks that open the
  * prefix form, as NetBox's aggregate page lists them. Free space shows when every prefix is listed.
  */
-import { fromBigInt, parseNetwork, toBigInt } from '../../core/ipnet.js';
+import { parseNetwork, toBigInt } from '../../core/ipnet.js';
 import { toCidrs } from '../../hooks/available.js';
 import type { TabView } from '../tab-view.js';
-import { prefixRows } from './prefix-rows.js';
+import { prefixRows, type FreeBlock } from './prefix-rows.js';
 
 type Interval = { first: bigint; last: bigint; length: number };
 
 /** The CIDR blocks of [first, last] that no interval covers, ascending. */
-function uncovered(first: bigint, last: bigint, family: 4 | 6, taken: Interval[]): string[] {
-  const out: string[] = [];
+function uncovered(first: bigint, last: bigint, family: 4 | 6, taken: Interval[]): FreeBlock[] {
+  const out: FreeBlock[] = [];
   let cursor = first;
   for (const t of [...taken].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))) {
-    if (t.first > cursor) out.push(...toCidrs(cursor, t.first - 1n, family).map((b) => `${fromBigInt(b.first, family)}/${b.length}`));
+    if (t.first > cursor) out.push(...toCidrs(cursor, t.first - 1n, family));
     if (t.last + 1n > cursor) cursor = t.last + 1n;
   }
-  if (cursor <= last) out.push(...toCidrs(cursor, last, family).map((b) => `${fromBigInt(b.first, family)}/${b.length}`));
+  if (cursor <= last) out.push(...toCidrs(cursor, last, family));
   return out;
 }
 
@@ -37,6 +37,6 @@ export const aggregatePrefixes: TabView = {
     const sorted = { ...input, rows: order.map((i) => rows[i]), built: order.map((i) => built[i]) };
     const free = net && complete ? uncovered(toBigInt(net.first), toBigInt(net.last), net.family, parsed.filter((p): p is Interval => !!p)) : [];
     const base = Math.min(...rows.map((r) => Number(r._depth ?? 0)), Infinity);
-    return { rows: await prefixRows(sorted, free, Number.isFinite(base) ? base : 0, { tenant: object.tenant?.id }), columns: ['Utilization'] };
+    return { rows: await prefixRows(sorted, free, net?.family ?? 4, Number.isFinite(base) ? base : 0, { tenant: object.tenant?.id }), columns: ['Utilization'] };
   },
 };

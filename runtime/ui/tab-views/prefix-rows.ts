@@ -3,16 +3,19 @@
  * utilization, and free blocks as rows that open the prefix form with the block and `values`
  * filled in, all in address order (the child prefixes of a prefix, the prefixes of an aggregate).
  */
-import { parseNetwork, toBigInt } from '../../core/ipnet.js';
+import { fromBigInt, parseNetwork, toBigInt } from '../../core/ipnet.js';
 import type { State } from '../../http/views.js';
 import { prefixUtilization } from '../../hooks/prefix_utilization.js';
 import { barView } from '../object-table.js';
 import { may } from '../page.js';
 import { addUrl, type TabRow, type TabViewInput } from '../tab-view.js';
 
-const firstOf = (text: string): bigint => { const n = parseNetwork(text); return n ? toBigInt(n.first) : 0n; };
+/** A free CIDR block: its first address and its length. */
+export interface FreeBlock { first: bigint; length: number }
 
-export async function prefixRows(input: TabViewInput, free: string[], base: number, values: Record<string, unknown>): Promise<TabRow[]> {
+export const firstOf = (text: string): bigint => { const n = parseNetwork(text); return n ? toBigInt(n.first) : 0n; };
+
+export async function prefixRows(input: TabViewInput, free: FreeBlock[], family: 4 | 6, base: number, values: Record<string, unknown>): Promise<TabRow[]> {
   const { ctx, services, other, rows, built, here } = input;
   const db = (ctx.state as State).readDb ?? services.db;
   const utilization = await prefixUtilization(db, rows.map((r) => Number(r.id)));
@@ -25,7 +28,8 @@ export async function prefixRows(input: TabViewInput, free: string[], base: numb
   // Past the neighbours of a page (rows marked `edge`) free blocks belong to other pages: left out unbuilt.
   const lowest = built[0]?.edge ? own[0].at : -1n;
   const highest = built.length && built[built.length - 1].edge ? own[own.length - 1].at : null;
-  const freeRows = free.map((prefix) => ({ prefix, at: firstOf(prefix) })).filter((b) => b.at > lowest && (highest === null || b.at < highest)).map(({ prefix, at }) => ({
+  // Blocks are named only once on the page: an IPv6 /16 may hold many pages of them.
+  const freeRows = free.filter((b) => b.first > lowest && (highest === null || b.first < highest)).map(({ first, length }) => ({ at: first, prefix: `${fromBigInt(first, family)}/${length}` })).map(({ prefix, at }) => ({
     at,
     row: { free: { text: `${prefix} available`, url: canAdd ? addUrl(other, { prefix, ...values }, here) : null } } as TabRow,
   }));
