@@ -4,7 +4,8 @@
  * types), choosing with the keyboard (arrows, Enter) and the mouse, two tags picked into a multiple
  * relation and one removed again; Escape closes the list; required relations start empty; the device
  * is checked through the API; axe finds nothing serious with the list open. Without the script the
- * same form posts a plain select's value.
+ * same form posts a plain select's value. A list filtered by a site beyond the first 100 shows that
+ * site as chosen in its filter form.
  */
 import * as assert from 'uvu/assert';
 import { browserSuite, expectAccessible, login } from './browser.js';
@@ -114,6 +115,30 @@ test('without the script the form posts a plain select: the same field names', a
   const device = (await s.app.get('/api/dcim/devices/?name=plain-1')).results[0];
   assert.is(device.site.id, Number(first));
   assert.equal(device.tags.map((t: { name: string }) => t.name), ['Bronze']);
+});
+
+test('a list filtered by a site beyond the first 100 shows it chosen in the filter form', async () => {
+  const { page } = s.browser;
+  const near = (await s.app.get('/api/dcim/sites/?name=Site%2000003')).results[0];
+  await s.app.post('/api/dcim/devices/', [
+    { name: 'far-1', site: f.far.id, role: f.roles[0].id, device_type: f.types[0].id },
+    { name: 'near-1', site: near.id, role: f.roles[0].id, device_type: f.types[0].id },
+  ]);
+  await page.goto(`${s.base}/dcim/devices/?site_id=${f.far.id}&site_id=${near.id}`);
+  await page.click('#filters summary');
+  const select = page.locator('#filter-site');
+  await select.locator(`option[value="${f.far.id}"]`).waitFor({ state: 'attached' });
+  // the far site is not among the select's first 100 options: it was read as chosen
+  assert.is(await select.locator(`option[value="${f.far.id}"]`).textContent(), 'Site 07342');
+  assert.equal((await select.evaluate((e: HTMLSelectElement) => [...e.selectedOptions].map((o) => o.value))).sort(), [String(f.far.id), String(near.id)].sort());
+  assert.equal((await page.locator('#filters .nl-chip').allTextContents()).map((t) => t.replace(' ×', '')).sort(), ['Site 00003', 'Site 07342']);
+  await expectAccessible(page, 'a filter form with chosen relations');
+  // applying the form again keeps both filters: the list is the API's answer to them
+  await Promise.all([page.waitForURL(/site_id=.*site_id=/), page.click('button:has-text("Apply filters")')]);
+  const api = await s.app.get(`/api/dcim/devices/?site_id=${f.far.id}&site_id=${near.id}`);
+  const listed = await page.locator('#results tbody tr td:nth-child(2)').allInnerTexts();
+  assert.equal(listed.sort(), api.results.map((d: { name: string }) => d.name).sort());
+  assert.ok(listed.includes('far-1') && listed.includes('near-1'), listed.join());
 });
 
 test.run();

@@ -1,7 +1,9 @@
 /**
  * A list's filter form, loaded by htmx when the filter panel opens (so the list itself stays fast):
  * a select per choice field and per relation (`<relation>_id`), a tag box, built from the model's
- * filter set and showing the filters in force.
+ * filter set and showing the filters in force. A relation's select offers its first 100 objects
+ * (the combobox searches the rest); the objects the URL filters by are added from one more read per
+ * relation when they are not among them, so a filter in force always shows as chosen.
  */
 import type { Context } from 'koa';
 import { byContentType, choiceSet, modelList, storedField } from '../data/registry.js';
@@ -27,8 +29,16 @@ export async function filterForm(ctx: Context, entry: ModelEntry, api: ApiViews)
       const result = await callView(ctx, api.get(target)!.list, { query: new URLSearchParams({ brief: '1', limit: String(OPTION_LIMIT) }) });
       if (!result.ok) continue;
       const chosen = params.getAll(`${raw.name}_id`);
-      fields.push({ name: `${raw.name}_id`, id: `filter-${raw.name}`, label: raw.label, searchUrl: target.filters.q ? `/api/${target.definition.app}/${target.definition.endpoint}/` : undefined,
-        options: (result.body.results as { id: number; display: string }[]).map((o) => ({ value: String(o.id), label: o.display, selected: chosen.includes(String(o.id)) })) });
+      const options = (result.body.results as { id: number; display: string }[]).map((o) => ({ value: String(o.id), label: o.display, selected: chosen.includes(String(o.id)) }));
+      const missing = [...new Set(chosen)].filter((id) => /^\d+$/.test(id) && !options.some((o) => o.value === id));
+      if (missing.length) {
+        const query = new URLSearchParams({ brief: '1', limit: String(missing.length) });
+        for (const id of missing) query.append('id', id);
+        const more = await callView(ctx, api.get(target)!.list, { query });
+        // the chosen ones first: a select shows its first rows
+        if (more.ok) options.unshift(...(more.body.results as { id: number; display: string }[]).map((o) => ({ value: String(o.id), label: o.display, selected: true })));
+      }
+      fields.push({ name: `${raw.name}_id`, id: `filter-${raw.name}`, label: raw.label, searchUrl: target.filters.q ? `/api/${target.definition.app}/${target.definition.endpoint}/` : undefined, options });
     }
   }
   const view = {
