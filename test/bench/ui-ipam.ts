@@ -8,23 +8,13 @@
  * by their Server-Timing header over HTTP. SQLite by default, PostgreSQL when DATABASE_URL is set.
  * Prints figures only; no assertions. ONLY=<regex> times only the paths whose description matches.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../runtime/core/config.js';
-import { start } from '../../runtime/server.js';
-import { apiCall } from './api-call.js';
+import { uiBench } from './ui-bench.js';
 
-const TOKEN = 'c'.repeat(40);
-const PASSWORD = 'bench-password-ui';
 const RUNS = Number(process.env.RUNS ?? 50);
 const ONLY = new RegExp(process.env.ONLY ?? '');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-ipam-'));
-const postgres = !!process.env.DATABASE_URL;
-const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, ADMIN_PASSWORD: PASSWORD, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}) }));
-const call = apiCall(running.url, TOKEN);
+const bench = await uiBench('ipam');
+const { call } = bench;
 
 try {
   const parent = await call('POST', '/api/ipam/prefixes/', { prefix: '10.0.0.0/16', status: 'container' });
@@ -39,15 +29,7 @@ try {
   const aggregate = await call('POST', '/api/ipam/aggregates/', { prefix: '10.0.0.0/15', rir: rir.id });
   const range = await call('POST', '/api/ipam/ip-ranges/', { start_address: '10.1.0.100/24', end_address: '10.1.0.199/24' });
 
-  const login = await fetch(`${running.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `username=admin&password=${PASSWORD}&next=/`, redirect: 'manual' });
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const time = async (path: string) => {
-    const res = await fetch(`${running.url}${path}`, { headers: { Cookie: cookie } });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-    return Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? NaN);
-  };
-  const at = (list: number[], q: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.floor(q * list.length))].toFixed(1);
+  const { report } = await bench.login();
   for (const [what, path] of [
     ['child prefixes tab, 1,000 children and their free blocks (page 1 of 100 rows)', `/ipam/prefixes/${parent.id}/prefixes/`],
     ['child prefixes tab, 1,000 children and their free blocks (page 10, the last)', `/ipam/prefixes/${parent.id}/prefixes/?page=10`],
@@ -59,13 +41,8 @@ try {
     ['IP address page, assignment, duplicates, parent prefixes', `/ipam/ip-addresses/${ips[0].id}/`],
     ['IP range page, utilization of 100 addresses', `/ipam/ip-ranges/${range.id}/`],
   ]) {
-    if (!ONLY.test(what)) continue;
-    for (let i = 0; i < 5; i++) await time(path);
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) times.push(await time(path));
-    console.log(`${what} (${postgres ? 'PostgreSQL' : 'SQLite'}, ${RUNS} requests): server-side (Server-Timing) p50 ${at(times, 0.5)} ms, p95 ${at(times, 0.95)} ms`);
+    if (ONLY.test(what)) await report(what, path, RUNS, 5);
   }
 } finally {
-  await running.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

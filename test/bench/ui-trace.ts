@@ -4,23 +4,13 @@
  * their Server-Timing header over HTTP. SQLite by default, PostgreSQL when DATABASE_URL is set.
  * Prints figures only; no assertions.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../runtime/core/config.js';
-import { start } from '../../runtime/server.js';
-import { apiCall } from './api-call.js';
+import { uiBench } from './ui-bench.js';
 
-const TOKEN = 'c'.repeat(40);
-const PASSWORD = 'bench-password-ui';
 const PANELS = 9;
 const RUNS = 200;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'netledger-bench-trace-'));
-const postgres = !!process.env.DATABASE_URL;
-const running = await start(loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', ADMIN_TOKEN: TOKEN, ADMIN_PASSWORD: PASSWORD, LOG_REQUESTS: '0', RUN_WORKER: '0', ...(postgres ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}) }));
-const call = apiCall(running.url, TOKEN);
+const bench = await uiBench('trace');
+const { call } = bench;
 
 try {
   const site = await call('POST', '/api/dcim/sites/', { name: 'Bench site', slug: 'bench-site' });
@@ -47,23 +37,11 @@ try {
   }
   const hops = (await call('GET', `/api/dcim/interfaces/${a.id}/trace/`)).length;
 
-  const login = await fetch(`${running.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `username=admin&password=${PASSWORD}&next=/`, redirect: 'manual' });
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const time = async (path: string) => {
-    const res = await fetch(`${running.url}${path}`, { headers: { Cookie: cookie } });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-    return Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? NaN);
-  };
-  const at = (list: number[], q: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.floor(q * list.length))].toFixed(1);
+  const { report } = await bench.login();
   const cable = (await call('GET', '/api/dcim/cables/?label=C5')).results[0];
   for (const [what, path] of [[`trace page of a ${hops}-hop path`, `/dcim/interfaces/${a.id}/trace/`], ['rear port trace page (its paths, the first drawn)', `/dcim/rear-ports/${panels[4].rear.id}/trace/`], ['cable page', `/dcim/cables/${cable.id}/`]]) {
-    for (let i = 0; i < 20; i++) await time(path);
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) times.push(await time(path));
-    console.log(`${what} (${postgres ? 'PostgreSQL' : 'SQLite'}, ${RUNS} requests): server-side (Server-Timing) p50 ${at(times, 0.5)} ms, p95 ${at(times, 0.95)} ms`);
+    await report(what, path, RUNS, 20);
   }
 } finally {
-  await running.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }
