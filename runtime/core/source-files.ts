@@ -5,7 +5,7 @@
  * files are walked: names and folders starting with a dot are skipped, as are names an ignore rule
  * matches. A failure is a SourceError whose message says what went wrong, for the job's `error`.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,20 +74,40 @@ function redact(text: string, parameters: Record<string, unknown>): string {
   return out;
 }
 
+/**
+ * Runs git in a process group of its own: git hands the transfer to helpers (git-remote-http...),
+ * and a remote that accepts and never answers leaves them waiting. Past the timeout the whole
+ * group is killed, so no helper outlives the sync and none holds the job open by its stderr.
+ */
 function git(args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, {
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
-      maxBuffer: 1024 * 1024,
+    const child = spawn('git', args, {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' },
-    }, (error, _stdout, stderr) => {
-      if (!error) return resolve();
-      const e = error as NodeJS.ErrnoException & { killed?: boolean };
-      if (e.code === 'ENOENT') return reject(new SourceError('The git client is not installed on this server.'));
-      if (e.killed) return reject(new SourceError(`git did not finish within ${Math.round(timeoutMs / 1000)} s (DATA_SOURCE_SYNC_TIMEOUT).`));
-      const message = String(stderr).trim().split('\n').filter((l) => l && !l.startsWith('Cloning into')).join(' ');
-      reject(new SourceError(message || `git failed (${e.code}).`));
+    });
+    let stderr = '';
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { if (stderr.length < 64 * 1024) stderr += chunk; });
+    const timer = setTimeout(() => {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* the group is already gone */ }
+      child.stderr.destroy();
+      settle(new SourceError(`git did not finish within ${Math.round(timeoutMs / 1000)} s (DATA_SOURCE_SYNC_TIMEOUT).`));
+    }, timeoutMs);
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      settle(error.code === 'ENOENT' ? new SourceError('The git client is not installed on this server.') : new SourceError(`git could not start: ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      if (code === 0) return settle();
+      const message = stderr.trim().split('\n').filter((l) => l && !l.startsWith('Cloning into')).join(' ');
+      settle(new SourceError(message || `git failed (${code ?? signal}).`));
     });
   });
 }
