@@ -1,13 +1,15 @@
 /**
  * The object pages' tabs in a real Chromium: a 48-port switch's interfaces tab (counts, the columns
  * by their labels, link peers and far ends as links), components added with a range pattern from the
- * tab's Add button, bulk rename and bulk disconnect; a prefix's children and a VLAN group's VLANs.
- * Results are checked through the API; axe-core on each page family.
+ * tab's Add button, bulk rename and bulk disconnect; the config-context tab; a prefix's children and
+ * a VLAN group's VLANs.
+ * Results are checked through the API; axe-core on each page family. The README's device
+ * screenshot is the interfaces tab (docs/screenshots/device.png, rewritten with UPDATE_SCREENSHOTS=1).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApp, type TestApp } from './helpers.js';
-import { expectAccessible, login, openBrowser, type Browser } from './browser.js';
+import { expectAccessible, login, openBrowser, screenshot, type Browser } from './browser.js';
 
 const test = suite('web interface: device tabs');
 let app: TestApp;
@@ -69,9 +71,25 @@ test('a device shows a tab per component kind with its count; the interface tabl
   assert.match(href!, /^\/dcim\/interfaces\/\d+\/$/);
   assert.match(await first.locator(`a[href="/dcim/cables/${cable.id}/"]`).innerText(), /\S/);
   await expectAccessible(page, 'the interfaces tab');
+  await screenshot(page, 'device');
   await page.goto(`${base}/dcim/devices/${sw.id}/power-ports/`);
   assert.is(await page.locator('table[aria-label="Power ports"] tbody tr td').first().innerText(), 'None.');
   assert.is((await page.goto(`${base}/dcim/devices/${sw.id}/no-such-tab/`))!.status(), 404);
+});
+
+test('a device\'s config-context tab shows its rendered context and its local context', async () => {
+  const { page } = browser;
+  await app.post('/api/extras/config-contexts/', { name: 'ams-ntp', weight: 100, sites: [sw.site.id], data: { ntp: ['10.0.0.1'], syslog: 'ams' } });
+  await app.api('PATCH', `/api/dcim/devices/${sw.id}/`, { local_context_data: { syslog: 'local', snmp: { community: 'ro' } } });
+  await page.goto(`${base}/dcim/devices/${sw.id}/`);
+  await Promise.all([page.waitForURL(/\/config-context\/$/), page.click('.nl-tabs a:has-text("Config context")')]);
+  const rendered = JSON.parse(await page.locator('#rendered-context').innerText());
+  const device = await app.get(`/api/dcim/devices/${sw.id}/`);
+  assert.equal(rendered, device.config_context);
+  assert.equal(rendered, { ntp: ['10.0.0.1'], syslog: 'local', snmp: { community: 'ro' } }, 'the local context wins over the site\'s');
+  assert.equal(JSON.parse(await page.locator('#local-context').innerText()), { syslog: 'local', snmp: { community: 'ro' } });
+  await expectAccessible(page, 'the config-context tab');
+  assert.is((await page.goto(`${base}/dcim/sites/${sw.site.id}/config-context/`))!.status(), 404, 'a model without a config context has no such tab');
 });
 
 test('interfaces added with range patterns from the tab, the device filled in and the type chosen', async () => {

@@ -59,7 +59,8 @@ export function uiRoutes(services: Services) {
     if (sub === 'journal' && post) return addJournalEntry(ctx, page, session, entry, api, id);
     if (sub === 'bookmark' && post) return toggleBookmark(ctx, services, page, session, entry, api, id);
     if (post) return forbidden(ctx, page);
-    if (sub && sub !== 'changelog' && sub !== 'journal' && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
+    const contextTab = sub === 'config-context' && !!entry.definition.fields.config_context;
+    if (sub && sub !== 'changelog' && sub !== 'journal' && !contextTab && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
     return detailPage(ctx, services, page, entry, api, id, sub ?? 'object');
   }
 

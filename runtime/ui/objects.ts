@@ -79,6 +79,9 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     tabObject: tab === 'object',
     tabChangelog: tab === 'changelog',
     tabJournal: tab === 'journal',
+    // a model with a config context (devices, virtual machines) shows it rendered, as NetBox's tab
+    hasConfigContext: !!d.fields.config_context,
+    tabConfigContext: tab === 'config-context',
     csrf: page.csrf,
     csrfField: page.csrfField,
   };
@@ -100,6 +103,9 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     view.related = await relatedCounts(ctx, api, entry, Number(id));
     view.links = await customLinks(ctx, api, entry, object);
     view.hasRelated = (view.related as unknown[]).length > 0;
+  } else if (tab === 'config-context') {
+    view.configContext = JSON.stringify(object.config_context ?? {}, null, 2);
+    view.localContext = object.local_context_data === null || object.local_context_data === undefined ? null : JSON.stringify(object.local_context_data, null, 2);
   } else if (tab === 'changelog' && changeEntry && view.hasChangelog) {
     Object.assign(view, await changesView(ctx, api.get(changeEntry)!.list, new URLSearchParams({ changed_object_type: d.contentType, changed_object_id: id })));
   } else if (tab === 'journal' && journalEntry && view.hasJournal) {
