@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApp, type TestApp } from './helpers.js';
-import { expectAccessible, login, openBrowser, type Browser } from './browser.js';
+import { expectAccessible, login, openBrowser, screenshot, type Browser } from './browser.js';
 
 const test = suite('web interface: device types and racks');
 let app: TestApp;
@@ -105,6 +105,7 @@ test('a rack page draws its front and rear elevations, devices linked', async ()
   await Promise.all([page.waitForURL(new RegExp(`/dcim/devices/${devices[1].id}/$`)), front.locator(`a[href="/dcim/devices/${devices[1].id}/"] rect`).click()]);
   await page.goto(`${base}/dcim/racks/${rack.id}/`);
   await expectAccessible(page, 'a rack page');
+  await screenshot(page, 'rack');
 });
 
 test.run();
