@@ -294,6 +294,15 @@ export interface ModelFile {
   brief_since?: {
     [k: string]: string[];
   };
+  /**
+   * API versions: the display templates from that version on, where the version shows objects otherwise than `display` (NetBox 4's contact assignment: `<contact> -> <object>`)
+   */
+  display_since?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [string, ...string[]];
+  };
 }
 /**
  * This interface was referenced by `ModelFile`'s JSON-Schema
@@ -344,6 +353,10 @@ export interface Field {
    */
   read_only_since?: string;
   write_only?: boolean;
+  /**
+   * json: a change-log snapshot of the object this generic relation of the model names, shown in each API version's field names (runtime/core/snapshot-shape.ts)
+   */
+  snapshot_of?: string;
   unique?: boolean;
   /**
    * Unique, ignoring case

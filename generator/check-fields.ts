@@ -15,6 +15,7 @@ export function checkFields({ spec, file }: LoadedModel, index: SchemaIndex, cho
     const ownTimestamp = (name === 'created' || name === 'last_updated') && spec.timestamps === false;
     if (SYSTEM_FIELDS.includes(name) && !ownTimestamp) problems.push(`${at}: '${name}' is added by the runtime; do not declare it`);
     if ((f.type === 'fk' || f.type === 'm2m') && !f.to) problems.push(`${at}: ${f.type} needs 'to'`);
+    if (f.snapshot_of !== undefined && (f.type !== 'json' || fields[f.snapshot_of]?.type !== 'generic_fk')) problems.push(`${at}: snapshot_of: a json field naming a generic relation of the model`);
     if (f.natural && f.type !== 'string') problems.push(`${at}: natural: only string fields are ordered naturally`);
     if (f.to && !byName.has(f.to)) problems.push(`${at}: to: unknown model '${f.to}'`);
     for (const shared of f.same === undefined ? [] : typeof f.same === 'string' ? [f.same] : f.same) {

@@ -85,7 +85,7 @@ export function checkModelRules({ spec, file }: LoadedModel, index: SchemaIndex,
     for (const part of parts.slice(0, -1)) { const f = fieldOf(current, part); if (!f?.to) return undefined; current = f.to; }
     return fieldOf(current, parts[parts.length - 1]);
   };
-  for (const template of spec.display) {
+  for (const template of [spec.display, ...Object.values(spec.display_since ?? {})].flat()) {
     for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
       // `{choice.label}`: a choice field's label
       const label = /^(.*)\.label$/.exec(path);

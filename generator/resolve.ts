@@ -103,6 +103,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank, plain: f.plain,
       to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, same: typeof f.same === 'string' ? [f.same] : f.same, source: f.value !== undefined ? 'value' : f.source, value: f.value,
       since: f.since, until: f.until, readOnlySince: f.read_only_since, convert: f.convert as Record<string, string | null> | undefined, defaultSince: f.default_since as Record<string, unknown> | undefined,
+      snapshotOf: f.snapshot_of,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
@@ -199,7 +200,8 @@ function versionForms(d: ModelDefinition, spec: ModelFile, all: string[], v: Loa
     if (from?.[1] && full.includes(f.name)) convert[f.name] = from[1];
   }
   for (const name of Object.keys(convert)) if (!full.includes(name)) delete convert[name];
-  return { full, brief, nested: brief.filter((f) => !d.counts[f]), convert };
+  const display = Object.entries(spec.display_since ?? {}).filter(([since]) => inVersion(v.version, { since })).sort(([a], [b]) => compareVersions(b, a))[0]?.[1];
+  return { full, brief, nested: brief.filter((f) => !d.counts[f]), convert, ...(display ? { display } : {}) };
 }
 
 function familyOf(type: FieldType): LookupFamily | null {

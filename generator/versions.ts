@@ -4,7 +4,7 @@
  */
 import type { ModelFile, Versions } from '../generated/schema-format.js';
 import type { FieldDefinition, ModelEntry } from '../runtime/core/types.js';
-import { compareVersions, filtersIn, formsOf, inVersion, typeKeyIn } from '../runtime/core/versions.js';
+import { compareVersions, fieldsInVersion, filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
 import { detailPath, listPath } from './naming.js';
 
 /** The versions that serve a model's endpoint. */
@@ -32,20 +32,6 @@ export function documentFile(versions: Versions, version: string): string {
   return version === versions.default ? 'openapi.json' : `openapi-${version}.json`;
 }
 
-/** An alias whose field the version does not have is that field under another name there (4.6's object_types is content_types). */
-function renamedIn(version: string, f: FieldDefinition, fields: Record<string, FieldDefinition>): FieldDefinition {
-  const of = f.type === 'alias' ? fields[f.of!] : undefined;
-  if (!of || inVersion(version, of)) return f;
-  const { since: _s, until: _u, ...target } = of;
-  return { ...target, name: f.name, label: f.label, ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}) };
-}
-
-/** A field read-only from a version on (`read_only_since:`) is read-only in its document. */
-const readOnlyIn = (version: string, f: FieldDefinition): FieldDefinition => (f.readOnlySince && inVersion(version, { since: f.readOnlySince }) ? { ...f, readOnly: true } : f);
-
-/** A generic relation's type half under the name the version gives it (4.x's object_type of a contact assignment). */
-const typeKeyOf = (version: string, f: FieldDefinition): FieldDefinition => (f.typeKeySince ? { ...f, typeKey: typeKeyIn(f, version) } : f);
-
 /** The models a version serves, each with that version's forms, fields and filters (what its OpenAPI document describes). */
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   const served = new Set(entries.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
@@ -54,7 +40,7 @@ export function entriesInVersion(entries: ModelEntry[], version: string): ModelE
   return entries.filter((e) => served.has(e.definition.name)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },
-    definition: { ...e.definition, fields: Object.fromEntries(Object.entries(e.definition.fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typeKeyOf(version, readOnlyIn(version, typesIn(renamedIn(version, f, e.definition.fields))))])) },
+    definition: { ...e.definition, fields: fieldsInVersion(e.definition.fields, version, typesIn) },
     serializer: { ...e.serializer, ...formsOf(e, version) },
     filters: filtersIn(e, version),
   }));

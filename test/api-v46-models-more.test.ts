@@ -106,6 +106,10 @@ test('virtual circuits: types, circuits over a provider network, terminations on
   assert.is(hub.interface.url, `${app.url}${V}/dcim/interfaces/${sub.id}/`);
   assert.equal(Object.keys(await app.get(`${V}/circuits/virtual-circuit-terminations/${hub.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'interface', 'role', 'url', 'virtual_circuit']);
   const spoke = await app.post(`${V}/circuits/virtual-circuit-terminations/`, { virtual_circuit: vc.id, role: 'spoke', interface: lag.id });
+  // NetBox 4.2's pass-through …/paths/: the cable paths through the termination, none (it takes no cable), a 404 for none such and in 3.7
+  assert.equal(await app.get(`${V}/circuits/virtual-circuit-terminations/${hub.id}/paths/`), []);
+  expectStatus(await app.api('GET', `${V}/circuits/virtual-circuit-terminations/${spoke.id + 1000}/paths/`), 404);
+  expectStatus(await app.api('GET', `/v3.7/api/circuits/virtual-circuit-terminations/${hub.id}/paths/`), 404);
   await expectFieldError(app, 'POST', `${V}/circuits/virtual-circuit-terminations/`, { virtual_circuit: vc.id, interface: phys.id }, 'interface');
   await expectFieldError(app, 'PATCH', `${V}/circuits/virtual-circuit-terminations/${spoke.id}/`, { interface: phys.id }, 'interface');
   await expectFieldError(app, 'POST', `${V}/circuits/virtual-circuit-terminations/`, { virtual_circuit: vc.id, interface: sub.id }, 'interface');

@@ -81,6 +81,8 @@ export interface FieldDefinition {
   convert?: Record<string, string | null>;
   /** API versions: the default on create through the version of the key and later ones */
   defaultSince?: Record<string, unknown>;
+  /** json: a change-log snapshot of the object this generic relation names, shown in the version's field names */
+  snapshotOf?: string;
 }
 
 export interface CountDefinition {
@@ -219,6 +221,8 @@ export interface VersionForms {
   nested: string[];
   /** field → conversion name (runtime/core/conversions.ts) */
   convert: Record<string, string>;
+  /** the display templates, where the version shows objects otherwise than the model's `display` (`display_since:`) */
+  display?: string[];
 }
 
 /** An API version the service answers in (schema/versions.yaml). */

@@ -2,7 +2,7 @@
  * API versions as data: the versions served (generated/versions.ts, from schema/versions.yaml), the
  * forms a model shows in each (its serializer's `versions`), and how a request names one.
  */
-import type { FilterSet, ModelEntry, VersionForms } from './types.js';
+import type { FieldDefinition, FilterSet, ModelEntry, VersionForms } from './types.js';
 import { conversions } from './conversions.js';
 
 /** Numeric order of "major.minor" versions. */
@@ -25,6 +25,16 @@ export function formsOf(entry: ModelEntry, version: string | undefined): Version
 /** Every field name any version's nested form shows (what loading a nested row must cover). */
 export function nestedInAnyVersion(entry: ModelEntry): string[] {
   return [...new Set([entry.serializer.nested, ...Object.values(entry.serializer.versions).map((v) => v.nested)].flat())];
+}
+
+/** A model's display templates in `version`: its `display_since:` ones there, else its own. */
+export function displayIn(entry: ModelEntry, version: string | undefined): string[] {
+  return formsOf(entry, version).display ?? entry.definition.display;
+}
+
+/** Every display template any version shows (what loading a row for its display must cover). */
+export function displaysInAnyVersion(entry: ModelEntry): string[] {
+  return [...new Set([entry.definition.display, ...Object.values(entry.serializer.versions).map((v) => v.display ?? [])].flat())];
 }
 
 /** The version an `Accept` header names (`application/json; version=4.6`), or undefined. */
@@ -86,6 +96,29 @@ export function filteringIn(entry: ModelEntry, version: string): ModelEntry {
     byVersion.set(version, (view = filters === entry.filters || (Object.keys(filters).length === Object.keys(entry.filters).length && !converted.length) ? entry : { ...entry, filters }));
   }
   return view;
+}
+
+/** An alias whose field the version does not have is that field under another name there (4.6's object_types is content_types). */
+function renamedIn(version: string, f: FieldDefinition, fields: Record<string, FieldDefinition>): FieldDefinition {
+  const of = f.type === 'alias' ? fields[f.of!] : undefined;
+  if (!of || inVersion(version, of)) return f;
+  const { since: _s, until: _u, ...target } = of;
+  return { ...target, name: f.name, label: f.label, ...(f.since ? { since: f.since } : {}), ...(f.until ? { until: f.until } : {}) };
+}
+
+/** A field read-only from a version on (`read_only_since:`) is read-only there. */
+const readOnlyIn = (version: string, f: FieldDefinition): FieldDefinition => (f.readOnlySince && inVersion(version, { since: f.readOnlySince }) ? { ...f, readOnly: true } : f);
+
+/** A generic relation's type half under the name the version gives it (4.x's object_type of a contact assignment). */
+const typeKeyOf = (version: string, f: FieldDefinition): FieldDefinition => (f.typeKeySince ? { ...f, typeKey: typeKeyIn(f, version) } : f);
+
+/**
+ * A model's fields as `version` has them (what its OpenAPI document and OPTIONS answers describe):
+ * those that exist there, a rename's alias as the field it renames, read-only and type keys as of the
+ * version; `types` narrows a generic relation's targets (to the models the version serves).
+ */
+export function fieldsInVersion(fields: Record<string, FieldDefinition>, version: string, types: (f: FieldDefinition) => FieldDefinition = (f) => f): Record<string, FieldDefinition> {
+  return Object.fromEntries(Object.entries(fields).filter(([, f]) => inVersion(version, f)).map(([n, f]) => [n, typeKeyOf(version, readOnlyIn(version, types(renamedIn(version, f, fields))))]));
 }
 
 /** A model's list and detail paths in `version` (its `moved:` path there, else its own). */

@@ -58,11 +58,11 @@ function compilePath(entry: ModelEntry, parts: string[]): Read {
 }
 
 /** Display templates ("{name} ({asset_tag})") as literal parts and compiled reads; the first complete one wins. */
-export function compileDisplay(entry: ModelEntry): (row: Row, state: RenderState) => string {
+export function compileDisplay(entry: ModelEntry, display: string[] = entry.definition.display): (row: Row, state: RenderState) => string {
   // A hook computes the display when no template can say it (a range's shortened end).
   const own = hooksOf(entry).find((h) => h.display)?.display;
   if (own) return (row) => own(row);
-  const templates = entry.definition.display.map((template) => {
+  const templates = display.map((template) => {
     const parts: (string | Read)[] = [];
     let last = 0;
     for (const m of template.matchAll(/\{([^}]+)\}/g)) {

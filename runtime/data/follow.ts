@@ -5,7 +5,7 @@
 import { hooksOf, model, modelList, storedField, type Row } from './registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
-import { nestedInAnyVersion } from '../core/versions.js';
+import { displaysInAnyVersion, nestedInAnyVersion } from '../core/versions.js';
 import { isBlank } from './display.js';
 
 /** Relations to load whenever a row of a model is loaded: its nested fks and what its displays read. */
@@ -71,7 +71,9 @@ function computeFollow(): void {
       if (f) add(d.name, storedField(entry, f));
     }
     const stages: Stage[] = [];
-    for (const template of d.display) {
+    // versions showing different templates (`display_since:`): a row complete for one version's may need another's relations
+    const several = displaysInAnyVersion(entry).length !== d.display.length;
+    for (const template of displaysInAnyVersion(entry)) {
       const hops: [string, string][] = [];
       let own: string[] | null = [];
       for (const [, path] of template.matchAll(/\{([^}]+)\}/g)) {
@@ -94,7 +96,7 @@ function computeFollow(): void {
           add(current.definition.name, last, hop === 0);
         }
       }
-      const columns = own;
+      const columns = several ? null : own;
       stages.push({ hops, complete: columns ? (row) => columns.every((c) => !isBlank(row[c])) : null });
     }
     stagesOf.set(d.name, stages);

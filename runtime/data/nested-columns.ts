@@ -9,7 +9,7 @@
  * Whatever the schema alone cannot tell reads the whole row (null): a model whose display or
  * display data a hook computes, or a name that is not one of the model's stored columns.
  */
-import { nestedInAnyVersion } from '../core/versions.js';
+import { displaysInAnyVersion, nestedInAnyVersion } from '../core/versions.js';
 import { hooksOf, model, modelList, storedField } from './registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { splitPath } from '../core/paths.js';
@@ -86,7 +86,7 @@ function compute(): Map<string, string[] | null> {
   for (const entry of modelList) {
     const d = entry.definition;
     for (const name of nestedInAnyVersion(entry)) field(entry, name);
-    for (const template of d.display) for (const [, p] of template.matchAll(/\{([^}]+)\}/g)) path(entry, splitPath(p));
+    for (const template of displaysInAnyVersion(entry)) for (const [, p] of template.matchAll(/\{([^}]+)\}/g)) path(entry, splitPath(p));
     for (const [, column] of followOf(entry)) add(entry, column);
     // A reverse_one's `form` shows other fields of its rows, which may come from a nested read.
     for (const f of Object.values(d.fields)) {

@@ -5,7 +5,8 @@
  * literal text and column reads, the URL prefix) worked out at compile time. Rendering a page then
  * does only per-row work: no regex, no path splitting and no registry lookups per value.
  */
-import { choiceSet, storedField, type Row } from './registry.js';
+import { choiceSet, model, storedField, type Row } from './registry.js';
+import { snapshotIn } from '../core/snapshot-shape.js';
 import { reverseSource } from './reverse.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { formsOf, pathsIn, typeKeyIn } from '../core/versions.js';
@@ -172,6 +173,18 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       return (out, row, s) => { out[name] = s.entry === entry ? s.materialise(s.extra(name, Number(row.id)) ?? null) : null; };
     }
     case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
+    case 'json': {
+      if (!f.snapshotOf) return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`);
+      // a change-log snapshot, in the field names of the version rendered (runtime/core/snapshot-shape.ts)
+      const types = d.fields[f.snapshotOf].types!;
+      const typeColumn = `${f.snapshotOf}_type`;
+      return (out, row) => {
+        const v = row[column];
+        const snap = v === null || v === undefined ? null : typeof v === 'string' ? JSON.parse(v) : v;
+        const target = types[row[typeColumn]];
+        out[name] = target ? snapshotIn(model(target), snap, version) : snap;
+      };
+    }
     case 'password': return null;
     default: return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`, { wholeSeconds });
   }
@@ -189,12 +202,12 @@ const compiled = new Map<string, Compiled>();
 
 /** The functions of a field list other than the model's forms (a computed reverse_one's `form`), compiled once. */
 const formMemo = new Map<string, Put[]>();
-export function compiledForm(entry: ModelEntry, form: string[]): Put[] {
-  const key = `${entry.definition.name}:${form.join(',')}`;
+export function compiledForm(entry: ModelEntry, form: string[], version?: string): Put[] {
+  const key = `${entry.definition.name}@${version}:${form.join(',')}`;
   let puts = formMemo.get(key);
   if (!puts) {
-    const display = compiledOf(entry).display;
-    puts = form.map((n) => compileField(entry, n, 'nested', display)).filter((p): p is Put => !!p);
+    const display = compiledOf(entry, version).display;
+    puts = form.map((n) => compileField(entry, n, 'nested', display, version)).filter((p): p is Put => !!p);
     formMemo.set(key, puts);
   }
   return puts;
@@ -209,8 +222,9 @@ export function compiledOf(entry: ModelEntry, version?: string): Compiled {
   const key = version === undefined ? entry.definition.name : `${entry.definition.name}@${version}`;
   let c = compiled.get(key);
   if (c) return c;
-  const display = version === undefined ? compileDisplay(entry) : compiledOf(entry).display;
   const s = formsOf(entry, version);
+  // a version with display templates of its own (`display_since:`) compiles them; the others share the model's
+  const display = version === undefined ? compileDisplay(entry) : s.display ? compileDisplay(entry, s.display) : compiledOf(entry).display;
   const one = (mode: Mode, n: string): Put | null => {
     const put = compileField(entry, n, mode, display, version);
     const conversion = s.convert[n] ? conversions[s.convert[n]] : undefined;

@@ -8,7 +8,7 @@ import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { followAlways, followRow } from './follow.js';
 import { batchesReads, readByIds, readTablesByIds, type TableRead } from './reads.js';
 import { nestedColumns } from './nested-columns.js';
-import { nestedInAnyVersion } from '../core/versions.js';
+import { displaysInAnyVersion, nestedInAnyVersion } from '../core/versions.js';
 
 /** Page sizes stay far below this; it only guards the database's bound-parameter limit. */
 export const CHUNK = 5000;
@@ -146,7 +146,7 @@ export async function together<T>(db: Knex, tasks: (() => Promise<T>)[]): Promis
 const roots = new Map<string, string[]>();
 export function displayRoots(entry: ModelEntry): string[] {
   let list = roots.get(entry.definition.name);
-  if (!list) roots.set(entry.definition.name, (list = entry.definition.display.flatMap((t) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))));
+  if (!list) roots.set(entry.definition.name, (list = displaysInAnyVersion(entry).flatMap((t) => [...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))));
   return list;
 }
 

@@ -245,7 +245,7 @@ export class Renderer implements RenderState {
       const row = this.cache.get(name, n);
       if (!row) return null;
       const out: Record<string, unknown> = {};
-      for (const put of compiledForm(model(name), form)) put(out, row, this);
+      for (const put of compiledForm(model(name), form, this.version)) put(out, row, this);
       return out;
     }
     let memo = this.nestedMemo.get(name);
@@ -282,7 +282,7 @@ export class Renderer implements RenderState {
   }
 
   display(entry: ModelEntry, row: Row): string {
-    return compiledOf(entry).display(row, this);
+    return compiledOf(entry, this.version).display(row, this);
   }
 
   materialise(value: unknown): unknown {

@@ -1,11 +1,29 @@
 /**
  * The field metadata an OPTIONS request answers with (DRF's `actions`), from the registry: type,
- * label, limits, help text and choices of every writable field.
+ * label, limits, help text and choices of every field the request's API version has, under that
+ * version's names (4.6's `object_types`, `scope_type`; 3.7's `content_types`, `site`).
  */
-import { choiceSet, storedField } from '../data/registry.js';
-import type { ModelEntry } from '../core/types.js';
+import { choiceSet, modelList, storedField } from '../data/registry.js';
+import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { fieldsInVersion } from '../core/versions.js';
 
-export function describeFields(entry: ModelEntry): Record<string, unknown> {
+/** A generic relation points at the models the version serves. */
+function servedTypes(version: string): (f: FieldDefinition) => FieldDefinition {
+  const served = new Set(modelList.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
+  return (f) => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([, m]) => served.has(m))) } : f);
+}
+
+const described = new Map<string, Record<string, unknown>>();
+
+/** The OPTIONS `actions` field metadata of a model in an API version, worked out once per model and version. */
+export function describeFields(entry: ModelEntry, version: string): Record<string, unknown> {
+  const key = `${entry.definition.name}@${version}`;
+  let out = described.get(key);
+  if (!out) described.set(key, (out = describe(entry, fieldsInVersion(entry.definition.fields, version, servedTypes(version)))));
+  return out;
+}
+
+function describe(entry: ModelEntry, fields: Record<string, FieldDefinition>): Record<string, unknown> {
   const d = entry.definition;
   const out: Record<string, unknown> = {
     id: { type: 'integer', required: false, read_only: true, label: 'ID' },
@@ -13,8 +31,8 @@ export function describeFields(entry: ModelEntry): Record<string, unknown> {
     display: { type: 'field', required: false, read_only: true, label: 'Display' },
   };
   const types: Record<string, string> = { integer: 'integer', decimal: 'decimal', boolean: 'boolean', date: 'date', datetime: 'datetime', json: 'json', choice: 'choice', fk: 'nested object', m2m: 'list', computed: 'field' };
-  for (const raw of Object.values(d.fields)) {
-    const f = storedField(entry, raw);
+  for (const raw of Object.values(fields)) {
+    const f = raw.type === 'alias' ? storedField(entry, raw) : raw;
     if (raw.type === 'generic_fk') {
       out[raw.typeKey!] = { type: 'choice', required: false, read_only: false, label: `${raw.label} type`, choices: Object.keys(raw.types!).map((v) => ({ value: v, display_name: v })) };
       out[`${raw.name}_id`] = { type: 'integer', required: false, read_only: false, label: `${raw.label} ID` };

@@ -241,7 +241,7 @@ export function views(entry: ModelEntry, services: Services) {
       };
       let mayWrite = false;
       try { authorize(ctx, entry, detail ? 'change' : 'add', config); mayWrite = !!auth.user; } catch { mayWrite = false; }
-      if (mayWrite) body.actions = { [detail ? 'PUT' : 'POST']: describeFields(entry) };
+      if (mayWrite) body.actions = { [detail ? 'PUT' : 'POST']: describeFields(entry, renderBase(ctx).version) };
       ctx.body = body;
     },
   };

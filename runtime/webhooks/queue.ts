@@ -18,6 +18,7 @@ import { apiVersions } from '../../generated/versions.js';
 import { model, type Row } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { matches } from './conditions.js';
+import { snapshotIn } from '../core/snapshot-shape.js';
 import { isPostgres } from '../data/db.js';
 import { channelOf, queued } from './channel.js';
 import { notifyGroups, type EventName, type GroupEvent } from './notify.js';
@@ -149,7 +150,8 @@ export async function queueChanges(changes: Change[], ctx: ChangeContext): Promi
         username: ctx.user?.username ?? '',
         request_id: ctx.requestId,
         data,
-        snapshots: { prechange, postchange: change.postchange },
+        // the snapshots in the field names of the body's version, as the change log shows them there
+        snapshots: { prechange: snapshotIn(change.entry, prechange, rule.version), postchange: snapshotIn(change.entry, change.postchange, rule.version) },
       });
       const fields = { event, payload, object_repr: change.repr.slice(0, 200), last_updated: ctx.now };
       if (earlier?.rowId) updates.push({ id: earlier.rowId, row: fields });

@@ -10,5 +10,12 @@ export const virtualCircuitTerminationRoutes: RouteDefinition = {
   versions: ["4.6"],
   list: "/api/circuits/virtual-circuit-terminations/",
   detail: "/api/circuits/virtual-circuit-terminations/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/circuits/virtual-circuit-terminations/:id/paths/",
+      methods: ["GET"],
+      hook: "paths",
+      returns: { GET: { schema: { type: "array", items: { type: "object" } } } },
+    },
+  ],
 };

@@ -377,6 +377,7 @@ export const objectChangeDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["prechange_data"],
+      snapshotOf: "changed_object",
     },
     postchange_data: {
       name: "postchange_data",
@@ -389,6 +390,7 @@ export const objectChangeDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["postchange_data"],
+      snapshotOf: "changed_object",
     },
   },
   counts: {},

@@ -60,6 +60,7 @@ export const contactAssignmentSerializer: SerializerDefinition = {
       brief: ["id", "url", "display", "contact", "role", "priority"],
       nested: ["id", "url", "display", "contact", "role", "priority"],
       convert: { created: "date_time" },
+      display: ["{contact} ({priority.label}) -> {object}", "{contact} -> {object}"],
     },
   },
 };
