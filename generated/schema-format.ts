@@ -329,6 +329,7 @@ export interface Field {
     | "ip_address"
     | "password"
     | "token_key"
+    | "image"
     | "alias"
     | "computed";
   label?: string;

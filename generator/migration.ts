@@ -14,6 +14,8 @@ function columnLines(d: ModelDefinition, f: FieldDefinition, byName: Map<string,
       return [nullable(`t.string('${c[0]}', ${f.maxLength ?? 255})`), ...(f.natural ? [`t.string('${c[1]}', 1024).nullable();`, `t.index(['${c[1]}'], '${d.table}_${c[1]}_idx');`] : [])];
     case 'text': return [nullable(`t.text('${c[0]}')`)];
     case 'password': return [`t.string('${c[0]}', 255).notNullable();`];
+    // the uploaded file's name, blank when there is none (the bytes are in core_stored_file)
+    case 'image': return [`t.string('${c[0]}', 100).notNullable().defaultTo('');`];
     case 'integer': return [nullable(`t.bigInteger('${c[0]}')`)];
     case 'decimal': return [nullable(`t.decimal('${c[0]}', ${f.maxDigits ?? 12}, ${f.decimalPlaces ?? 2})`)];
     case 'boolean': return [`t.boolean('${c[0]}').notNullable().defaultTo(${f.default === true});`];

@@ -157,6 +157,8 @@ export class Builder {
         return raw.readOnly ? { readOnly: true } : {};
       // null where a version shows another key in its place (4.6: a v1 token has no v2 key)
       case 'token_key': return orNull({ type: 'string' });
+      // the URL the file is served at, null without one
+      case 'image': return orNull({ type: 'string', format: 'uri', ...(raw.readOnly ? { readOnly: true } : {}) });
       case 'json': return {};
       default: schema = this.scalar(f, false);
     }
@@ -211,6 +213,8 @@ export class Builder {
       case 'm2m': return { type: 'array', items: related(of.to!) };
       case 'password': schema = { type: 'string', writeOnly: true, ...(of.maxLength ? { maxLength: of.maxLength } : {}) }; break;
       case 'token_key': schema = { type: 'string', pattern: '^([0-9a-fA-F]{40})?$' }; break;
+      // a multipart form's file, or a data URL in JSON; null or blank clears it
+      case 'image': return orNull({ type: 'string', format: 'binary', description: 'A file (multipart/form-data) or a data URL; null or blank removes the image' });
       case 'json': return {};
       default: schema = this.scalar(of, true);
     }

@@ -13,6 +13,7 @@ import { resolveMenu } from './menu.js';
 import { compareVersions, inVersion, typeKeyVersions } from '../runtime/core/versions.js';
 import type { LoadedSchema } from './load.js';
 import { splitPath } from '../runtime/core/paths.js';
+import { IMAGE_FILE, IMAGE_HOOK } from '../runtime/core/image-fields.js';
 import { defaultContentType, defaultLabel, defaultTable, detailPath, listPath, m2mTable } from './naming.js';
 
 type SpecField = ModelFile['fields'][string];
@@ -60,7 +61,9 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         ...(spec(definition).legacy_app ? { legacy: { list: listPath(spec(definition).legacy_app!, definition.endpoint), detail: detailPath(spec(definition).legacy_app!, definition.endpoint) } } : {}),
         // `actions:` in the YAML: extra detail routes served by a function of the model's hooks
         extra: Object.entries(schema.models.find((m) => m.spec.model === definition.name)!.spec.actions ?? {})
-          .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) })),
+          .map(([name, a]) => ({ path: a.app ? `/api/${definition.app}/${name}/` : `${detailPath(definition.app, definition.endpoint)}${name}/`, methods: a.methods, hook: a.hook, ...(a.app ? { app: true } : {}), ...(a.permission ? { permission: a.permission } : {}), ...(a.returns ? { returns: a.returns } : {}) }))
+          // an image field's file, served by the generic image_fields hook
+          .concat(Object.values(definition.fields).filter((f) => f.type === 'image').map((f) => ({ path: `${detailPath(definition.app, definition.endpoint)}${f.name}/`, methods: ['GET'], hook: IMAGE_FILE, field: f.name, returns: { GET: { schema: { type: 'string', format: 'binary' } } } }))),
       },
     }));
   const choiceSets = [...schema.choiceSets.values()]
@@ -146,7 +149,8 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     brief: spec.brief,
     search: spec.search ?? [],
     ...(spec.search_related ? { searchRelated: Object.entries(spec.search_related).map(([ref, fields]) => ({ model: ref.split('.')[0], field: ref.split('.')[1], fields })) } : {}),
-    hooks: spec.hooks ?? [],
+    // image fields are kept and served by one generic hook
+    hooks: [...(spec.hooks ?? []), ...(Object.values(fields).some((f) => f.type === 'image') ? [IMAGE_HOOK] : [])],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.unique_blank_exempt ? { uniqueBlankExempt: spec.unique_blank_exempt } : {}),
@@ -228,7 +232,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     if (f.filter === false) continue;
     const before = new Set(Object.keys(filters));
     const family = familyOf(f.type);
-    if (family) filters[f.name] = { kind: 'field', field: f.name, family };
+    if (f.type === 'image') filters[`has_${f.name}`] = { kind: 'field', field: f.name, family: 'boolean', present: true };
+    else if (family) filters[f.name] = { kind: 'field', field: f.name, family };
     else if (f.type === 'fk') relation(f.name, f, [{ field: f.name, model: f.to! }]);
     else if (f.type === 'alias') {
       const of = d.fields[f.of!];

@@ -2,11 +2,12 @@
  * `npm run cli -- import-netbox <url>` (runtime/data/netbox-import.ts) from a small NetBox-shaped
  * database the test builds (a PostgreSQL schema: django_migrations of 4.2, content types, a tenant,
  * a site with a tag and custom field data, an address on it, a user with a Django password hash, a
- * virtual machine and disk, a contact in a group),
+ * virtual machine and disk, a contact in a group, image attachments and a device type with images),
  * into the engine under test: the same ids, the tag, the custom field data, a login with the old
  * password, no first-start superuser; a row NetLedger refuses fails the import whole and names the row;
  * an occupied target is refused without --replace; --dry-run writes nothing; the change log is left
- * behind (and counted) unless --with-changelog carries it. (A PostgreSQL server is
+ * behind (and counted) unless --with-changelog carries it; --media carries the files of image
+ * attachments and device types' images from MEDIA_ROOT, naming those that are not there. (A PostgreSQL server is
  * needed on both engines: the source is one.)
  */
 import { suite } from 'uvu';
@@ -75,6 +76,11 @@ async function buildSource(schema: string, badAddress = false, sizesInMb = true)
     // image attachments: 300's file is under the test's MEDIA_ROOT, 301's is not
     await t(`create table %s.extras_imageattachment (id bigint primary key, object_id bigint, image text, image_height smallint, image_width smallint, name text, created timestamptz, object_type_id integer, last_updated timestamptz)`);
     await t(`insert into %s.extras_imageattachment values (300, 17, 'image-attachments/site_17_front.png', 1, 2, 'Front', now(), 3, now()), (301, 17, 'image-attachments/site_17_gone.png', 1, 2, 'Gone', now(), 3, now())`);
+    // a device type with a front image under the test's MEDIA_ROOT and a rear one that is not
+    await t(`create table %s.dcim_manufacturer (id bigint primary key, name text, slug text, description text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.dcim_manufacturer values (12, 'Juniper', 'juniper', '', '{}', now(), now())`);
+    await t(`create table %s.dcim_devicetype (id bigint primary key, manufacturer_id bigint, model text, slug text, part_number text, u_height numeric, is_full_depth boolean, front_image text, rear_image text, description text, comments text, custom_field_data jsonb, created timestamptz, last_updated timestamptz)`);
+    await t(`insert into %s.dcim_devicetype values (14, 12, 'MX204', 'mx204', '', 1, true, 'devicetype-images/mx204_front.png', 'devicetype-images/mx204_rear.png', '', '', '{}', now(), now()), (15, 12, 'EX2300', 'ex2300', '', 1, true, '', '', '', '', '{}', now(), now())`);
     await t(`create table %s.extras_taggeditem (id bigint primary key, object_id integer, content_type_id integer, tag_id bigint)`);
     await t(`insert into %s.extras_taggeditem values (1, 17, 3, 5)`);
     await t(`create table %s.users_user (id integer primary key, username text, password text, first_name text, last_name text, email text, is_staff boolean, is_active boolean, is_superuser boolean, date_joined timestamptz, last_login timestamptz)`);
@@ -105,6 +111,8 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
   const media = mkdtempSync(join(tmpdir(), 'netbox-media-'));
   mkdirSync(join(media, 'image-attachments'));
   writeFileSync(join(media, 'image-attachments/site_17_front.png'), PIXEL);
+  mkdirSync(join(media, 'devicetype-images'));
+  writeFileSync(join(media, 'devicetype-images/mx204_front.png'), PIXEL);
   await buildSource(good);
   await buildSource(bad, true);
   await buildSource(gb, false, false);
@@ -124,11 +132,13 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
     assert.is(again.code, 1);
     assert.match(again.stderr, /already holds inventory data/);
     assert.match(run.stdout, /ImageAttachment files\s+2\s+0\s+2\s+files not carried: pass --media/, 'without --media the summary says the files stayed behind');
+    assert.match(run.stdout, /DeviceType files\s+2\s+0\s+2\s+files not carried: pass --media/, "device types' images too");
     const withChangelog = await runCli(['import-netbox', '--replace', '--with-changelog', '--media', media, sourceUrl(good)], env);
     assert.is(withChangelog.code, 0, withChangelog.stderr);
     assert.match(withChangelog.stdout, /ObjectChange\s+2\s+2\s+0/);
     assert.match(withChangelog.stdout, /ImageAttachment\s+2\s+2\s+0/, 'an attachment whose file is missing is imported all the same');
     assert.match(withChangelog.stdout, /ImageAttachment files\s+2\s+1\s+1\s+row 301: image-attachments\/site_17_gone\.png is not in /, 'the missing file is named');
+    assert.match(withChangelog.stdout, /DeviceType files\s+2\s+1\s+1\s+row 14: devicetype-images\/mx204_rear\.png is not in /, "a device type's missing image is named");
 
     const app = await startApp({ DATA_DIR: target.dataDir, ...(engine === 'postgres' ? { DATABASE_SCHEMA: target.schema } : {}) }, { takesOverDatabase: true });
     try {
@@ -155,6 +165,18 @@ test('a NetBox database imports whole, with its ids, tags, custom field data and
       assert.ok(Buffer.from(await image.arrayBuffer()).equals(PIXEL), 'the bytes of the file under MEDIA_ROOT');
       assert.is((await app.api('GET', '/api/extras/image-attachments/301/image/', undefined, { token })).status, 404, 'a file that was missing is not there');
       assert.is((await get('/v4.6/api/extras/image-attachments/300/')).image_size, PIXEL.length, "the file's size, as an upload records it");
+      // a device type's images: the one carried is served at its URL, the missing one reads as none
+      for (const base of ['/api', '/v4.6/api']) {
+        const type = await get(`${base}/dcim/device-types/14/`);
+        assert.match(type.front_image, new RegExp(`${base.replace('.', '\\.')}/dcim/device-types/14/front_image/$`));
+        assert.is(type.rear_image, null, 'the rear image was not under MEDIA_ROOT');
+        const front = await fetch(type.front_image, { headers: { Authorization: `Token ${token}` } });
+        assert.is(front.headers.get('content-type'), 'image/png');
+        assert.ok(Buffer.from(await front.arrayBuffer()).equals(PIXEL), "the device type's front image from MEDIA_ROOT");
+        assert.equal((await get(`${base}/dcim/device-types/?has_front_image=true`)).results.map((r: any) => r.id), [14]);
+        assert.equal((await get(`${base}/dcim/device-types/?has_front_image=false`)).results.map((r: any) => r.id), [15]);
+        assert.equal((await get(`${base}/dcim/device-types/?has_rear_image=true`)).results.map((r: any) => r.id), []);
+      }
       const ip = await get('/api/ipam/ip-addresses/250/');
       assert.is(ip.address, '192.0.2.7/24');
       assert.is((await get('/api/ipam/ip-addresses/?parent=192.0.2.0/24')).count, 1);

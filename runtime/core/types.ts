@@ -9,6 +9,8 @@ export type FieldType =
   | 'choice' | 'fk' | 'm2m' | 'generic_fk'
   | 'ip_prefix' | 'ip_address'
   | 'password' | 'token_key'
+  /** an uploaded image: its file kept in core_stored_file, its name in the column, read as the URL it is served at */
+  | 'image'
   | 'alias' | 'computed';
 
 export type OnDelete = 'cascade' | 'set_null' | 'protect' | 'keep';
@@ -108,7 +110,8 @@ export interface PathStep {
 export type FilterDefinition = (
   /** compares a column of the model itself */
   /** `conversion`: the version's named conversion of the field (runtime/core/versions.ts filteringIn), whose bounds the values become */
-  | { kind: 'field'; field: string; family: LookupFamily; lookup?: string; conversion?: string }
+  /** `present`: a boolean filter on whether the field is set (an image field's has_<name>) */
+  | { kind: 'field'; field: string; family: LookupFamily; lookup?: string; conversion?: string; present?: boolean }
   /** follows relations, then compares `by` on the last model; tree targets include descendants */
   | { kind: 'path'; path: PathStep[]; by: string; family: LookupFamily; tree: boolean; boolean?: boolean }
   /**
@@ -287,6 +290,8 @@ export interface RouteDefinition {
     /** a route of the app (/api/<app>/<name>/), not of an object */
     app?: boolean;
     permission?: 'view' | 'add' | 'change' | 'delete';
+    /** the field the route serves (an image field's file) */
+    field?: string;
     /** per method, what it answers (for the OpenAPI document) */
     returns?: Record<string, { status?: number; model?: string; many?: boolean; schema?: Record<string, unknown> }>;
   }[];

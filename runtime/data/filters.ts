@@ -68,6 +68,12 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         // A declared filter may fix the lookup (created_after = created__gte).
         if (filter.lookup) lookup = filter.lookup;
         const target = fieldTarget(entry, filter.field);
+        if (filter.present) {
+          // whether the field is set (an image field's file name is blank without one)
+          if (parseBoolean(param, values[0])) qb.whereNot(target.column, '');
+          else qb.where(target.column, '');
+          break;
+        }
         if (filter.family === 'boolean') {
           qb.where(target.column, parseBoolean(param, values[0]));
           break;

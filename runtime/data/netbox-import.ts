@@ -24,6 +24,7 @@ import { hooksOf, modelList } from './registry.js';
 import { insertRows } from './insert.js';
 import { setAsideForBulkLoad } from './bulk-load.js';
 import { putFile } from './stored-files.js';
+import { imageOwner } from '../core/image-fields.js';
 import { readImageHeader } from '../core/image-header.js';
 import { isPostgres, updateEach } from './db.js';
 import { naturalKey } from './natural.js';
@@ -137,6 +138,10 @@ function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: F
         row[f.columns[1]] = '*'.repeat(34) + key.slice(-6);
         break;
       }
+      case 'image':
+        // the file's name once the file is carried (carryFiles)
+        row[column] = '';
+        break;
       case 'json':
         row[column] = has(column) || column in extra ? JSON.stringify(value ?? null) : JSON.stringify(f.default ?? null);
         break;
@@ -201,14 +206,14 @@ function linkColumns(cols: Set<string>, owner: string): [string, string] | null 
 }
 
 /**
- * The file a row names under NetBox's MEDIA_ROOT (`media`), kept as the row's stored file when it is
- * there and an image; counted in `files`, with the reason of each one left out in `missing`.
+ * The file `name` (a path under NetBox's MEDIA_ROOT, `media`), kept as the stored file of `owner`
+ * (a content type, or an image field's owner type) and `id` when it is there and an image; counted
+ * in `files`, with the reason of each one left out in `missing`. Resolves to the bytes kept.
  */
-async function carryFile(trx: Knex, ownerType: string, sizeIn: string | null, src: Src, media: string | undefined, files: ModelSummary, missing: string[]): Promise<void> {
-  const name = String(src.image ?? '');
-  if (!name) return;
+async function carryFile(trx: Knex, owner: string, id: number, name: string, media: string | undefined, files: ModelSummary, missing: string[]): Promise<Buffer | null> {
+  if (!name) return null;
   files.read++;
-  if (!media) { files.skipped++; return; }
+  if (!media) { files.skipped++; return null; }
   const root = resolve(media);
   const path = resolve(root, name);
   let data: Buffer | null = null;
@@ -216,13 +221,35 @@ async function carryFile(trx: Knex, ownerType: string, sizeIn: string | null, sr
   const info = data && readImageHeader(data);
   if (!data || !info) {
     files.skipped++;
-    missing.push(`row ${src.id}: ${name} ${data ? 'is not a PNG, JPEG, GIF or WebP image' : `is not in ${media}`}`);
-    return;
+    missing.push(`row ${id}: ${name} ${data ? 'is not a PNG, JPEG, GIF or WebP image' : `is not in ${media}`}`);
+    return null;
   }
-  await putFile(trx, ownerType, Number(src.id), { contentType: info.type, data });
-  // the size an upload records beside the file, where the model keeps it
-  if (sizeIn) await trx(sizeIn).where('id', Number(src.id)).update({ image_size: data.length });
+  await putFile(trx, owner, id, { contentType: info.type, data });
   files.imported++;
+  return data;
+}
+
+/**
+ * The files of one batch of a model's rows, once the rows are in: an image attachment's `image`
+ * (with the size an upload records beside it, where the model keeps it), and each image field's
+ * file, whose name the field then holds (blank while the file is not here, so the field and its
+ * has_<field> filter say what is served).
+ */
+async function carryFiles(trx: Knex, entry: ModelEntry, batch: Src[], media: string | undefined, files: ModelSummary, missing: string[]): Promise<void> {
+  const d = entry.definition;
+  const attachment = d.hooks.includes('image_attachment');
+  const imageFields = Object.values(d.fields).filter((f) => f.type === 'image');
+  for (const src of batch) {
+    const id = Number(src.id);
+    if (attachment) {
+      const data = await carryFile(trx, d.contentType, id, String(src.image ?? ''), media, files, missing);
+      if (data && 'image_size' in d.fields) await trx(d.table).where('id', id).update({ image_size: data.length });
+    }
+    for (const f of imageFields) {
+      const name = String(src[f.columns[0]] ?? '');
+      if (await carryFile(trx, imageOwner(d.contentType, f.name), id, name, media, files, missing)) await trx(d.table).where('id', id).update({ [f.columns[0]]: basename(name).slice(-100) });
+    }
+  }
 }
 
 /** `fn`, its failure named after `what`. */
@@ -267,7 +294,7 @@ async function leftBehind(source: NetboxSource, order: ModelEntry[]): Promise<Mo
 
 export interface ImportOptions {
   replace: boolean;
-  /** NetBox's MEDIA_ROOT: image attachments' files are carried from it */
+  /** NetBox's MEDIA_ROOT: image attachments' and image fields' files (device types' images) are carried from it */
   media?: string;
   dryRun: boolean;
   /** carry the change log too (it can be large) */
@@ -301,7 +328,10 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           if (imported(e.definition.table)) await trx(e.definition.table).delete();
         }
         await trx('extras_taggeditem').delete();
-        const owners = order.filter((e) => e.definition.hooks.includes('image_attachment')).map((e) => e.definition.contentType);
+        const owners = order.flatMap((e) => [
+          ...(e.definition.hooks.includes('image_attachment') ? [e.definition.contentType] : []),
+          ...Object.values(e.definition.fields).filter((f) => f.type === 'image').map((f) => imageOwner(e.definition.contentType, f.name)),
+        ]);
         if (owners.length) await trx('core_stored_file').whereIn('owner_type', owners).delete();
       }
       const loaded = order.filter((e) => imported(e.definition.table)).flatMap((e) => [e.definition.table, ...Object.values(e.definition.fields).flatMap((f) => (f.through ? [f.through] : []))]);
@@ -328,11 +358,12 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
         const units = olderUnits(e, source);
         // a to-many relation the source still holds as its one-to-one column (3.7's contact group_id for 4.3's groups)
         const single = Object.values(d.fields).filter((f) => f.type === 'm2m' && f.through && !source.tables.has(sourceTable(source, f.through)) && cols.has(`${f.name.replace(/s$/, '')}_id`));
-        // models whose rows own an uploaded image: NetBox names the file (under MEDIA_ROOT) in `image`
-        const withFile = d.hooks.includes('image_attachment') && cols.has('image');
+        // models whose rows own uploaded images: NetBox names the file (under MEDIA_ROOT) in `image`
+        // (image attachments) or in each image field's column (device types' front and rear images)
+        const withFile = (d.hooks.includes('image_attachment') && cols.has('image')) || Object.values(d.fields).some((f) => f.type === 'image' && cols.has(f.columns[0]));
         const files = withFile ? { model: `${d.name} files`, read: 0, imported: 0, skipped: 0, reason: '' } : null;
         const missing: string[] = [];
-        // image columns NetBox has and no field here takes (device types' front and rear images)
+        // image columns NetBox has and no field here takes
         const images = [...cols].filter((c) => /_image$/.test(c) && !(c in d.fields));
         let imagesLeft = 0;
         let read = 0;
@@ -347,7 +378,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
             };
             for (const [column, lists] of types) if (lists) extra[column] = lists.get(Number(src.id)) ?? [];
             for (const c of images) if (src[c]) imagesLeft++;
-            if (withFile) extra.image_name = basename(String(src.image ?? '')).slice(-100);
+            if (withFile && 'image_name' in d.fields) extra.image_name = basename(String(src.image ?? '')).slice(-100);
             for (const [column, renamed] of Object.entries(RENAMED_IN_4[d.table] ?? {})) if (!cols.has(column) && cols.has(renamed)) extra[column] = src[renamed];
             if (!cols.has('mac_address') && 'primary_mac_address_id' in src) extra.mac_address = macs.get(Number(src.primary_mac_address_id)) ?? null;
             for (const f of single) {
@@ -375,7 +406,7 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
           writing = insertRows(trx, d.table, rows).then(() => {}, (error) => { throw new Error(`${span}: ${(error as Error).message.split('\n')[0]}`); });
           writing.catch(() => {});
           if (files) await writing;
-          if (files) for (const src of batch) await carryFile(trx, d.contentType, 'image_size' in d.fields ? d.table : null, src, options.media, files, missing);
+          if (files) await carryFiles(trx, e, batch, options.media, files, missing);
           options.progress?.(`${d.name}: ${read} rows`);
         }
         await writing;

@@ -143,6 +143,8 @@ export interface ActionContext extends HookContext {
   query: URLSearchParams;
   /** the request's Accept header (an action may answer text/plain when asked to) */
   accept?: string;
+  /** the field the route serves (an image field's file) */
+  field?: string;
   /** the request's limit/offset as a list view reads them (PAGINATE_COUNT, MAX_PAGE_SIZE), for actions that answer a page */
   page: { limit: number | null; offset: number; links(base: string, params: URLSearchParams, count: number): { next: string | null; previous: string | null } };
   /**

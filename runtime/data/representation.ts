@@ -172,6 +172,10 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       }
       return (out, row, s) => { out[name] = s.entry === entry ? s.materialise(s.extra(name, Number(row.id)) ?? null) : null; };
     }
+    case 'image': {
+      // the URL the file is served at (the field's route), null without a file
+      return (out, row, s) => { out[name] = row[column] ? `${s.baseUrl}${prefix}${row.id}/${name}/` : null; };
+    }
     case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
     case 'json': {
       if (!f.snapshotOf) return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`);

@@ -151,6 +151,8 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
         values.family = n.family;
         break;
       }
+      // the upload is checked and stored by the image_fields hook; a new row has none until one is sent
+      case 'image': if (mode === 'create' && !has) values[f.columns[0]] = ''; break;
       case 'password': {
         const v = scalarValue(f, value, errs);
         if (typeof v === 'string') values[f.columns[0]] = hashPassword(v);

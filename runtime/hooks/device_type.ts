@@ -3,19 +3,11 @@
  * racked device of the type, and a racked type cannot become 0U; a parent type keeps its role while
  * it has device-bay templates.
  */
-import type { Knex } from 'knex';
 import type { ModelHooks } from '../data/registry.js';
-import { parseBoolean } from '../core/query-values.js';
 import { model } from '../data/registry.js';
 import { loadRacks, obstacle } from './rack_space.js';
 
-/** `?has_front_image=` / `?has_rear_image=`: no device type has images here, so true matches none and false all. */
-function noImage(param: string) {
-  return (qb: Knex.QueryBuilder, values: string[]) => { if (parseBoolean(param, values[0])) qb.whereRaw('1 = 0'); };
-}
-
 export const deviceType: ModelHooks = {
-  filters: { has_front_image: noImage('has_front_image'), has_rear_image: noImage('has_rear_image') },
   async prepareMany(items, { db }) {
     const pick = (item: (typeof items)[number], column: string) => (column in item.values ? item.values[column] : item.existing?.[column]);
     for (const item of items) {

@@ -7,26 +7,16 @@
  */
 import type { ComputedContext, ModelHooks, WriteItem } from '../data/registry.js';
 import { getFile, putFile, removeFiles, type StoredFile } from '../data/stored-files.js';
-import { parseDataUrl } from '../core/data-url.js';
-import { readImageHeader } from '../core/image-header.js';
+import { checkImage } from '../core/image-upload.js';
 import { errors } from '../core/errors.js';
 import type { ModelEntry } from '../core/types.js';
 import { byContentTypeId } from './content_type.js';
 
 const FIELD = 'image';
 const ACTION = 'image_file';
-/** Pillow's limits aside, NetBox stores height and width in PositiveSmallIntegerFields. */
-const MAX_SIDE = 32767;
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
 /** Uploads checked by prepare, stored by afterWrite once the attachment has its id. */
 const uploads = new WeakMap<WriteItem, StoredFile>();
-
-/** The file's name as stored: its last path segment, without control characters, at most 100 characters. */
-function fileName(given: string | null, type: string): string {
-  const base = (given ?? '').split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(-100);
-  return base || `image.${EXTENSIONS[type]}`;
-}
 
 function served(entry: ModelEntry, baseUrl: string, id: unknown): string {
   const route = entry.routes.extra.find((r) => r.hook === ACTION)!;
@@ -41,31 +31,16 @@ export const imageAttachment: ModelHooks = {
       if (!item.existing) item.errors.add(FIELD, 'No file was submitted.');
       return;
     }
-    const value = item.input[FIELD];
-    const upload = typeof value === 'string' ? parseDataUrl(value) : null;
-    if (!upload) {
-      item.errors.add(FIELD, 'The submitted data was not a file. Send it as multipart/form-data, or as a data URL (data:image/png;base64,...).');
+    const image = checkImage(item.input[FIELD], rules?.imageAttachmentMaxSize ?? Infinity);
+    if ('error' in image) {
+      item.errors.add(FIELD, image.error);
       return;
     }
-    const max = rules?.imageAttachmentMaxSize ?? Infinity;
-    if (upload.data.length > max) {
-      item.errors.add(FIELD, `The file is ${upload.data.length} bytes; the largest accepted is ${max} bytes (IMAGE_ATTACHMENT_MAX_SIZE).`);
-      return;
-    }
-    const info = readImageHeader(upload.data);
-    if (!info) {
-      item.errors.add(FIELD, 'Upload a valid image: the file is not a PNG, JPEG, GIF or WebP image, or is corrupted.');
-      return;
-    }
-    if (info.width < 1 || info.height < 1 || info.width > MAX_SIDE || info.height > MAX_SIDE) {
-      item.errors.add(FIELD, `Upload a valid image: ${info.width}x${info.height} pixels is outside 1 to ${MAX_SIDE} on a side.`);
-      return;
-    }
-    item.values.image_name = fileName(upload.name, info.type);
-    item.values.image_width = info.width;
-    item.values.image_height = info.height;
-    item.values.image_size = upload.data.length;
-    uploads.set(item, { contentType: info.type, data: upload.data });
+    item.values.image_name = image.name;
+    item.values.image_width = image.width;
+    item.values.image_height = image.height;
+    item.values.image_size = image.data.length;
+    uploads.set(item, { contentType: image.type, data: image.data });
   },
   async afterWrite(_rows, ctx) {
     for (const item of ctx.items) {

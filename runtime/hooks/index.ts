@@ -70,6 +70,7 @@ import { wirelessLink } from './wireless_link.js';
 import { wirelessPeers } from './wireless_peers.js';
 import { connectionStatusHooks } from './connection_status.js';
 import { imageAttachment } from './image_attachment.js';
+import { imageFieldsHook } from './image_fields.js';
 import { webhook } from './webhook.js';
 import { webhookDelivery } from './webhook_delivery.js';
 import { eventRule } from './event_rule.js';
@@ -159,6 +160,7 @@ export const hooks: Record<string, ModelHooks> = {
   wireless_peers: wirelessPeers,
   connection_status: connectionStatusHooks,
   image_attachment: imageAttachment,
+  image_fields: imageFieldsHook,
   webhook,
   webhook_delivery: webhookDelivery,
   event_rule: eventRule,

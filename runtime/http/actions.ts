@@ -31,7 +31,7 @@ export function actionView(entry: ModelEntry, extra: RouteDefinition['extra'][nu
     }
     const result = await handler({
       db, entry, row, user: state.auth.user, method: ctx.method, body: state.hasBody ? state.body : undefined,
-      baseUrl: renderBase(ctx).baseUrl, version: renderBase(ctx).version, requestId: state.requestId, query: ctx.URL.searchParams, accept: ctx.get('Accept'), page: paginate(ctx.URL.searchParams, config),
+      baseUrl: renderBase(ctx).baseUrl, version: renderBase(ctx).version, requestId: state.requestId, query: ctx.URL.searchParams, accept: ctx.get('Accept'), field: extra.field, page: paginate(ctx.URL.searchParams, config),
       create: (modelName, build) => createThrough(ctx, services, model(modelName), build),
     });
     ctx.status = result.status;

@@ -32,7 +32,8 @@ export interface Input {
   invalid: boolean;
 }
 
-const SKIPPED = new Set(['computed', 'alias']);
+// images are uploaded through the API (a multipart form), not these forms
+const SKIPPED = new Set(['computed', 'alias', 'image']);
 
 /** The fields a person fills in: writable, stored and not generated. */
 export function formFields(entry: ModelEntry, creating: boolean): FieldDefinition[] {

@@ -41,7 +41,7 @@ function sortable(entry: ModelEntry, name: string): boolean {
   const f = entry.definition.fields[name];
   if (!f) return ['id', 'created', 'last_updated'].includes(name);
   const s = storedField(entry, f);
-  return s.columns.length > 0 && !['json', 'password', 'token_key', 'm2m', 'generic_fk'].includes(s.type);
+  return s.columns.length > 0 && !['json', 'password', 'token_key', 'm2m', 'generic_fk', 'image'].includes(s.type);
 }
 
 /** The API query of a page URL: filters as given, page/per_page → limit/offset, sort → ordering. */

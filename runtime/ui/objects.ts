@@ -93,7 +93,9 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
   if (tab === 'object') {
     // A generic relation shows as the linked object; its type and id columns say nothing more.
     const parts = new Set(Object.values(d.fields).filter((f) => f.type === 'generic_fk' && f.name in object).flatMap((f) => [`${f.name}_type`, `${f.name}_id`]));
-    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !parts.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: fieldLabel(entry, k), ...cell(object[k]) }));
+    // an image field shows its image, from the API route that serves the file
+    const shown = (k: string) => (d.fields[k]?.type === 'image' && typeof object[k] === 'string' ? { pieces: [], empty: false, image: String(object[k]) } : cell(object[k]));
+    view.fields = Object.keys(object).filter((k) => !HIDDEN.has(k) && !parts.has(k) && !(d.fields[k]?.type === 'alias')).map((k) => ({ label: fieldLabel(entry, k), ...shown(k) }));
     view.panels = await renderPanels(ctx, services, api, entry, object);
     view.tagged = d.tags;
     view.tags = object.tags ?? [];

@@ -16,6 +16,8 @@ export interface Cell {
   empty: boolean;
   /** multi-line text (JSON) goes in a <pre> */
   pre?: string;
+  /** an image field's file, shown as the image (its URL) */
+  image?: string;
 }
 
 /** The web page of an API URL: `http://host/api/dcim/sites/3/` → `/dcim/sites/3/`. */

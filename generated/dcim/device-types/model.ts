@@ -28,7 +28,7 @@ export const deviceTypeDefinition: ModelDefinition = {
   ordering: ["manufacturer", "model"],
   brief: ["id", "url", "display", "manufacturer", "model", "slug", "device_count"],
   search: ["model", "part_number", "description", "comments"],
-  hooks: ["device_type"],
+  hooks: ["device_type", "image_fields"],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
   uniqueNullsMatch: [],
   ui: {
@@ -268,6 +268,30 @@ export const deviceTypeDefinition: ModelDefinition = {
       choices: "weight-unit",
       blank: true,
     },
+    front_image: {
+      name: "front_image",
+      type: "image",
+      label: "Front image",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["front_image"],
+    },
+    rear_image: {
+      name: "rear_image",
+      type: "image",
+      label: "Rear image",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["rear_image"],
+    },
     description: {
       name: "description",
       type: "string",
@@ -413,6 +437,8 @@ export class DeviceTypeModel extends Model {
   airflow!: string | number | null;
   weight!: number | null;
   weight_unit!: string | number | null;
+  front_image!: string;
+  rear_image!: string;
   description!: string;
   owner_id!: number | null;
   comments!: string;

@@ -10,5 +10,20 @@ export const deviceTypeRoutes: RouteDefinition = {
   versions: ["3.7", "4.6"],
   list: "/api/dcim/device-types/",
   detail: "/api/dcim/device-types/:id/",
-  extra: [],
+  extra: [
+    {
+      path: "/api/dcim/device-types/:id/front_image/",
+      methods: ["GET"],
+      hook: "image_field_file",
+      field: "front_image",
+      returns: { GET: { schema: { type: "string", format: "binary" } } },
+    },
+    {
+      path: "/api/dcim/device-types/:id/rear_image/",
+      methods: ["GET"],
+      hook: "image_field_file",
+      field: "rear_image",
+      returns: { GET: { schema: { type: "string", format: "binary" } } },
+    },
+  ],
 };
