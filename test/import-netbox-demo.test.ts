@@ -6,6 +6,12 @@
  * endpoint's connected endpoints equal the far end of NetBox's own stored cable path; tags and
  * custom field data are carried; the demo's admin logs in with NetBox's password (`admin`); Debian's
  * pynetbox lists, reads and saves the imported objects; the summary names the tables left behind.
+ * Image attachments (one added to the source with SQL) and contact assignments keep their object
+ * types, which NetBox 3.7 keeps under `content_type_id`. The 4.2 demo has no MAC address objects: the
+ * test adds some with SQL, one an interface's primary, and checks them whole in 4.6 and the
+ * interface's MAC address in both versions. On the imported 3.7 data the NetBox Ansible collection
+ * updates a device found by name, takes an address of a prefix and looks the device up
+ * (test/imported-ansible.ts).
  * The demo data is reference material: its absence is a failure, not a skip.
  */
 import { suite } from 'uvu';
@@ -16,6 +22,7 @@ import knex, { type Knex } from 'knex';
 import { engine, startApp, testDatabase, testSchemaName, type TestApp } from './helpers.js';
 import { referencePath } from './reference.js';
 import { runCli, runProcess } from './run-cli.js';
+import { runImportedPlaybook } from './imported-ansible.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DEMO = referencePath('netbox-demo-data');
@@ -113,6 +120,31 @@ async function listAll(app: TestApp, token: string, path: string, base = '/api')
   return out;
 }
 
+/** The MAC address objects the test adds to a 4.2 source: the first is the interface's primary. */
+const MACS = ['00:1b:21:0a:0b:01', '00:1b:21:0a:0b:02', '00:1b:21:0a:0b:03', '00:1b:21:0a:0b:04'];
+const ATTACHMENT = 9001;
+
+/**
+ * Rows the demo data lacks, added to the source before the import: an image attachment on a site
+ * (its type under 3.7's content_type_id, 4.x's object_type_id); on a 4.x source, MAC address objects
+ * on an interface (one its primary), on a VM interface and on nothing. Answers the interface's id.
+ */
+async function addRows(src: Knex): Promise<number | null> {
+  const typeId = async (app: string, model: string) => Number((await src('django_content_type').where({ app_label: app, model }).first('id')).id);
+  const now = new Date();
+  const site = Number((await src('dcim_site').orderBy('id').first('id')).id);
+  const typeColumn = await hasColumn(src, 'extras_imageattachment', 'content_type_id') ? 'content_type_id' : 'object_type_id';
+  await src('extras_imageattachment').insert({ id: ATTACHMENT, object_id: site, image: 'image-attachments/demo.png', image_height: 1, image_width: 2, name: 'Demo photo', created: now, last_updated: now, [typeColumn]: await typeId('dcim', 'site') });
+  if (!(await src('information_schema.tables').where({ table_name: 'dcim_macaddress' }).first())) return null;
+  const iface = Number((await src('dcim_interface').whereNull('primary_mac_address_id').orderBy('id').first('id')).id);
+  const vmInterface = Number((await src('virtualization_vminterface').orderBy('id').first('id')).id);
+  const mac = (id: number, i: number, type: number | null, object: number | null) => ({ id, created: now, last_updated: now, custom_field_data: '{}', description: `MAC ${i}`, comments: '', mac_address: MACS[i], assigned_object_type_id: type, assigned_object_id: object });
+  const interfaceType = await typeId('dcim', 'interface');
+  await src('dcim_macaddress').insert([mac(9101, 0, interfaceType, iface), mac(9102, 1, interfaceType, iface), mac(9103, 2, await typeId('virtualization', 'vminterface'), vmInterface), mac(9104, 3, null, null)]);
+  await src('dcim_interface').where('id', iface).update({ primary_mac_address_id: 9101 });
+  return iface;
+}
+
 const hasColumn = async (src: Knex, table: string, column: string) => !!(await src('information_schema.columns').where({ table_name: table, column_name: column }).first());
 
 async function checkImport(version: string): Promise<void> {
@@ -120,6 +152,7 @@ async function checkImport(version: string): Promise<void> {
   const target = testDatabase();
   const src = knex({ client: 'pg', connection: demo.url });
   try {
+    const macInterface = await addRows(src);
     const run = await runCli(['import-netbox', demo.url], { ...target.env, PORT: '0' }, 300_000);
     assert.is(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, new RegExp(`NetBox ${version === '3.7' ? '3\\.7' : '4\\.'}`));
@@ -248,6 +281,53 @@ async function checkImport(version: string): Promise<void> {
         .join('django_content_type as ct', 'ct.id', 'near.termination_type_id').where({ 'ct.model': 'interface', 'near.termination_id': cabled.id }).first('far.termination_id');
       assert.is(Number(peer), Number(want.termination_id), 'pynetbox sees the link peer');
       assert.is(saved, 'moved from NetBox', 'pynetbox saves a change to an imported device');
+
+      // generic relations whose type NetBox 3.7 keeps under the API's key (content_type_id)
+      const typeOf = (row: any) => contentTypes.get(Number(row.content_type_id ?? row.object_type_id));
+      const attachment = await src('extras_imageattachment').where('id', ATTACHMENT).first();
+      const attached = await app.api('GET', `/api/extras/image-attachments/${ATTACHMENT}/`, undefined, { token });
+      assert.equal([attached.body.content_type, attached.body.object_id, attached.body.parent?.id], ['dcim.site', Number(attachment.object_id), Number(attachment.object_id)], 'the image attachment keeps its object');
+      assert.is((await app.api('GET', `/v4.6/api/extras/image-attachments/${ATTACHMENT}/`, undefined, { token })).body.object_type, 'dcim.site');
+      const assignments = await src('tenancy_contactassignment').select('*');
+      assert.ok(assignments.length, 'the demo data has contact assignments');
+      const assigned = await listAll(app, token, 'tenancy/contact-assignments');
+      for (const a of assignments) {
+        const have = assigned.get(Number(a.id));
+        assert.equal([have?.content_type, have?.object_id], [typeOf(a), Number(a.object_id)], `contact assignment ${a.id}: its object`);
+        assert.ok(have.object?.id === Number(a.object_id), `contact assignment ${a.id}: the object is shown`);
+      }
+
+      if (macInterface !== null) {
+        // 4.2's MAC address objects whole, and the interface's primary one
+        const want = await src('dcim_macaddress').select('*').orderBy('id');
+        const have = await listAll(app, token, 'dcim/mac-addresses', '/v4.6/api');
+        assert.equal([...have.keys()].sort((a, b) => a - b), want.map((m) => Number(m.id)), 'every MAC address object, with its id');
+        for (const m of want) {
+          const got = have.get(Number(m.id));
+          assert.equal([String(got.mac_address).toLowerCase(), got.assigned_object_type, got.assigned_object_id, got.description],
+            [String(m.mac_address).toLowerCase(), m.assigned_object_type_id === null ? null : contentTypes.get(Number(m.assigned_object_type_id)), m.assigned_object_id === null ? null : Number(m.assigned_object_id), m.description], `MAC address ${m.id}`);
+        }
+        const v46 = (await app.api('GET', `/v4.6/api/dcim/interfaces/${macInterface}/`, undefined, { token })).body;
+        assert.is(v46.primary_mac_address?.id, 9101, "the interface's primary MAC address");
+        assert.is(String(v46.mac_address).toLowerCase(), MACS[0]);
+        assert.equal(v46.mac_addresses.map((m: any) => m.id).sort(), [9101, 9102]);
+        const v37 = (await app.api('GET', `/v3.7/api/dcim/interfaces/${macInterface}/`, undefined, { token })).body;
+        assert.is(String(v37.mac_address).toLowerCase(), MACS[0], "3.7 reads the primary MAC address as the interface's mac_address");
+      }
+
+      if (version === '3.7') {
+        // the Ansible collection against the imported data: a device by name, an address of a prefix, a lookup
+        const device = (await src.raw(`select min(id) as id, name from dcim_device where name is not null group by name having count(*) = 1 order by name limit 1`)).rows[0];
+        const prefix = (await src.raw(`select prefix::text as prefix from ipam_prefix where family(prefix) = 4 and masklen(prefix) between 24 and 29 group by prefix having count(*) = 1 order by prefix limit 1`)).rows[0].prefix;
+        const result = await runImportedPlaybook(app.url, token, device.name, prefix);
+        assert.ok(result.device.changed, 'Ansible changed the imported device');
+        assert.is(result.device.device.id, Number(device.id), 'Ansible found the imported device by its name');
+        const changed = (await app.api('GET', `/api/dcim/devices/${device.id}/`, undefined, { token })).body;
+        assert.equal([changed.serial, changed.description], ['ANSIBLE-0001', 'changed by Ansible']);
+        const taken = (await app.api('GET', `/api/ipam/ip-addresses/?parent=${encodeURIComponent(prefix)}&description=from Ansible`, undefined, { token })).body;
+        assert.equal(taken.results.map((r: any) => r.address), [result.address.ip_address.address], 'the address Ansible took is in the imported prefix');
+        assert.equal(result.found.map((f) => f.value.id), [Number(device.id)], 'nb_lookup finds the imported device');
+      }
 
       const valued = await src('tenancy_tenant').whereRaw(`custom_field_data::text <> '{}'`).orderBy('id').first('id', 'custom_field_data');
       assert.ok(valued, 'the demo data has a tenant with custom field data');
