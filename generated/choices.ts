@@ -259,7 +259,11 @@ export const choiceSets: Record<string, ChoiceSet> = {
   "data-source-type": {
     name: "data-source-type",
     integer: false,
-    choices: [{ value: "local", label: "Local" }, { value: "git", label: "Git" }],
+    choices: [
+      { value: "local", label: "Local" },
+      { value: "git", label: "Git" },
+      { value: "amazon-s3", label: "Amazon S3" },
+    ],
   },
   "device-face": {
     name: "device-face",

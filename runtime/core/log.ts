@@ -15,7 +15,7 @@ export type LogFormat = 'json' | 'text';
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 
 /** Keys that may hold a secret, at the top level or one level down; their values become [redacted]. */
-const SECRET_KEYS = ['password', 'token', 'key', 'secret', 'authorization', 'cookie', 'csrf', 'secret_key', 'api_key'];
+const SECRET_KEYS = ['password', 'token', 'key', 'secret', 'authorization', 'cookie', 'csrf', 'secret_key', 'api_key', 'aws_secret_access_key'];
 const REDACT = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), 'headers["set-cookie"]', '*.headers["set-cookie"]'];
 
 /** LOG_FORMAT when valid, else text on a terminal and JSON otherwise. */

@@ -3,7 +3,8 @@
  * is; a git repository is cloned (shallow, one branch) into a temporary folder with the git client,
  * which never prompts (GIT_TERMINAL_PROMPT=0, no askpass) and is killed after the timeout. Then the
  * files are walked: names and folders starting with a dot are skipped, as are names an ignore rule
- * matches. A failure is a SourceError whose message says what went wrong, for the job's `error`.
+ * matches. An `amazon-s3` source's objects are listed and downloaded (core/source-s3.ts) and kept by
+ * the same rules. A failure is a SourceError whose message says what went wrong, for the job's `error`.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { matchesAny } from './fnmatch.js';
+import { fetchS3 } from './source-s3.js';
 
 export class SourceError extends Error {}
 
@@ -167,6 +169,17 @@ export async function fetchSource(spec: SourceSpec): Promise<SourceFile[]> {
       return await readAll(join(work, 'repo'), spec.ignoreRules);
     } finally {
       await rm(work, { recursive: true, force: true });
+    }
+  }
+  if (spec.type === 'amazon-s3') {
+    const { aws_access_key_id: accessKeyId, aws_secret_access_key: secretAccessKey } = spec.parameters;
+    // the same files a folder walk would keep: no dot names at any depth, no name an ignore rule matches
+    const skip = (path: string) => path.split('/').some((part) => part.startsWith('.') || !part) || matchesAny(path.slice(path.lastIndexOf('/') + 1), spec.ignoreRules);
+    try {
+      const objects = await fetchS3({ url: spec.url, accessKeyId: accessKeyId ? String(accessKeyId) : undefined, secretAccessKey: secretAccessKey ? String(secretAccessKey) : undefined, skip, maxBytes: MAX_TOTAL_BYTES, timeoutMs: spec.timeoutMs });
+      return objects.map(({ path, data }) => ({ path, size: data.length, hash: createHash('sha256').update(data).digest('hex'), data }));
+    } catch (error) {
+      throw new SourceError((error as Error).message);
     }
   }
   throw new SourceError(`Unknown data source type '${spec.type}'.`);

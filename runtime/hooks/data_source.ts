@@ -1,6 +1,7 @@
 /**
  * Data sources: a local source's URL is a path or file://; a git source's parameters are branch,
- * username and password. POST /sync/ queues a sync job and starts it in this process; the job
+ * username and password; an amazon-s3 source's URL names a bucket and prefix, its parameters are
+ * the access key id and secret key. POST /sync/ queues a sync job and starts it in this process; the job
  * fetches the files (core/source-files.ts, under DATA_SOURCE_SYNC_TIMEOUT) and makes the source's
  * data files match them: new paths added, changed ones (by SHA-256) rewritten, missing ones removed.
  * The source reads `queued`, `syncing`, then `completed` or `failed`; the job ends `completed` with
@@ -19,9 +20,10 @@ import { whereAny } from '../data/any.js';
 import { matchesNone } from './data_file.js';
 
 const SYNC_JOB = 'sync';
-/** What the change log keeps instead of a git password, as NetBox censors it. */
+/** What the change log keeps instead of a git password or an S3 secret key, as NetBox censors them. */
 const CENSORED = '********';
-const GIT_PARAMETERS = ['branch', 'username', 'password'];
+const SECRET_PARAMETERS = ['password', 'aws_secret_access_key'];
+const PARAMETERS: Record<string, string[]> = { git: ['branch', 'username', 'password'], 'amazon-s3': ['aws_access_key_id', 'aws_secret_access_key'] };
 const GIT_URL = /^(https?|ssh|git|file):\/\/|^[\w.-]+@[\w.-]+:/i;
 const CHUNK = 200;
 
@@ -89,7 +91,9 @@ async function sync({ db, entry, row, job, timeoutMs }: JobContext): Promise<unk
 export const dataSource: ModelHooks = {
   snapshot(snap) {
     const parameters = typeof snap.parameters === 'string' ? JSON.parse(snap.parameters) : snap.parameters;
-    if (isObject(parameters) && parameters.password) snap.parameters = { ...parameters, password: CENSORED };
+    if (!isObject(parameters)) return;
+    const hidden = SECRET_PARAMETERS.filter((k) => parameters[k]);
+    if (hidden.length) snap.parameters = { ...parameters, ...Object.fromEntries(hidden.map((k) => [k, CENSORED])) };
   },
   // NetBox's filter set has `tag`; a data source carries no tags, so no source has the tag
   filters: { no_tags: matchesNone },
@@ -103,13 +107,15 @@ export const dataSource: ModelHooks = {
       else if (!isAbsolutePath(url)) item.errors.add('source_url', 'Give the folder as an absolute path (/srv/templates) or a file:// URL.');
     }
     if (url && merged.type === 'git' && !GIT_URL.test(url)) item.errors.add('source_url', 'A git source needs a repository URL: https://, http://, ssh://, git://, file:// or user@host:path.');
+    // an amazon-s3 URL is read when the source syncs (core/source-s3.ts): NetBox stores any URL
+    // for it (the Ansible collection's own tasks write "path/to/bucket"), and so does NetLedger
     if (item.values.parameters === undefined || item.values.parameters === null) return;
     const parameters = JSON.parse(item.values.parameters);
     if (!isObject(parameters)) {
       item.errors.add('parameters', 'Give the parameters as an object.');
       return;
     }
-    const allowed = merged.type === 'git' ? GIT_PARAMETERS : [];
+    const allowed = PARAMETERS[String(merged.type)] ?? [];
     const unknown = Object.keys(parameters).filter((k) => !allowed.includes(k));
     if (unknown.length) item.errors.add('parameters', `Unknown parameter(s) for a ${merged.type} source: ${unknown.join(', ')}.${allowed.length ? ` Known: ${allowed.join(', ')}.` : ''}`);
     for (const [k, v] of Object.entries(parameters)) if (allowed.includes(k) && v !== null && typeof v !== 'string') item.errors.add('parameters', `${k} must be a string.`);

@@ -151,7 +151,7 @@ export const dataSourceDefinition: ModelDefinition = {
       unique: false,
       uniqueCi: false,
       columns: ["parameters"],
-      helpText: "A git source's branch, username and password",
+      helpText: "A git source's branch, username and password; an Amazon S3 source's aws_access_key_id and aws_secret_access_key",
       example: {},
     },
     ignore_rules: {
