@@ -139,6 +139,25 @@ test('create-token: write-enabled by default, --expires is honoured; unknown use
   expectExit(await cli(['create-token'], env), 2, 'no --user');
 });
 
+test('create-token --version 2 prints a v2 token (Bearer, both API versions); --version 1 a v1 token; another version is refused', async () => {
+  const run = await cli(['create-token', '--user', ROOT.username, '--version', '2', '--description', 'v2 from the cli'], env);
+  expectExit(run, 0, 'create-token --version 2');
+  const plaintext = run.stdout.trim();
+  assert.match(plaintext, /^nbt_[0-9A-Za-z]+\.[0-9A-Za-z]+$/, run.stdout);
+  for (const base of ['/api', '/v4.6/api']) {
+    const res = await fetch(`${app.url}${base}/dcim/sites/?limit=1`, { headers: { Authorization: `Bearer ${plaintext}`, Accept: 'application/json' } });
+    assert.is(res.status, 200, `${base} takes the v2 token`);
+  }
+  const made = (await app.get('/v4.6/api/users/tokens/?limit=1000')).results.find((t: any) => t.description === 'v2 from the cli');
+  assert.equal([made.version, plaintext.startsWith(`nbt_${made.key}.`)], [2, true]);
+  const old = await cli(['create-token', '--user', ROOT.username, '--version', '1', '--description', 'v1 from the cli'], env);
+  expectExit(old, 0, 'create-token --version 1');
+  assert.match(old.stdout.trim(), /^[0-9a-f]{40}$/);
+  assert.is((await app.get('/v4.6/api/users/tokens/?limit=1000')).results.find((t: any) => t.description === 'v1 from the cli').version, 1);
+  expectStatus(await app.api('GET', SITES, undefined, { token: old.stdout.trim() }), 200, 'the v1 token works');
+  expectExit(await cli(['create-token', '--user', ROOT.username, '--version', '3'], env), 2, 'version 3');
+});
+
 test('changepassword changes what provisioning accepts, and ends the user\'s browser sessions', async () => {
   const login = await fetch(`${app.url}/login/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: ROOT.username, password: ROOT.password }) });
   assert.is(login.status, 200);

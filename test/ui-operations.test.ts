@@ -80,6 +80,17 @@ test('a new token shows its key once; the list and the next visit show only the 
   await page.locator('tr', { hasText: `${tag} desktop` }).locator('a:has-text("Delete")').click();
   await Promise.all([page.waitForURL(/\/user\/api-tokens\/$/), page.click('button:has-text("Delete")')]);
   assert.is((await app.api('GET', '/api/dcim/sites/', undefined, { token: key })).status, 403, 'the deleted key is refused');
+  // NetBox 4.6's choice of version: a v2 token, shown once as nbt_<key>.<secret>, taken as a Bearer token
+  await page.goto(`${base}/user/api-tokens/add/`);
+  await page.fill('#token-description', `${tag} v2`);
+  await page.locator('#token-version').selectOption('2');
+  await page.click('button:has-text("Save")');
+  const v2 = (await page.locator('[data-new-key]').innerText()).trim();
+  assert.match(v2, /^nbt_[0-9A-Za-z]+\.[0-9A-Za-z]+$/);
+  const bearer = await fetch(`${app.url}/v4.6/api/dcim/sites/`, { headers: { Authorization: `Bearer ${v2}`, Accept: 'application/json' } });
+  assert.is(bearer.status, 200, 'the v2 token shown authenticates');
+  const made = (await app.get('/v4.6/api/users/tokens/?limit=1000')).results.find((t: any) => t.description === `${tag} v2`);
+  assert.is(made.version, 2);
 });
 
 test('a failed delivery is failed for good, retried from its page until it succeeds', async () => {

@@ -2,8 +2,10 @@
  * Account commands of the command line (runtime/cli.ts):
  *
  * - `createsuperuser [--username NAME] [--email ADDRESS] [--password PW] [--no-input]`
- * - `create-token --user NAME [--read-only] [--expires ISO-8601] [--description TEXT]`: prints the
- *   new key on stdout, once (the database keeps only its digest)
+ * - `create-token --user NAME [--read-only] [--expires ISO-8601] [--description TEXT] [--version 1|2]`:
+ *   prints the new key on stdout, once (the database keeps only its digest); `--version 2` makes a
+ *   NetBox 4.5+ v2 token (`nbt_<key>.<secret>`, sent as `Authorization: Bearer`), as NetBox 4.6 lets
+ *   its user choose; without it a v1 token (40 hex), which both API versions take
  * - `changepassword NAME [--password PW]`: also ends the user's cookie sessions
  *
  * Missing values are asked for when stdin is a terminal (passwords twice, without echo). Otherwise
@@ -23,6 +25,8 @@ import { prepareDatabase } from '../data/prepare.js';
 import { model } from '../data/registry.js';
 import { createObjects, updateObjects, type WriteContext } from '../data/write.js';
 import { ApiError } from '../core/errors.js';
+import { loadPeppers } from './peppers.js';
+
 
 /** Wrong usage (exit 2) or a refusal (exit 1), reported as one line on stderr. */
 class CommandError extends Error {
@@ -90,9 +94,10 @@ async function withDatabase<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   }
 }
 
-async function write<T>(db: Knex, fn: (ctx: WriteContext) => Promise<T>): Promise<T> {
+/** A write of no API version (every field, the schema's defaults), under the model rules of `rules`. */
+async function write<T>(db: Knex, fn: (ctx: WriteContext) => Promise<T>, rules?: WriteContext['rules']): Promise<T> {
   try {
-    return await db.transaction((trx) => fn({ db: trx, user: null, now: new Date().toISOString(), requestId: randomUUID(), baseUrl: '' }));
+    return await db.transaction((trx) => fn({ db: trx, user: null, now: new Date().toISOString(), requestId: randomUUID(), baseUrl: '', ...(rules ? { rules } : {}) }));
   } catch (error) {
     if (error instanceof ApiError) throw refused(describe(error));
     throw error;
@@ -128,8 +133,9 @@ async function createSuperuser(args: string[]): Promise<void> {
 }
 
 async function createToken(args: string[]): Promise<void> {
-  const { values } = options(args, { user: { type: 'string' }, 'read-only': { type: 'boolean' }, expires: { type: 'string' }, description: { type: 'string' } });
+  const { values } = options(args, { user: { type: 'string' }, 'read-only': { type: 'boolean' }, expires: { type: 'string' }, description: { type: 'string' }, version: { type: 'string' } });
   if (!values.user) throw usage('create-token: give --user NAME');
+  if (values.version !== undefined && values.version !== '1' && values.version !== '2') throw usage(`create-token: --version '${values.version}' is not 1 or 2`);
   let expires: string | null = null;
   if (values.expires !== undefined) {
     const at = Date.parse(values.expires);
@@ -140,10 +146,14 @@ async function createToken(args: string[]): Promise<void> {
   await withDatabase(async (db) => {
     const user = await findUser(db, values.user!);
     if (!user) throw refused(`create-token: no user named '${values.user}'`);
-    const input = { user: Number(user.id), write_enabled: !values['read-only'], expires, description: values.description ?? 'Created with create-token' };
-    const result = await write(db, (ctx) => createObjects(model('Token'), [input], false, ctx));
+    const input = { user: Number(user.id), write_enabled: !values['read-only'], expires, description: values.description ?? 'Created with create-token', ...(values.version ? { version: Number(values.version) } : {}) };
+    // v2 digests are keyed with the service's peppers (configured, or the one it generated and keeps)
+    const config = loadConfig();
+    const rules = values.version === '2' ? { enforceGlobalUnique: config.enforceGlobalUnique, tokenPeppers: await loadPeppers(db, config.apiTokenPeppers) } : undefined;
+    const result = await write(db, (ctx) => createObjects(model('Token'), [input], false, ctx), rules);
+    // the whole plaintext: a v1 token's 40 hex, a v2 token's nbt_<key>.<secret>
     const key = result.reveal.get(result.ids[0])?.key;
-    console.error(`Created ${values['read-only'] ? 'read-only' : 'write-enabled'} token ${result.ids[0]} for '${user.username}'${expires ? `, expiring ${expires}` : ''}. Its key follows; it is shown only this once:`);
+    console.error(`Created ${values.version === '2' ? 'v2 ' : ''}${values['read-only'] ? 'read-only' : 'write-enabled'} token ${result.ids[0]} for '${user.username}'${expires ? `, expiring ${expires}` : ''}. Its key follows; it is shown only this once:`);
     console.log(String(key));
   });
 }
@@ -173,7 +183,7 @@ export const accountCommands: Record<string, { usage: string; run(args: string[]
     run: createSuperuser,
   },
   'create-token': {
-    usage: 'create-token --user NAME [--read-only] [--expires ISO-8601] [--description TEXT]\n            create an API token and print its key (shown only once)',
+    usage: 'create-token --user NAME [--read-only] [--expires ISO-8601] [--description TEXT] [--version 1|2]\n            create an API token and print its key (shown only once); --version 2: a v2 token (nbt_...)',
     run: createToken,
   },
   changepassword: {

@@ -68,7 +68,9 @@ async function tokenPage(ui: UiContext, m: RegExpExecArray): Promise<void> {
     let form: URLSearchParams | null = null;
     if (ctx.method === 'POST') {
       form = await readForm(ctx, session);
-      const body = { user: session!.userId, description: form.get('description') ?? '', write_enabled: form.getAll('write_enabled').includes('true'), expires: form.get('expires') || null };
+      // NetBox 4.6 lets its user choose a v1 or a v2 token; the web interface's default is the schema's (v1)
+      const version = form.get('version');
+      const body = { user: session!.userId, description: form.get('description') ?? '', write_enabled: form.getAll('write_enabled').includes('true'), expires: form.get('expires') || null, ...(version ? { version: Number(version) } : {}) };
       const result = await callView(ctx, v.create, { body });
       if (result.ok) {
         // The only time the key is rendered: this answer, which no cache keeps (Cache-Control: no-store).
@@ -78,7 +80,7 @@ async function tokenPage(ui: UiContext, m: RegExpExecArray): Promise<void> {
       error = errorText(result.error);
     }
     sendPage(ctx, { ...page, title: 'Add a token' }, 'token-form', {
-      ...common, heading: 'Add a token', action: '/user/api-tokens/add/', error, description: form?.get('description') ?? '', writeEnabled: form ? form.getAll('write_enabled').includes('true') : true, expires: form?.get('expires') ?? '',
+      ...common, heading: 'Add a token', action: '/user/api-tokens/add/', error, creating: true, v2: form?.get('version') === '2', description: form?.get('description') ?? '', writeEnabled: form ? form.getAll('write_enabled').includes('true') : true, expires: form?.get('expires') ?? '',
     }, error ? 400 : 200);
     return;
   }
