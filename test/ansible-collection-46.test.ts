@@ -9,10 +9,9 @@ import { ansibleSuite, type KnownFailures } from './ansible-suite.js';
 // @test-timeout 3000
 
 const VERSION_IN_MESSAGE = "the assert expects the module's message to name NetBox 4.3; the module names the server's version, 4.6 (NetBox 4.6 fails it the same way)";
-const ASSIGNMENT_DISPLAY = "the assert expects NetBox 4's display of a contact assignment (`<contact> -> <object>`); NetLedger shows NetBox 3.7's (`<contact>`, with the priority's label when set) in both versions";
 const IS_STAFF = 'the task sets is_staff, which NetBox 4.5 removed (NetBox 4.6 has no such field either)';
 const TOKEN_KEY = "the task gives a new token its key; NetBox 4.5's v2 tokens (4.6's default) generate theirs (NetBox ignores the key sent, NetLedger refuses it: test/tokens-v2.test.ts)";
-const S3 = "amazon-s3 sources (type and any source_url stored, as NetBox stores them) came after this suite's last recorded run: listed until a run shows the update task passing";
+const S3 = "NetLedger syncs local and git data sources only: amazon-s3 (NetBox's S3 backend) is not one of its types";
 const CONSTRAINTS = "NetLedger refuses a permission constraint naming a field its object type lacks (name on vpn.tunneltermination), where NetBox stores it unchecked: a deliberate check (test/auth-scenarios.test.ts)";
 
 const MAC_READ_ONLY = "the task writes a VM interface's mac_address and expects it back; NetBox 4.2 made it read-only (the primary MAC address object's value), so NetBox 4.6 ignores the write, as NetLedger's 4.6 API does";
@@ -21,22 +20,6 @@ const MAC_READ_ONLY = "the task writes a VM interface's mac_address and expects 
 const KNOWN_FAILURES: KnownFailures = {
   netbox_contact: {
     '7 - ASSERT': VERSION_IN_MESSAGE,
-  },
-  netbox_contact_assignment: {
-    '1 - ASSERT': ASSIGNMENT_DISPLAY,
-    '5 - ASSERT': ASSIGNMENT_DISPLAY,
-    '6 - ASSERT': ASSIGNMENT_DISPLAY,
-    '7 - ASSERT': ASSIGNMENT_DISPLAY,
-    '8 - ASSERT': ASSIGNMENT_DISPLAY,
-    '9 - ASSERT': ASSIGNMENT_DISPLAY,
-    '10 - ASSERT': ASSIGNMENT_DISPLAY,
-    '11 - ASSERT': ASSIGNMENT_DISPLAY,
-    '12 - ASSERT': ASSIGNMENT_DISPLAY,
-    '13 - ASSERT': ASSIGNMENT_DISPLAY,
-    '14 - ASSERT': ASSIGNMENT_DISPLAY,
-    '15 - ASSERT': ASSIGNMENT_DISPLAY,
-    '16 - ASSERT': ASSIGNMENT_DISPLAY,
-    '17 - ASSERT': ASSIGNMENT_DISPLAY,
   },
   netbox_permission: {
     'PERMISSION 3: Update': CONSTRAINTS,
