@@ -8,6 +8,7 @@ import { byContentType, modelList } from '../data/registry.js';
 import { customFieldsFor } from '../data/customfields.js';
 import type { ModelEntry } from '../core/types.js';
 import { callView, errorText } from './api-call.js';
+import { listCount } from './list-count.js';
 import type { ApiViews } from './api-views.js';
 import { buildInputs, formBody, formFields } from './forms.js';
 import { cell } from './values.js';
@@ -40,10 +41,9 @@ async function relatedCounts(ctx: Context, api: ApiViews, entry: ModelEntry, id:
       if (f.type !== 'fk' || f.to !== entry.definition.name || f.name === 'parent' || f.filter === false) continue;
       const param = `${f.name}_id`;
       if (!other.filters[param]) continue;
-      const query = new URLSearchParams({ [param]: String(id), limit: '1', brief: '1' });
-      const result = await callView(ctx, api.get(other)!.list, { query });
-      if (!result.ok || !result.body.count) continue;
-      out.push({ label: `${label(other, true)} (${f.label.toLowerCase()})`, href: `${listUrl(other)}?${param}=${id}`, count: result.body.count });
+      const count = await listCount(ctx, api, other, new URLSearchParams({ [param]: String(id) }));
+      if (!count) continue;
+      out.push({ label: `${label(other, true)} (${f.label.toLowerCase()})`, href: `${listUrl(other)}?${param}=${id}`, count });
     }
   }
   return out;

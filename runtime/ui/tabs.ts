@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import { modelList } from '../data/registry.js';
 import type { ModelEntry } from '../core/types.js';
 import { callView } from './api-call.js';
+import { listCount } from './list-count.js';
 import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
@@ -80,11 +81,7 @@ export async function tabLinks(ctx: Context, services: Services, api: ApiViews, 
     if (!other || !may(ctx, other, 'view', services)) continue;
     let count = openCount ?? 0;
     if (open !== tab.path || openCount === undefined) {
-      const query = tabQuery(tab, object);
-      query.set('limit', '1');
-      query.set('brief', '1');
-      const result = await callView(ctx, api.get(other)!.list, { query });
-      count = result.ok ? Number(result.body.count) : 0;
+      count = await listCount(ctx, api, other, tabQuery(tab, object));
     }
     if (count || open === tab.path || tab.view) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
   }
