@@ -11,7 +11,6 @@ import { ansibleSuite, type KnownFailures } from './ansible-suite.js';
 const VERSION_IN_MESSAGE = "the assert expects the module's message to name NetBox 4.3; the module names the server's version, 4.6 (NetBox 4.6 fails it the same way)";
 const IS_STAFF = 'the task sets is_staff, which NetBox 4.5 removed (NetBox 4.6 has no such field either)';
 const TOKEN_KEY = "the task gives a new token its key; NetBox 4.5's v2 tokens (4.6's default) generate theirs (NetBox ignores the key sent, NetLedger refuses it: test/tokens-v2.test.ts)";
-const S3 = "NetLedger syncs local and git data sources only: amazon-s3 (NetBox's S3 backend) is not one of its types";
 const CONSTRAINTS = "NetLedger refuses a permission constraint naming a field its object type lacks (name on vpn.tunneltermination), where NetBox stores it unchecked: a deliberate check (test/auth-scenarios.test.ts)";
 
 const MAC_READ_ONLY = "the task writes a VM interface's mac_address and expects it back; NetBox 4.2 made it read-only (the primary MAC address object's value), so NetBox 4.6 ignores the write, as NetLedger's 4.6 API does";
@@ -41,10 +40,6 @@ const KNOWN_FAILURES: KnownFailures = {
   netbox_vm_interface: {
     'NETBOX_VM_INTERFACE 4: ASSERT - Updated': MAC_READ_ONLY,
     'NETBOX_VM_INTERFACE 5: ASSERT - Updated': MAC_READ_ONLY,
-  },
-  netbox_data_source: {
-    'DATA SOURCE 2: Update': S3,
-    'DATA SOURCE 2: Assert - Update': S3,
   },
 };
 
