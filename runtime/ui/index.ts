@@ -15,6 +15,7 @@ import { addJournalEntry, deletePage, detailPage, editPage, forbidden, notFound,
 import type { ApiViews } from './api-views.js';
 import { bulkPage, importPage } from './bulk.js';
 import { tabsOf } from './tabs.js';
+import { hasRenderConfig, RENDER_CONFIG_TAB } from './render-config.js';
 import { homePage, searchPage } from './home.js';
 import { changelogPage } from './changelog-page.js';
 import { userPages } from './user.js';
@@ -60,7 +61,8 @@ export function uiRoutes(services: Services) {
     if (sub === 'bookmark' && post) return toggleBookmark(ctx, services, page, session, entry, api, id);
     if (post) return forbidden(ctx, page);
     const contextTab = sub === 'config-context' && !!entry.definition.fields.config_context;
-    if (sub && sub !== 'changelog' && sub !== 'journal' && !contextTab && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
+    const renderTab = sub === RENDER_CONFIG_TAB && hasRenderConfig(ctx, services, entry);
+    if (sub && sub !== 'changelog' && sub !== 'journal' && !contextTab && !renderTab && !tabsOf(entry).some((t) => t.path === sub)) return notFound(ctx, page);
     return detailPage(ctx, services, page, entry, api, id, sub ?? 'object');
   }
 

@@ -22,6 +22,7 @@ import type { Session } from '../auth/sessions.js';
 import { tabLinks, tabPage, tabsOf } from './tabs.js';
 import { renderPanels } from './panels.js';
 import { cableModel } from './cabling.js';
+import { hasRenderConfig, renderConfigView, RENDER_CONFIG_TAB } from './render-config.js';
 
 const JOURNAL_TYPE = 'extras.journalentry';
 const CHOICE_LIMIT = 100;
@@ -82,6 +83,9 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     // a model with a config context (devices, virtual machines) shows it rendered, as NetBox's tab
     hasConfigContext: !!d.fields.config_context,
     tabConfigContext: tab === 'config-context',
+    // a model with a render-config action: its config template's output, as NetBox's tab
+    hasRenderConfig: hasRenderConfig(ctx, services, entry),
+    tabRenderConfig: tab === RENDER_CONFIG_TAB,
     csrf: page.csrf,
     csrfField: page.csrfField,
   };
@@ -108,6 +112,10 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
   } else if (tab === 'config-context') {
     view.configContext = JSON.stringify(object.config_context ?? {}, null, 2);
     view.localContext = object.local_context_data === null || object.local_context_data === undefined ? null : JSON.stringify(object.local_context_data, null, 2);
+  } else if (tab === RENDER_CONFIG_TAB && view.hasRenderConfig) {
+    const rendered = await renderConfigView(ctx, services, entry, object);
+    if (rendered === true) return;
+    Object.assign(view, rendered);
   } else if (tab === 'changelog' && changeEntry && view.hasChangelog) {
     Object.assign(view, await changesView(ctx, api.get(changeEntry)!.list, new URLSearchParams({ changed_object_type: d.contentType, changed_object_id: id })));
   } else if (tab === 'journal' && journalEntry && view.hasJournal) {
