@@ -218,6 +218,7 @@ export const navigation: NavigationMenu[] = [
           { model: "ExportTemplate" },
           { model: "SavedFilter" },
           { model: "Tag" },
+          { model: "TaggedItem" },
           { model: "ImageAttachment" },
           { model: "Bookmark" },
         ],

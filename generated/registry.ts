@@ -300,6 +300,10 @@ import { subscriptionDefinition, SubscriptionModel } from "./extras/subscription
 import { subscriptionSerializer } from "./extras/subscriptions/serializer.js";
 import { subscriptionFilterSet } from "./extras/subscriptions/filterset.js";
 import { subscriptionRoutes } from "./extras/subscriptions/routes.js";
+import { taggedItemDefinition, TaggedItemModel } from "./extras/tagged-objects/model.js";
+import { taggedItemSerializer } from "./extras/tagged-objects/serializer.js";
+import { taggedItemFilterSet } from "./extras/tagged-objects/filterset.js";
+import { taggedItemRoutes } from "./extras/tagged-objects/routes.js";
 import { tagDefinition, TagModel } from "./extras/tags/model.js";
 import { tagSerializer } from "./extras/tags/serializer.js";
 import { tagFilterSet } from "./extras/tags/filterset.js";
@@ -509,7 +513,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -587,6 +591,7 @@ export const models: Record<ModelName, ModelEntry> = {
   ObjectChange: { definition: objectChangeDefinition, serializer: objectChangeSerializer, filters: objectChangeFilterSet, routes: objectChangeRoutes },
   SavedFilter: { definition: savedFilterDefinition, serializer: savedFilterSerializer, filters: savedFilterFilterSet, routes: savedFilterRoutes },
   Subscription: { definition: subscriptionDefinition, serializer: subscriptionSerializer, filters: subscriptionFilterSet, routes: subscriptionRoutes },
+  TaggedItem: { definition: taggedItemDefinition, serializer: taggedItemSerializer, filters: taggedItemFilterSet, routes: taggedItemRoutes },
   Tag: { definition: tagDefinition, serializer: tagSerializer, filters: tagFilterSet, routes: tagRoutes },
   WebhookDelivery: { definition: webhookDeliveryDefinition, serializer: webhookDeliverySerializer, filters: webhookDeliveryFilterSet, routes: webhookDeliveryRoutes },
   Webhook: { definition: webhookDefinition, serializer: webhookSerializer, filters: webhookFilterSet, routes: webhookRoutes },
@@ -716,6 +721,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   ObjectChange: ObjectChangeModel,
   SavedFilter: SavedFilterModel,
   Subscription: SubscriptionModel,
+  TaggedItem: TaggedItemModel,
   Tag: TagModel,
   WebhookDelivery: WebhookDeliveryModel,
   Webhook: WebhookModel,

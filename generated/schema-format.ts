@@ -149,6 +149,10 @@ export interface ModelFile {
    */
   read_only?: boolean;
   /**
+   * The table is created and kept by a migration of runtime/data/migrations/ (tag assignments): the generator emits none for it
+   */
+  system_table?: boolean;
+  /**
    * Writes are recorded in the change log and can trigger webhooks (default true, except the users app)
    */
   changelog?: boolean;

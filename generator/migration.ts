@@ -101,7 +101,7 @@ export interface TableSpec {
 export function tableSpecs(models: ModelDefinition[], integerSets: Set<string>): TableSpec[] {
   const byName = new Map(models.map((m) => [m.name, m]));
   const { order, late } = creationOrder(models);
-  return order.flatMap((d) => {
+  return order.filter((d) => !d.systemTable).flatMap((d) => {
     const lines = ["t.increments('id').primary();"];
     if (d.tree) lines.push("t.string('_path', 512).notNullable().defaultTo('');", "t.integer('_depth').notNullable().defaultTo(0);", "t.string('_sort', 2048).notNullable().defaultTo('');", `t.index(['_path'], '${d.table}_path_idx');`);
     for (const f of Object.values(d.fields)) {

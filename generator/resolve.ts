@@ -142,6 +142,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     customFields: spec.custom_fields ?? true,
     timestamps: spec.timestamps ?? true,
     readOnly: spec.read_only ?? false,
+    ...(spec.system_table ? { systemTable: true } : {}),
     changelog: spec.changelog ?? (spec.app !== 'users' && !(spec.read_only ?? false)),
     lookup,
     display: spec.display,

@@ -169,7 +169,7 @@ test('tagged_items counts every model\'s tags: creates, replaced and cleared tag
   assert.equal(await counts(), [2, 2], 'tags cleared in a bulk update, kept where not given');
   await send('DELETE', '/api/dcim/sites/', [{ id: sites[0].id }, { id: sites[2].id }]);
   assert.equal(await counts(), [1, 1], 'a bulk delete forgets the objects\' tags');
-  await app.running.db('extras_taggeditem').where({ content_type: 'tenancy.tenant', object_id: tenant.id, tag_id: blue.id }).del();
+  await app.running.db('extras_taggeditem').where({ object_type: 'tenancy.tenant', object_id: tenant.id, tag_id: blue.id }).del();
   assert.equal(await counts(), [1, 0], 'raw delete');
   const listed = (await app.get(`/api/extras/tags/?id=${red.id}&id=${blue.id}`)).results as any[];
   assert.equal([red.id, blue.id].map((id) => listed.find((t) => t.id === id).tagged_items), [1, 0], 'the list reads the same column');

@@ -127,7 +127,7 @@ function compileKey(entry: ModelEntry, parts: string[], raw: unknown, key: strin
   const ct = entry.definition.contentType;
   if (name === 'tags' && entry.definition.tags) {
     const sub = rest.length && !LOOKUPS.has(rest[0]) ? compileKey(model('Tag'), rest, raw, key, db) : compileKey(model('Tag'), ['id', ...rest], raw, key, db);
-    return (qb, d) => { qb.whereIn('id', d('extras_taggeditem').select('object_id').where('content_type', ct).whereIn('tag_id', (s) => { s.from(model('Tag').definition.table).select('id'); sub(s, d); })); };
+    return (qb, d) => { qb.whereIn('id', d('extras_taggeditem').select('object_id').where('object_type', ct).whereIn('tag_id', (s) => { s.from(model('Tag').definition.table).select('id'); sub(s, d); })); };
   }
   const f = fieldOf(entry, name) ?? fail(`'${name}' is not a field of ${ct} (in '${key}').`);
   const where = `'${key}'`;

@@ -168,6 +168,8 @@ export interface ModelDefinition {
   timestamps: boolean;
   /** only GET, HEAD and OPTIONS */
   readOnly: boolean;
+  /** the table is created by a runtime migration (runtime/data/migrations/), not the generated ones */
+  systemTable?: boolean;
   /** writes are recorded in the change log and may trigger webhooks */
   changelog: boolean;
   /** the fk recorded as the change log's related object (an interface's device) */

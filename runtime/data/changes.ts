@@ -127,7 +127,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const tags = new Map<number, string[]>();
   if (d.tags && !unlinked) {
     const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
-      .select('ti.object_id', 't.name').where('ti.content_type', d.contentType), 'ti.object_id', ids);
+      .select('ti.object_id', 't.name').where('ti.object_type', d.contentType), 'ti.object_id', ids);
     for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
   }
   const m2m = new Map<string, Map<number, number[]>>();

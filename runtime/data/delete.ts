@@ -153,7 +153,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
         }
       }
     }
-    if (model(name).definition.tags) cleanups.push(whereAny(db, db('extras_taggeditem').where('content_type', ct), 'object_id', [...set]).delete());
+    if (model(name).definition.tags) cleanups.push(whereAny(db, db('extras_taggeditem').where('object_type', ct), 'object_id', [...set]).delete());
   }
   // rows that feed a rollup: their parents are recounted once they are gone
   const fed: ReturnType<typeof parentsOf>[] = [];

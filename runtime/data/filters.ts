@@ -111,7 +111,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const tagTable = model('Tag').definition.table;
         const wanted = filter.by === 'id' ? [...new Set(values.map((v) => parseScalar(param, v, 'id')))] : [...new Set(values)];
         const tagIds = filter.by === 'id' ? wanted : db(tagTable).select('id').whereIn('slug', wanted);
-        const tagged = db('extras_taggeditem').select('object_id').where('content_type', entry.definition.contentType).whereIn('tag_id', tagIds as never);
+        const tagged = db('extras_taggeditem').select('object_id').where('object_type', entry.definition.contentType).whereIn('tag_id', tagIds as never);
         // Repeated tags AND: the object must carry every one (one subquery, however many tags).
         if (lookup === 'n') qb.whereNotIn('id', tagged);
         else qb.whereIn('id', tagged.groupBy('object_id').havingRaw('count(distinct tag_id) = ?', [wanted.length]));

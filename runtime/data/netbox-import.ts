@@ -206,13 +206,13 @@ export async function importNetbox(db: Knex, source: NetboxSource, options: Impo
       for (const { table, updates } of byColumns.values()) await within(table, () => updateEach(trx, table, updates));
       let tagged = 0;
       for await (const batch of source.rows('extras_taggeditem', 10_000)) {
-        await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
+        await within('extras_taggeditem', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ object_type: source.contentTypes.get(Number(r.content_type_id)), object_id: r.object_id, tag_id: r.tag_id }))));
         tagged += batch.length;
       }
       // config contexts' tag criteria: a link table in NetBox, the generic tag storage here
       if (source.tables.has('extras_configcontext_tags')) {
         for await (const batch of source.rows('extras_configcontext_tags', 10_000)) {
-          await within('extras_configcontext_tags', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ content_type: 'extras.configcontext', object_id: r.configcontext_id, tag_id: r.tag_id }))));
+          await within('extras_configcontext_tags', () => insertRows(trx, 'extras_taggeditem', batch.map((r) => ({ object_type: 'extras.configcontext', object_id: r.configcontext_id, tag_id: r.tag_id }))));
           tagged += batch.length;
         }
       }

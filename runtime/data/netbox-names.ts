@@ -18,7 +18,7 @@ const TABLE_IN_4: Record<string, string> = { extras_objectchange: 'core_objectch
 export const RENAMED_IN_4: Record<string, Record<string, string>> = { dcim_rack: { type: 'form_factor' }, dcim_moduletype: { attributes: 'attribute_data' } };
 
 /** Tables whose rows NetLedger makes itself: not imported (the change log only with `withChangelog`). */
-export const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_objectchange', 'extras_webhookdelivery']);
+export const NOT_IMPORTED = new Set(['extras_contenttype', 'extras_taggeditem', 'extras_objectchange', 'extras_webhookdelivery']);
 export const CHANGELOG = 'extras_objectchange';
 
 /** The source's name of a NetLedger table. */

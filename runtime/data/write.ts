@@ -31,8 +31,8 @@ async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[], 
   const d = entry.definition;
   const withTags = items.filter((i) => i.tags);
   if (withTags.length) {
-    if (!created) await whereAny(db, db('extras_taggeditem').where('content_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
-    await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, content_type: d.contentType, object_id: i.id! }))));
+    if (!created) await whereAny(db, db('extras_taggeditem').where('object_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
+    await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, object_type: d.contentType, object_id: i.id! }))));
   }
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const touched = items.filter((i) => i.m2m[f.name]);

@@ -37,6 +37,7 @@ import { ipAddress } from './ip_address.js';
 import { ipRange } from './ip_range.js';
 import { journalEntry } from './journal_entry.js';
 import { bookmark } from './bookmark.js';
+import { tagged_item } from './tagged_item.js';
 import { configTemplate } from './config_template.js';
 import { renderConfig } from './render_config.js';
 import { powerPort } from './power_port.js';
@@ -126,6 +127,7 @@ export const hooks: Record<string, ModelHooks> = {
   ip_range: ipRange,
   journal_entry: journalEntry,
   bookmark,
+  tagged_item,
   config_template: configTemplate,
   render_config: renderConfig,
   power_port: powerPort,

@@ -11,7 +11,7 @@ import { contentTypeIdsFilter, forObjectTypeFilter } from './object-types.js';
 
 /** Tags carried by an object of one of these content types (`app.model` names, or a subquery of them). */
 function appliedTo(qb: Knex.QueryBuilder, db: Knex, types: string[] | Knex.QueryBuilder): void {
-  qb.whereIn('id', db('extras_taggeditem').select('tag_id').whereIn('content_type', types as never));
+  qb.whereIn('id', db('extras_taggeditem').select('tag_id').whereIn('object_type', types as never));
 }
 
 export const tag: ModelHooks = {

@@ -43,7 +43,7 @@ function detailSql(postgres: boolean): string {
     m.id as m_id, m.name as m_name, m.slug as m_slug,
     te.id as te_id, te.name as te_name, te.slug as te_slug,
     p.id as p_id, p.name as p_name, p.slug as p_slug,
-    ${tagJson} from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id where ti.content_type = 'dcim.device' and ti.object_id = d.id) as tags,
+    ${tagJson} from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id where ti.object_type = 'dcim.device' and ti.object_id = d.id) as tags,
     ${COUNTS.map(([name, table]) => `(select count(*) from ${table} c where c.device_id = d.id) as ${name}`).join(',\n    ')}
   ${DEVICE_JOINS}
   where d.id = $1`;

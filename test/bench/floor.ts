@@ -52,7 +52,7 @@ const DEVICE_PAGE = `
   order by d._name_natural, d.id limit 1000`;
 
 const TAGS = `select ti.object_id, tg.id, tg.name, tg.slug, tg.color from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id
-  where ti.content_type = 'dcim.device' and ti.object_id in (select d.id from dcim_device d order by d._name_natural, d.id limit 1000) order by tg.name`;
+  where ti.object_type = 'dcim.device' and ti.object_id in (select d.id from dcim_device d order by d._name_natural, d.id limit 1000) order by tg.name`;
 
 function render(rows: Row[], tags: Row[], base: string): unknown {
   const byDevice = new Map<number, Row[]>();

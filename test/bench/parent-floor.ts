@@ -35,7 +35,7 @@ const PAGE = `
  */
 const COUNT = 'select count(*) as n from (select 1 from ipam_ipaddress where family = $1 and address_host >= $2 and address_host <= $3 limit 100001) c';
 const TAGS = `select ti.object_id, tg.id, tg.name, tg.slug, tg.color from extras_taggeditem ti join extras_tag tg on tg.id = ti.tag_id
-  where ti.content_type = 'ipam.ipaddress' and ti.object_id in (select id from (${PAGE}) p) order by tg.name`;
+  where ti.object_type = 'ipam.ipaddress' and ti.object_id in (select id from (${PAGE}) p) order by tg.name`;
 
 /** The parameters of the three queries, or null when the request is not a parent page the floor reads. */
 export function parentQuery(url: URL): unknown[] | null {

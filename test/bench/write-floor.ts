@@ -85,7 +85,7 @@ export class WriteFloor {
   private deleteAddresses(ids: number[]): Promise<null> {
     return this.db.transaction(async (tx) => {
       const gone = (await tx.select('ipam_ipaddress', 'id', ids)).map(plain);
-      await tx.remove('extras_taggeditem', 'object_id', ids, "content_type = 'ipam.ipaddress'");
+      await tx.remove('extras_taggeditem', 'object_id', ids, "object_type = 'ipam.ipaddress'");
       await tx.remove('ipam_ipaddress', 'id', ids);
       await this.log(tx, gone.map((r) => ({ action: 'delete', type: 'ipam.ipaddress', id: r.id, repr: r.address, pre: r, post: null })));
       return null;
@@ -104,9 +104,9 @@ export class WriteFloor {
       await tx.remove('dcim_interface', 'device_id', ids);
       await tx.remove('dcim_device', 'id', ids);
       await tx.remove('ipam_ipaddress', 'assigned_object_id', interfaceIds, "assigned_object_type = 'dcim.interface'");
-      await tx.remove('extras_taggeditem', 'object_id', ids, "content_type = 'dcim.device'");
-      await tx.remove('extras_taggeditem', 'object_id', interfaceIds, "content_type = 'dcim.interface'");
-      await tx.remove('extras_taggeditem', 'object_id', addresses.map((r) => r.id), "content_type = 'ipam.ipaddress'");
+      await tx.remove('extras_taggeditem', 'object_id', ids, "object_type = 'dcim.device'");
+      await tx.remove('extras_taggeditem', 'object_id', interfaceIds, "object_type = 'dcim.interface'");
+      await tx.remove('extras_taggeditem', 'object_id', addresses.map((r) => r.id), "object_type = 'ipam.ipaddress'");
       await this.log(tx, [
         ...devices.map((r): Change => ({ action: 'delete', type: 'dcim.device', id: r.id, repr: r.name, pre: r, post: null })),
         ...interfaces.map((r): Change => ({ action: 'delete', type: 'dcim.interface', id: r.id, repr: r.name, pre: r, post: null, related: ['dcim.device', r.device_id] })),
