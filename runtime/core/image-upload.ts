@@ -11,6 +11,9 @@ import { readImageHeader } from './image-header.js';
 const MAX_SIDE = 32767;
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
+/** The content types an upload may be (a file input's `accept`). */
+export const IMAGE_TYPES = Object.keys(EXTENSIONS);
+
 export interface CheckedImage {
   /** the image's own type, read from its bytes */
   type: string;

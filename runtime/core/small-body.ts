@@ -51,6 +51,11 @@ export function tooLarge(limit: number): ApiError {
  * length and the bytes as they arrive are both held to `limit` (413 past it).
  */
 export async function readSmall(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readSmallBytes(req, limit)).toString('utf8');
+}
+
+/** The body's bytes (a multipart form's files), at most `limit` of them. */
+export async function readSmallBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (Number(req.headers['content-length'] || 0) > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -60,5 +65,5 @@ export async function readSmall(req: IncomingMessage, limit: number): Promise<st
     chunks.push(chunk);
     return null;
   });
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

@@ -1,12 +1,13 @@
 /**
  * Forms generated from a model's fields: which fields a form has, the input each one gets (choices
- * as selects, relations as selects the page's script turns into comboboxes searching the API's `brief=1&q=`, JSON as a textarea,
+ * as selects, relations as selects the page's script turns into comboboxes searching the API's `brief=1&q=`, JSON as a textarea, images as file inputs,
  * tags, custom fields), and the conversion of a posted form into the body the API's write path
  * validates. Errors come back keyed by field and are shown next to it.
  */
 import { byContentType, choiceSet, storedField } from '../data/registry.js';
 import type { CustomFieldDef } from '../data/customfields.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { IMAGE_TYPES } from '../core/image-upload.js';
 
 export interface Option { value: string; label: string; selected: boolean }
 
@@ -21,6 +22,8 @@ export interface Input {
   textarea?: boolean;
   select?: boolean;
   checkbox?: boolean;
+  /** an image field: a file input (the form is then multipart), with the current image and a "remove" box */
+  file?: { accept: string; current: string | null; clear: string };
   inputType?: string;
   multiple?: boolean;
   value: string;
@@ -32,8 +35,13 @@ export interface Input {
   invalid: boolean;
 }
 
-// images are uploaded through the API (a multipart form), not these forms
-const SKIPPED = new Set(['computed', 'alias', 'image']);
+const SKIPPED = new Set(['computed', 'alias']);
+
+/** The checkbox that removes an image field's file. */
+const clearName = (name: string) => `${name}-clear`;
+
+/** A file input that sent no file: its part is an empty data URL (runtime/http/form-body.ts). */
+const noFile = (text: string) => text === '' || /^data:[^,]*;base64,$/.test(text);
 
 /** The fields a person fills in: writable, stored and not generated. */
 export function formFields(entry: ModelEntry, creating: boolean): FieldDefinition[] {
@@ -129,6 +137,9 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
     } else if (f.type === 'json' || f.type === 'text') {
       input.textarea = true;
       input.value = postedOr(raw.name, f.type === 'json' ? (value === null || value === undefined ? '' : JSON.stringify(value, null, 2)) : toText(value));
+    } else if (f.type === 'image') {
+      input.required = false;
+      input.file = { accept: IMAGE_TYPES.join(','), current: typeof value === 'string' && value ? value : null, clear: clearName(raw.name) };
     } else if (f.type === 'generic_fk') {
       const type = base(`${raw.name}_type`, `${raw.label} type`, raw.required && creating, errorsOf(src.errors, `${raw.name}_type`));
       type.text = true;
@@ -223,6 +234,11 @@ export function formBody(entry: ModelEntry, form: URLSearchParams, creating: boo
         break;
       }
       case 'password': case 'token_key': if (!empty) body[raw.name] = text; break;
+      // a chosen file goes to the API as it takes one (a data URL); "remove" clears it; else unchanged
+      case 'image':
+        if (!noFile(text)) body[raw.name] = text;
+        else if (form.get(clearName(raw.name)) === 'true') body[raw.name] = null;
+        continue;
       case 'date': case 'datetime': case 'ip_address': case 'ip_prefix': case 'mac':
         body[raw.name] = empty ? null : text.trim(); break;
       default: body[raw.name] = empty && raw.nullable ? null : text;

@@ -253,6 +253,8 @@ export async function editPage(ctx: Context, services: Services, page: Page, ses
     heading,
     nonField,
     inputs,
+    // an image field's file input needs a multipart form
+    multipart: inputs.some((i) => i.file),
     action: creating ? `${listUrl(entry)}add/` : `${listUrl(entry)}${id}/edit/`,
     cancelUrl: returnTo || (creating ? listUrl(entry) : `${listUrl(entry)}${id}/`),
     returnUrl: returnTo,

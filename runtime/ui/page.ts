@@ -6,7 +6,8 @@
  */
 import type { Context } from 'koa';
 import { errors } from '../core/errors.js';
-import { readSmall } from '../core/small-body.js';
+import { readSmall, readSmallBytes } from '../core/small-body.js';
+import { formBody, isMultipart } from '../http/form-body.js';
 import { CSRF_COOKIE, CSRF_FAILED, CSRF_FIELD, SESSION_COOKIE, csrfMatches, findSession, type Session } from '../auth/sessions.js';
 import { loadGrants } from '../auth/permissions.js';
 import { models } from '../data/registry.js';
@@ -107,11 +108,18 @@ export function redirectToLogin(ctx: Context): void {
   ctx.redirect(`/login/?next=${encodeURIComponent(ctx.originalUrl)}`);
 }
 
-/** A form-encoded body (at most FORM_LIMIT bytes), its CSRF token checked against the session. */
+/**
+ * A form-encoded or multipart body (at most FORM_LIMIT bytes), its CSRF token checked against the
+ * session. A multipart form's file is its field's value as a data URL (runtime/http/form-body.ts).
+ */
 export async function readForm(ctx: Context, session: Session | null): Promise<URLSearchParams> {
   const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw errors.unsupportedMediaType(ctx.get('Content-Type'));
-  const form = new URLSearchParams(await readSmall(ctx.req, FORM_LIMIT));
+  let form: URLSearchParams;
+  if (type === 'application/x-www-form-urlencoded') form = new URLSearchParams(await readSmall(ctx.req, FORM_LIMIT));
+  else if (isMultipart(type)) {
+    const parts = await formBody(await readSmallBytes(ctx.req, FORM_LIMIT), ctx.get('Content-Type'));
+    form = new URLSearchParams(Object.entries(parts).flatMap(([k, v]) => ([] as unknown[]).concat(v).map((x) => [k, String(x)])));
+  } else throw errors.unsupportedMediaType(ctx.get('Content-Type'));
   if (!session || !csrfMatches(session, form.get(CSRF_FIELD))) throw errors.forbidden(CSRF_FAILED);
   form.delete(CSRF_FIELD);
   return form;
