@@ -51,6 +51,8 @@ const versus = (label: string, key: string, netboxMs: number, factor: number, di
 const BULK = ['bulk_post_1000_ips', 'bulk_patch_1000_ips', 'bulk_delete_1000_ips', 'bulk_delete_100_devices'];
 /** The pages engine.ts measures through both API versions: its key, and the name the table shows. */
 const VERSIONED = [['devices_1000', 'devices'], ['interfaces_1000', 'interfaces'], ['ips_1000', 'IPs'], ['ips_parent', 'parent='], ['device_detail', 'device']];
+/** A versioned page's 4.6 figure over its 3.7 figure; `suffix` '_cpu' for the service's CPU time. */
+const versionRatio = (f: Figures, key: string, suffix: '' | '_cpu') => f[`${key}_v46${suffix}`] / f[`${key}_v37${suffix}`];
 const ROWS: Row[] = [
   { label: 'GET 1000 devices, full / the floor', netbox: '-', target: '<= 2x the floor', show: (f) => `${(f.devices_1000_alternated / f.devices_1000_floor).toFixed(2)}x wall, ${(f.devices_1000_alternated_cpu / f.devices_1000_floor_cpu).toFixed(2)}x CPU (${f.devices_1000_alternated.toFixed(0)} / ${f.devices_1000_floor.toFixed(0)} ms alternated)`, value: (f) => f.devices_1000_alternated / f.devices_1000_floor, goal: 2 },
   versus('GET 1000 devices, full', 'devices_1000', 1017, 30),
@@ -64,9 +66,10 @@ const ROWS: Row[] = [
   { label: 'GET /v4.6 IPs ?start=<first id>&limit=100 (cursor page 1)', netbox: '-', target: '-', show: (f) => ms(f, 'ips_cursor_page1', 1) },
   { label: 'GET /v4.6 IPs ?start=<id of page 1,000>&limit=100 (the last page on the small dataset)', netbox: '-', target: 'as page 1', show: (f) => ms(f, 'ips_cursor_deep', 1) },
   {
-    label: 'the same page through /v4.6 / through /api (3.7), alternated', netbox: '-', target: '<= 1.1x, each',
-    show: (f) => VERSIONED.map(([key, name]) => `${name} ${(f[`${key}_v46`] / f[`${key}_v37`]).toFixed(2)}x`).join(', '),
-    value: (f) => Math.max(...VERSIONED.map(([key]) => f[`${key}_v46`] / f[`${key}_v37`])), goal: 1.1,
+    // Judged by the service's CPU time: alternated wall times of a few ms swing by 30% on a busy machine.
+    label: 'the same page through /v4.6 / through /api (3.7), alternated: CPU (wall)', netbox: '-', target: '<= 1.1x CPU, each',
+    show: (f) => VERSIONED.map(([key, name]) => `${name} ${versionRatio(f, key, '_cpu').toFixed(2)}x (${versionRatio(f, key, '').toFixed(2)}x)`).join(', '),
+    value: (f) => Math.max(...VERSIONED.map(([key]) => versionRatio(f, key, '_cpu'))), goal: 1.1,
   },
   {
     label: 'first page right after the seed / warmed', netbox: '-', target: '<= 1.5x warmed, each',

@@ -372,15 +372,17 @@ try {
 
   // The main pages through both API versions, alternated so that both see the same machine.
   for (const [key, path] of VERSIONED_PAGES(firstDevice)) {
-    const v37: number[] = [];
-    const v46: number[] = [];
+    const v37: [unknown, number, number][] = [];
+    const v46: [unknown, number, number][] = [];
     await call('GET', path); await call('GET', `/v4.6${path}`);
-    for (let i = 0; i < 11; i++) {
-      v37.push((await timed(() => call('GET', path)))[1]);
-      v46.push((await timed(() => call('GET', `/v4.6${path}`)))[1]);
+    for (let i = 0; i < 21; i++) {
+      v37.push(await measured(() => call('GET', path)));
+      v46.push(await measured(() => call('GET', `/v4.6${path}`)));
     }
-    record(`${key}_v37`, median(v37));
-    record(`${key}_v46`, median(v46));
+    for (const [version, runs] of [['v37', v37], ['v46', v46]] as const) {
+      results[`${key}_${version}_cpu`] = median(runs.map(([, , used]) => used));
+      record(`${key}_${version}`, median(runs.map(([, ms]) => ms)));
+    }
   }
 
   // Every list's default page (the scale run compares these with the small dataset's).
