@@ -84,9 +84,16 @@ export interface ModelFile {
         before: string;
       };
   /**
-   * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model
+   * Objects take contacts: a generic relation declared with `types: contacts` (contact assignments) may point here, and its reverse_filters (contact, contact_role, contact_group) become filters of this model; `{ since: "4.0" }`: from that API version on (before it, assignments to it and those filters do not exist)
    */
-  contacts?: boolean;
+  contacts?:
+    | boolean
+    | {
+        /**
+         * the first API version where objects take contacts (NetBox 4's services)
+         */
+        since: string;
+      };
   /**
    * created (date) and last_updated (date-time) columns (default true)
    */

@@ -38,11 +38,20 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
   const everyModel = Object.fromEntries([...definitions.values()].filter((d) => d.changelog).map((d) => [d.contentType, d.name]).sort());
   const flagged = (flag: string) => Object.fromEntries(schema.models.filter((m) => isSet((m.spec as unknown as Record<string, unknown>)[flag]))
     .map((m) => [definitions.get(m.spec.model)!.contentType, m.spec.model]).sort());
+  // a flag set from a version on (`contacts: { since: "4.0" }`): the relation points there from that version on
+  const flaggedSince = (flag: string) => Object.fromEntries(schema.models.flatMap((m) => {
+    const v = (m.spec as unknown as Record<string, unknown>)[flag] as { since?: string } | undefined;
+    return v && typeof v === 'object' && typeof v.since === 'string' ? [[definitions.get(m.spec.model)!.contentType, v.since]] : [];
+  }));
   for (const d of definitions.values()) {
     for (const f of Object.values(d.fields)) {
       const types = f.types as unknown;
       if (types === '*') f.types = everyModel;
-      else if (typeof types === 'string') f.types = flagged(types);
+      else if (typeof types === 'string') {
+        f.types = flagged(types);
+        const since = flaggedSince(types);
+        if (Object.keys(since).length) f.typesSince = since;
+      }
     }
   }
   const spec = (d: ModelDefinition) => schema.models.find((m) => m.spec.model === d.name)!.spec;
@@ -273,7 +282,8 @@ function resolveFilters(d: ModelDefinition, all: Map<string, ModelDefinition>, s
     for (const [fieldName, g] of Object.entries(other.spec.fields)) {
       if (g.type !== 'generic_fk' || !g.reverse_filters) continue;
       if (!Object.values(all.get(other.spec.model)!.fields[fieldName].types ?? {}).includes(d.name)) continue;
-      for (const [name, rf] of Object.entries(g.reverse_filters)) filters[name] = reverseFilter(all, other.spec.model, fieldName, rf.path, rf.by);
+      const since = all.get(other.spec.model)!.fields[fieldName].typesSince?.[d.contentType];
+      for (const [name, rf] of Object.entries(g.reverse_filters)) filters[name] = { ...reverseFilter(all, other.spec.model, fieldName, rf.path, rf.by), ...(since ? { since } : {}) };
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import type { ModelFile, Versions } from '../generated/schema-format.js';
 import type { FieldDefinition, ModelEntry } from '../runtime/core/types.js';
-import { compareVersions, fieldsInVersion, filtersIn, formsOf, inVersion } from '../runtime/core/versions.js';
+import { compareVersions, fieldsInVersion, filtersIn, formsOf, inVersion, typeInVersion } from '../runtime/core/versions.js';
 import { detailPath, listPath } from './naming.js';
 
 /** The versions that serve a model's endpoint. */
@@ -36,7 +36,7 @@ export function documentFile(versions: Versions, version: string): string {
 export function entriesInVersion(entries: ModelEntry[], version: string): ModelEntry[] {
   const served = new Set(entries.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
   // a generic relation points at the models the version serves (a change record at a MAC address is 4.x's)
-  const typesIn = (f: FieldDefinition): FieldDefinition => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([, m]) => served.has(m))) } : f);
+  const typesIn = (f: FieldDefinition): FieldDefinition => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([ct, m]) => served.has(m) && typeInVersion(f, ct, version))) } : f);
   return entries.filter((e) => served.has(e.definition.name)).map((e) => ({
     ...e,
     routes: { ...e.routes, ...e.routes.byVersion?.[version] },

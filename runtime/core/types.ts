@@ -77,6 +77,8 @@ export interface FieldDefinition {
   /** API versions: shown and accepted from this version on / gone from this version on */
   since?: string;
   until?: string;
+  /** generic_fk: the first API version in which it may point at a type, for types not in every version (NetBox 4's contacts of a service) */
+  typesSince?: Record<string, string>;
   /** API versions: read-only from this version on (a write of it there is ignored, as NetBox ignores a read-only field) */
   readOnlySince?: string;
   /** API versions: a named conversion (runtime/core/conversions.ts) from the version of the key on, up to the next key (null: none) */

@@ -17,6 +17,12 @@ export function inVersion(version: string, keys: { since?: string; until?: strin
   return (!keys.since || compareVersions(version, keys.since) >= 0) && (!keys.until || compareVersions(version, keys.until) < 0);
 }
 
+/** Whether a generic relation may point at content type `type` in `version` (its `typesSince`). */
+export function typeInVersion(field: { typesSince?: Record<string, string> }, type: string, version: string | undefined): boolean {
+  const since = field.typesSince?.[type];
+  return !since || version === undefined || inVersion(version, { since });
+}
+
 /** A model's forms in `version` (unknown or none: its default forms). */
 export function formsOf(entry: ModelEntry, version: string | undefined): VersionForms {
   return (version !== undefined && entry.serializer.versions[version]) || entry.serializer;

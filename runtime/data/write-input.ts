@@ -12,7 +12,7 @@ import { hashPassword, keyDigest } from '../core/secrets.js';
 import { applyCustomFields, type CustomFieldDef } from './customfields.js';
 import { naturalKey } from './natural.js';
 import { scalarValue } from './write-values.js';
-import { defaultIn, formsOf, inVersion, typeKeyIn } from '../core/versions.js';
+import { defaultIn, formsOf, inVersion, typeInVersion, typeKeyIn } from '../core/versions.js';
 import { conversions } from '../core/conversions.js';
 
 /** A relation named by an element, to resolve with the others of its target model. */
@@ -129,7 +129,7 @@ export function prepareItem(entry: ModelEntry, input: Record<string, unknown>, e
         if (type === null && id === null) { values[typeColumn] = null; values[idKey] = null; break; }
         if (type === null || type === undefined) { errs.add(typeKey, 'This field cannot be null.'); break; }
         if (id === null || id === undefined) { errs.add(idKey, 'This field cannot be null.'); break; }
-        const target = f.types![String(type)];
+        const target = typeInVersion(f, String(type), version) ? f.types![String(type)] : undefined;
         if (!target) { errs.add(typeKey, `"${String(type)}" is not a valid choice.`); break; }
         const numeric = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
         if (typeof numeric !== 'number' || !Number.isInteger(numeric)) { errs.add(idKey, 'A valid integer is required.'); break; }

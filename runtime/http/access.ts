@@ -13,6 +13,7 @@ import type { ModelEntry } from '../core/types.js';
 import { applyConstraints, constraintFor } from '../auth/permissions.js';
 import { Unconfirmed } from './identify.js';
 import { renderBase } from './versions.js';
+import { typeInVersion } from '../core/versions.js';
 import type { State } from './state.js';
 
 function exempt(entry: ModelEntry, config: Config): boolean {
@@ -74,7 +75,7 @@ function unservedTargets(entry: ModelEntry, version: string): { column: string; 
   let found = unservedMemo.get(key);
   if (!found) {
     found = Object.values(entry.definition.fields).filter((f) => f.type === 'generic_fk' && f.types)
-      .map((f) => ({ column: `${f.name}_type`, types: Object.entries(f.types!).filter(([, name]) => !models[name]?.routes.versions.includes(version)).map(([type]) => type) }))
+      .map((f) => ({ column: `${f.name}_type`, types: Object.entries(f.types!).filter(([type, name]) => !models[name]?.routes.versions.includes(version) || !typeInVersion(f, type, version)).map(([type]) => type) }))
       .filter((t) => t.types.length);
     unservedMemo.set(key, found);
   }

@@ -5,12 +5,12 @@
  */
 import { choiceSet, modelList, storedField } from '../data/registry.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
-import { fieldsInVersion } from '../core/versions.js';
+import { fieldsInVersion, typeInVersion } from '../core/versions.js';
 
 /** A generic relation points at the models the version serves. */
 function servedTypes(version: string): (f: FieldDefinition) => FieldDefinition {
   const served = new Set(modelList.filter((e) => e.routes.versions.includes(version)).map((e) => e.definition.name));
-  return (f) => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([, m]) => served.has(m))) } : f);
+  return (f) => (f.types ? { ...f, types: Object.fromEntries(Object.entries(f.types).filter(([ct, m]) => served.has(m) && typeInVersion(f, ct, version))) } : f);
 }
 
 const described = new Map<string, Record<string, unknown>>();

@@ -7,6 +7,33 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/ipam/services/. */
 export const serviceFilterSet: FilterSet = {
   comments: { kind: "field", field: "comments", family: "string" },
+  contact: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }],
+    tree: false,
+    since: "4.0",
+  },
+  contact_group: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "contact", model: "Contact" }, { field: "groups", model: "ContactGroup" }],
+    tree: true,
+    since: "4.0",
+  },
+  contact_role: {
+    kind: "reverse",
+    model: "ContactAssignment",
+    field: "object",
+    by: "id",
+    path: [{ field: "role", model: "ContactRole" }],
+    tree: false,
+    since: "4.0",
+  },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

@@ -56,6 +56,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
         "dcim.region": "Region",
         "dcim.site": "Site",
         "dcim.sitegroup": "SiteGroup",
+        "ipam.service": "Service",
         "tenancy.tenant": "Tenant",
         "virtualization.cluster": "Cluster",
         "virtualization.clustergroup": "ClusterGroup",
@@ -65,6 +66,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
       onDelete: "cascade",
       typeKey: "content_type",
       typeKeySince: { "4.0": "object_type" },
+      typesSince: { "ipam.service": "4.0" },
     },
     contact: {
       name: "contact",
