@@ -102,7 +102,18 @@ export const navigation: NavigationMenu[] = [
     groups: [
       {
         label: "Connections",
-        items: [{ model: "Cable" }, { model: "CableTermination" }, { model: "WirelessLink" }],
+        items: [
+          { model: "Cable" },
+          { model: "WirelessLink" },
+          {
+            model: "Interface",
+            label: "Interface connections",
+            url: "/dcim/interface-connections/",
+          },
+          { model: "ConsolePort", label: "Console connections", url: "/dcim/console-connections/" },
+          { model: "PowerPort", label: "Power connections", url: "/dcim/power-connections/" },
+          { model: "CableTermination" },
+        ],
       },
     ],
   },

@@ -232,6 +232,27 @@ export interface ModelFile {
      * Columns the list page adds after the model's own, computed for the whole page at once (utilization bars): runtime/ui/column-views/<name>.ts modules
      */
     column_views?: string[];
+    /**
+     * A page listing the model's connected rows, each beside the far end of its path (NetBox's /dcim/console-connections/): /<app>/<path>/
+     */
+    connections?: {
+      /**
+       * The page's path in the model's app
+       */
+      path: string;
+      /**
+       * The page's title
+       */
+      label: string;
+      /**
+       * The far end's device column title (Console server, PDU)
+       */
+      far_parent: string;
+      /**
+       * The far end's port column title (Port, Outlet)
+       */
+      far_port: string;
+    };
   };
   /**
    * The model can terminate a cable: its objects carry cable, cable_end, link peers and (endpoints) connected endpoints; cable paths are traced through it

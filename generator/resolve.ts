@@ -165,7 +165,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
     ...(spec.unique_blank_exempt ? { uniqueBlankExempt: spec.unique_blank_exempt } : {}),
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
-    ...(spec.ui ? { ui: { ...(spec.ui.columns ? { columns: spec.ui.columns } : {}), tabs: Object.entries(spec.ui.tabs ?? {}).map(([path, t]) => ({ path, model: t.model, filter: t.filter, ...(t.label ? { label: t.label } : {}), ...(t.add ? { add: t.add } : {}), ...(t.view ? { view: t.view } : {}) })), patterns: spec.ui.patterns ?? [], panels: spec.ui.panels ?? [], columnViews: spec.ui.column_views ?? [] } } : {}),
+    ...(spec.ui ? { ui: { ...(spec.ui.columns ? { columns: spec.ui.columns } : {}), tabs: Object.entries(spec.ui.tabs ?? {}).map(([path, t]) => ({ path, model: t.model, filter: t.filter, ...(t.label ? { label: t.label } : {}), ...(t.add ? { add: t.add } : {}), ...(t.view ? { view: t.view } : {}) })), patterns: spec.ui.patterns ?? [], panels: spec.ui.panels ?? [], columnViews: spec.ui.column_views ?? [], ...(spec.ui.connections ? { connections: { path: spec.ui.connections.path, label: spec.ui.connections.label, farParent: spec.ui.connections.far_parent, farPort: spec.ui.connections.far_port } } : {}) } } : {}),
     ...(spec.template_for ? { templateFor: spec.template_for } : {}),
     ...(spec.templates ? { templates: { from: spec.templates.from, names: spec.templates.names ?? {}, ...(spec.templates.skip_unless ? { skipUnless: spec.templates.skip_unless } : {}), ...(spec.templates.adopt_if ? { adoptIf: spec.templates.adopt_if } : {}) } } : {}),
     fields,

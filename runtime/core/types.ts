@@ -188,6 +188,8 @@ export interface ModelDefinition {
     panels: string[];
     /** columns the list page adds after the model's own (runtime/ui/column-views/<name>.ts) */
     columnViews: string[];
+    /** a page of the model's connected rows beside their paths' far ends (/<app>/<path>/) */
+    connections?: { path: string; label: string; farParent: string; farPort: string };
   };
   lookup: string;
   display: string[];

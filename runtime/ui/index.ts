@@ -23,6 +23,7 @@ import { deliveryPages } from './deliveries.js';
 import { tracePage } from './trace.js';
 import { cableFormPage } from './cable-form.js';
 import { RACK_ELEVATIONS, rackElevationsPage } from './rack-elevations.js';
+import { connectionsPage, isConnectionsPage } from './connections.js';
 import { browsableApi, wantsBrowsable } from './browsable.js';
 import { CSRF_FIELD, useLoginPages } from '../auth/sessions.js';
 import type { UiContext } from './context.js';
@@ -41,7 +42,7 @@ export function uiRoutes(services: Services) {
   });
   const api: ApiViews = new Map(modelList.map((entry) => [entry, views(entry, services)]));
   const byPath = new Map(modelList.map((entry) => [`${entry.definition.app}/${entry.definition.endpoint}`, entry]));
-  const special = [userPages, deliveryPages, tracePage, cableFormPage, rackElevationsPage];
+  const special = [userPages, deliveryPages, tracePage, cableFormPage, rackElevationsPage, connectionsPage];
 
   async function modelPage(ui: UiContext, entry: ModelEntry, m: RegExpExecArray): Promise<void> {
     const { ctx, page, session } = ui;
@@ -80,7 +81,7 @@ export function uiRoutes(services: Services) {
     const m = MODEL_PAGE.exec(ctx.path);
     const entry = m ? byPath.get(`${m[1]}/${m[2]}`) : undefined;
     const known = ctx.path === '/' || ctx.path === '/search/' || ctx.path === '/extras/changelog/' || ctx.path.startsWith('/user/') || !!entry
-      || ctx.path.startsWith('/extras/webhook-deliveries/') || ctx.path === RACK_ELEVATIONS;
+      || ctx.path.startsWith('/extras/webhook-deliveries/') || ctx.path === RACK_ELEVATIONS || isConnectionsPage(ctx.path);
     if (!known) {
       // A page path without its slash: redirect, keeping the query string.
       const slashed = `${ctx.path}/`;

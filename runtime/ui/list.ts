@@ -56,7 +56,8 @@ export function apiQuery(params: URLSearchParams): { query: URLSearchParams; pag
   return { query, page, perPage };
 }
 
-function withParams(base: URLSearchParams, changes: Record<string, string | null>): string {
+/** `?query` of `base` with `changes` (null: removed). */
+export function withParams(base: URLSearchParams, changes: Record<string, string | null>): string {
   const next = new URLSearchParams(base);
   for (const [k, v] of Object.entries(changes)) {
     if (v === null) next.delete(k);

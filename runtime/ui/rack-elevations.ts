@@ -7,7 +7,7 @@ import { modelList } from '../data/registry.js';
 import { ELEVATION_HOOK as HOOK, elevatedModel, RACK_ELEVATIONS } from './elevated.js';
 import { callView, errorText } from './api-call.js';
 import { getAction } from './hook-view.js';
-import { apiQuery, PAGE_SIZES } from './list.js';
+import { apiQuery, PAGE_SIZES, withParams } from './list.js';
 import { label, listUrl, may } from './page.js';
 import { sendPage } from './render.js';
 import type { UiContext } from './context.js';
@@ -17,15 +17,6 @@ export { RACK_ELEVATIONS };
 /** the filters offered as selects, each the rack relation it filters by */
 const FILTERS = ['site', 'location', 'role'];
 const CHOICE_LIMIT = 500;
-
-function withParams(base: URLSearchParams, changes: Record<string, string | null>): string {
-  const next = new URLSearchParams(base);
-  for (const [k, v] of Object.entries(changes)) {
-    if (v === null) next.delete(k);
-    else next.set(k, v);
-  }
-  return `?${next}`;
-}
 
 /** Serves the page; false when the path is another. */
 export async function rackElevationsPage(ui: UiContext): Promise<boolean> {

@@ -49,6 +49,12 @@ export const consolePortDefinition: ModelDefinition = {
     patterns: ["name", "label"],
     panels: [],
     columnViews: [],
+    connections: {
+      path: "console-connections",
+      label: "Console connections",
+      farParent: "Console server",
+      farPort: "Port",
+    },
   },
   fields: {
     device: {

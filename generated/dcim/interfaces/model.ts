@@ -59,6 +59,12 @@ export const interfaceDefinition: ModelDefinition = {
     patterns: ["name", "label"],
     panels: [],
     columnViews: [],
+    connections: {
+      path: "interface-connections",
+      label: "Interface connections",
+      farParent: "Device B",
+      farPort: "Interface B",
+    },
   },
   fields: {
     device: {

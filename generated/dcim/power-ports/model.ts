@@ -50,6 +50,7 @@ export const powerPortDefinition: ModelDefinition = {
     patterns: ["name", "label"],
     panels: [],
     columnViews: [],
+    connections: { path: "power-connections", label: "Power connections", farParent: "PDU", farPort: "Outlet" },
   },
   fields: {
     device: {
