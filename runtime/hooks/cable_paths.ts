@@ -19,6 +19,8 @@ import type { ModelEntry } from '../core/types.js';
 const CHUNK = 500;
 /** Ids per read of a page's paths (the bound-parameter limit is far above it). */
 const PAGE_CHUNK = 5000;
+/** Paths traced side by side (retrace): their reads shared, a step at a time. */
+const TRACE_WINDOW = 1000;
 
 export interface TracedPath {
   path: string[][];
@@ -66,6 +68,20 @@ async function chunked(ids: number[], load: (part: number[]) => Promise<Row[]>):
   return out;
 }
 
+/** Rows by the number in one column. */
+function groupBy(rows: Row[], key: string): Map<number, Row[]> {
+  const map = new Map<number, Row[]>();
+  for (const r of rows) {
+    const list = map.get(Number(r[key]));
+    if (list) list.push(r);
+    else map.set(Number(r[key]), [r]);
+  }
+  return map;
+}
+
+/** Rows in id order. */
+const byId = (rows: Row[]): Row[] => rows.sort((a, b) => Number(a.id) - Number(b.id));
+
 /** Traces paths over the current rows, treating the `gone` nodes (about to be deleted) as absent. */
 export class Tracer {
   constructor(private db: Knex, private gone: Set<string> = new Set()) {}
@@ -74,27 +90,56 @@ export class Tracer {
     return rows.filter((r) => !this.gone.has(nodeKey(type, r.id)));
   }
 
+  /** Reads of one kind asked for in the same turn, by key, each with the ids it wants. */
+  private pending = new Map<string, { ids: Set<number>; rows: Promise<Map<number, Row[]>> }>();
+
+  /**
+   * The rows `load` reads for `ids` and for the ids every other trace running beside this one asks
+   * of the same `kind` in the same turn, by the number in their column `key`: one read (a chunk of
+   * ids per statement) serves them all, so traces run side by side (retrace) cost a read per step
+   * rather than per path. Callers take their own rows from the result.
+   */
+  private together(kind: string, ids: number[], key: string, load: (part: number[]) => Promise<Row[]>): Promise<Map<number, Row[]>> {
+    let batch = this.pending.get(kind);
+    if (!batch) {
+      const fresh = { ids: new Set<number>(), rows: Promise.resolve(new Map<number, Row[]>()) };
+      fresh.rows = new Promise((resolve) => setImmediate(resolve)).then(async () => {
+        this.pending.delete(kind);
+        return groupBy(await chunked([...fresh.ids], load), key);
+      });
+      this.pending.set(kind, fresh);
+      batch = fresh;
+    }
+    for (const id of ids) batch.ids.add(id);
+    return batch.rows;
+  }
+
   /** Rows of a cabled model in the order of `ids`. */
   async rows(type: string, ids: number[]): Promise<Row[]> {
     const entry = cabledModel(type) ?? byContentType.get(type);
     if (!entry || !ids.length) return [];
-    const loaded = await chunked(unique(ids), (part) => this.db(entry.definition.table).whereIn('id', part));
-    const byId = new Map(loaded.map((r) => [Number(r.id), r]));
-    return this.present(type, unique(ids).map((id) => byId.get(id)).filter((r): r is Row => !!r));
+    const loaded = await this.together(`rows ${type}`, ids, 'id', (part) => this.db(entry.definition.table).whereIn('id', part));
+    return this.present(type, unique(ids).flatMap((id) => loaded.get(id) ?? []));
   }
 
-  /** Cable terminations of these objects, on cables that stay. */
+  /** Cable terminations of these objects, on cables that stay: a chunk of ids after another, each chunk's in id order. */
   async terminationsOf(type: string, ids: number[]): Promise<Row[]> {
     if (!ids.length) return [];
-    const rows = await chunked(ids, (part) => this.db(terminationTable()).where('termination_type', type).whereIn('termination_id', part).orderBy('id'));
+    const byObject = await this.together(`terminations ${type}`, ids, 'termination_id', (part) => this.db(terminationTable()).where('termination_type', type).whereIn('termination_id', part));
+    const rows: Row[] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) rows.push(...byId(unique(ids.slice(i, i + CHUNK)).flatMap((id) => byObject.get(id) ?? [])));
     return rows.filter((ct) => !this.gone.has(nodeKey(cableEntry().definition.contentType, ct.cable_id)));
   }
 
-  /** Every termination of these cables, with each cable's status. */
+  /** Every termination of these cables (in id order), with each cable's status. */
   private async cables(cableIds: number[]): Promise<{ ends: Row[]; status: Map<number, string> }> {
-    const cables = await this.db(cableEntry().definition.table).select('id', 'status').whereIn('id', cableIds);
-    const ends = await this.db(terminationTable()).whereIn('cable_id', cableIds).orderBy('id');
-    return { ends: ends.filter((ct: Row) => !this.gone.has(nodeKey(ct.termination_type, ct.termination_id))), status: new Map(cables.map((c: Row) => [Number(c.id), String(c.status)])) };
+    const [cables, byCable] = await Promise.all([
+      this.together('cables', cableIds, 'id', (part) => this.db(cableEntry().definition.table).select('id', 'status').whereIn('id', part)),
+      this.together('cable ends', cableIds, 'cable_id', (part) => this.db(terminationTable()).whereIn('cable_id', part)),
+    ]);
+    const ends = byId(unique(cableIds).flatMap((id) => byCable.get(id) ?? []));
+    const status = new Map(unique(cableIds).flatMap((id) => cables.get(id) ?? []).map((c: Row) => [Number(c.id), String(c.status)]));
+    return { ends: ends.filter((ct: Row) => !this.gone.has(nodeKey(ct.termination_type, ct.termination_id))), status };
   }
 
   async trace(originType: string, originIds: number[]): Promise<TracedPath | null> {
@@ -236,20 +281,23 @@ export async function retrace(db: Knex, through: string[], origins: string[] = [
   }
   for (let i = 0; i < stale.length; i += CHUNK) await db('dcim_cablepath').whereIn('id', stale.slice(i, i + CHUNK)).delete();
   const tracer = new Tracer(db, gone);
-  const traced: TracedPath[] = [];
+  const traces: [string, number[]][] = [];
   for (const [type, ids] of byType([...starts].filter((n) => !gone.has(n)))) {
     if (cabledModel(type)?.definition.cabling?.role !== 'endpoint') continue;
     const groups = new Map<string, number[]>();
     for (const ct of await tracer.terminationsOf(type, ids)) {
       const key = `${ct.cable_id}:${ct.cable_end}`;
-      groups.set(key, [...(groups.get(key) ?? []), Number(ct.termination_id)]);
+      const group = groups.get(key);
+      if (group) group.push(Number(ct.termination_id));
+      else groups.set(key, [Number(ct.termination_id)]);
     }
-    for (const group of groups.values()) {
-      const path = await tracer.trace(type, group);
-      if (path) traced.push(path);
-    }
+    for (const group of groups.values()) traces.push([type, group]);
   }
-  await store(db, traced);
+  // a window of paths traced side by side, their reads shared (Tracer.together), stored in order
+  for (let i = 0; i < traces.length; i += TRACE_WINDOW) {
+    const traced = await Promise.all(traces.slice(i, i + TRACE_WINDOW).map(([type, group]) => tracer.trace(type, group)));
+    await store(db, traced.filter((p): p is TracedPath => !!p));
+  }
 }
 
 /** Traces the path of every cabled endpoint from scratch (after an import brought cables in without writes). */
