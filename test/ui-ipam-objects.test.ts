@@ -171,4 +171,20 @@ test('lists of prefixes, aggregates and IP ranges, and a prefix\'s IP ranges tab
   assert.equal(await bar(`/ipam/prefixes/${f.lan.id}/ip-ranges/`, `/ipam/ip-ranges/${f.range.id}/`), { value: '100', text: '100%' });
 });
 
+test('bulk add: an address range pattern creates one IP address per value, in one step', async () => {
+  const { page } = browser;
+  await page.goto(`${base}/ipam/ip-addresses/bulk-add/?vrf=${f.other.id}`);
+  assert.match(await page.locator('main').innerText(), /192\.0\.2\.\[1-254\]\/24/, 'the help shows an address pattern');
+  await page.fill('#field-address', '10.0.3.[1-5]/24');
+  await Promise.all([page.waitForURL((url) => !url.pathname.endsWith('/bulk-add/')), page.click('button:has-text("Save")')]);
+  const made = await app.get(`/api/ipam/ip-addresses/?parent=10.0.3.0/24&vrf_id=${f.other.id}&limit=50`);
+  assert.equal(made.results.map((i: any) => i.address).sort(), ['10.0.3.1/24', '10.0.3.2/24', '10.0.3.3/24', '10.0.3.4/24', '10.0.3.5/24']);
+  await page.goto(`${base}/ipam/ip-addresses/bulk-add/`);
+  await page.fill('#field-address', '10.0.4.[9-2]/24');
+  await page.click('button:has-text("Save")');
+  assert.match(await page.locator('#field-address-error').innerText(), /runs backwards/);
+  assert.is((await app.get('/api/ipam/ip-addresses/?parent=10.0.4.0/24&limit=1')).count, 0, 'nothing created');
+  assert.is((await page.goto(`${base}/dcim/sites/bulk-add/`))?.status(), 404, 'only models whose fields take patterns');
+});
+
 test.run();

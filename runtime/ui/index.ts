@@ -30,7 +30,7 @@ import type { UiContext } from './context.js';
 import { CONTENT_SECURITY_POLICY, renderTemplate } from './render.js';
 import { staticUrl } from './static.js';
 
-const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|import|bulk|filter-form)\/|(\d{1,15})\/(?:([a-z][a-z0-9-]*)\/)?)?$/;
+const MODEL_PAGE = /^\/([a-z]+)\/([a-z0-9-]+)\/(?:(add|bulk-add|import|bulk|filter-form)\/|(\d{1,15})\/(?:([a-z][a-z0-9-]*)\/)?)?$/;
 
 export function uiRoutes(services: Services) {
   // /login/ (runtime/auth/sessions.ts) in the interface's look; a login lands on the home page.
@@ -51,6 +51,8 @@ export function uiRoutes(services: Services) {
     if (!post && ctx.method !== 'GET' && ctx.method !== 'HEAD') return forbidden(ctx, page);
     if (!may(ctx, entry, 'view', services)) return forbidden(ctx, page);
     if (action === 'add') return editPage(ctx, services, page, session, entry, api, null);
+    // NetBox's bulk add (/ipam/ip-addresses/bulk-add/) is the add form of a model whose fields take range patterns
+    if (action === 'bulk-add' && entry.definition.ui?.patterns.length) return editPage(ctx, services, page, session, entry, api, null);
     if (action === 'import') return importPage(ctx, services, page, session, entry, api);
     if (action === 'bulk' && post) return bulkPage(ctx, services, page, session, entry, api);
     if (action === 'filter-form') return filterForm(ctx, entry, api);

@@ -14,6 +14,9 @@ import { buildInputs, formBody, formFields } from './forms.js';
 import { cell } from './values.js';
 import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
 import { expandBodies } from './patterns.js';
+
+/** The range patterns an add form's help shows, by the field's type (a name, an address). */
+const PATTERN_EXAMPLES: Record<string, string> = { name: 'Gi1/0/[1-48], [ge,xe]-0/0/[0-3]', ip_address: '192.0.2.[1-254]/24, 2001:db8::[1-9]/64' };
 import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
 import { customLinks } from './custom-links.js';
@@ -247,7 +250,11 @@ export async function editPage(ctx: Context, services: Services, page: Page, ses
   const choices = await relationChoices(ctx, api, entry, creating, initial);
   const inputs = buildInputs(entry, creating, { object, posted, initial, errors, choicesOf: (m) => choices.get(m) ?? [], customFields });
   const patterns = new Set(creating ? entry.definition.ui?.patterns ?? [] : []);
-  for (const input of inputs) if (patterns.has(input.name)) input.help = `${input.help ? `${input.help} ` : ''}A range pattern creates many: Gi1/0/[1-48], [ge,xe]-0/0/[0-3].`;
+  for (const input of inputs) {
+    if (!patterns.has(input.name)) continue;
+    const example = PATTERN_EXAMPLES[entry.definition.fields[input.name]?.type ?? ''] ?? PATTERN_EXAMPLES.name;
+    input.help = `${input.help ? `${input.help} ` : ''}A range pattern creates many: ${example}.`;
+  }
   const heading = creating ? `Add ${label(entry).toLowerCase()}` : `Edit ${object!.display ?? id}`;
   const view = {
     heading,

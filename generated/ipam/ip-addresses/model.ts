@@ -34,7 +34,7 @@ export const ipAddressDefinition: ModelDefinition = {
   ui: {
     columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
     tabs: [],
-    patterns: [],
+    patterns: ["address"],
     panels: ["duplicate_ips", "parent_prefixes", "related_ips"],
     columnViews: [],
   },
