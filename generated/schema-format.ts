@@ -421,6 +421,12 @@ export interface Field {
    */
   on_delete?: "cascade" | "set_null" | "protect" | "keep";
   /**
+   * generic_fk: what deleting the target does when the delete comes through that API version or a later one (NetBox 4's scope: cascade)
+   */
+  on_delete_since?: {
+    [k: string]: "cascade" | "set_null" | "keep";
+  };
+  /**
    * false: no automatic filter for this field
    */
   filter?: boolean;

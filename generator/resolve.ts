@@ -121,6 +121,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];
     if (f.type === 'generic_fk') {
       definition.onDelete = (f.on_delete ?? 'set_null') as FieldDefinition['onDelete'];
+      if (f.on_delete_since) definition.onDeleteSince = { ...f.on_delete_since } as FieldDefinition['onDeleteSince'];
       definition.typeKey = f.type_key ?? `${name}_type`;
       if (f.type_key_since) definition.typeKeySince = { ...f.type_key_since };
       if (f.nested_key) definition.nestedKey = f.nested_key;

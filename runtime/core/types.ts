@@ -42,6 +42,8 @@ export interface FieldDefinition {
   /** fk, m2m: target model */
   to?: string;
   onDelete?: OnDelete;
+  /** generic_fk: what deleting the target does when the delete comes through the version of the key or a later one */
+  onDeleteSince?: Record<string, OnDelete>;
   /** generic_fk: content type → model */
   types?: Record<string, string>;
   /** fk: relations the target must share with this object (a front port's rear port: device) */

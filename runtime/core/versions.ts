@@ -57,6 +57,13 @@ export function defaultIn(field: { default?: unknown; defaultSince?: Record<stri
   return from === undefined ? field.default : field.defaultSince[from];
 }
 
+/** What deleting a relation's target does through `version`: its `onDeleteSince` entry for the latest version at or before it, else `onDelete`. */
+export function onDeleteIn(field: { onDelete?: FieldDefinition['onDelete']; onDeleteSince?: FieldDefinition['onDeleteSince'] }, version: string | undefined): FieldDefinition['onDelete'] {
+  if (version === undefined || !field.onDeleteSince) return field.onDelete;
+  const from = Object.keys(field.onDeleteSince).filter((since) => inVersion(version, { since })).sort(compareVersions).pop();
+  return from === undefined ? field.onDelete : field.onDeleteSince[from];
+}
+
 /** A generic relation's key for its type half in `version`: its `type_key_since` entry for the latest version at or before it, else `typeKey`. */
 export function typeKeyIn(field: { name: string; typeKey?: string; typeKeySince?: Record<string, string> }, version: string | undefined): string {
   const base = field.typeKey ?? `${field.name}_type`;

@@ -15,11 +15,12 @@ import { parentsOf, refreshRollups, rollupsFedBy } from './rollups.js';
 import { CHUNK, type WriteContext } from './write-context.js';
 import { whereAny } from './any.js';
 import { isPostgres } from './db.js';
+import { onDeleteIn } from '../core/versions.js';
 import { idsOfEach, runTogether } from './together.js';
 
 /** Rows of `other` that `f` ties to these objects of `name` so that they go with them: a cascading fk or generic relation. */
-function cascading(db: Knex, other: ModelEntry, f: FieldDefinition, name: string, list: number[]): Knex.QueryBuilder | null {
-  if (f.onDelete !== 'cascade') return null;
+function cascading(db: Knex, other: ModelEntry, f: FieldDefinition, name: string, list: number[], version: string | undefined): Knex.QueryBuilder | null {
+  if (onDeleteIn(f, version) !== 'cascade') return null;
   if (f.type === 'fk' && f.to === name) return whereAny(db, db(other.definition.table).select('id'), f.columns[0], list);
   const ct = model(name).definition.contentType;
   if (f.type === 'generic_fk' && Object.keys(f.types!).includes(ct)) return whereAny(db, db(other.definition.table).select('id').where(`${f.name}_type`, ct), `${f.name}_id`, list);
@@ -32,7 +33,7 @@ function cascading(db: Knex, other: ModelEntry, f: FieldDefinition, name: string
  * step (one statement per step on PostgreSQL), so each removed object is change-logged like the
  * ones asked for, as NetBox logs its cascades.
  */
-async function cascadeClosure(db: Knex, entry: ModelEntry, ids: number[]): Promise<Map<string, Set<number>>> {
+async function cascadeClosure(db: Knex, entry: ModelEntry, ids: number[], version: string | undefined): Promise<Map<string, Set<number>>> {
   const closure = new Map<string, Set<number>>([[entry.definition.name, new Set(ids)]]);
   let frontier: [string, number[]][] = [[entry.definition.name, ids]];
   while (frontier.length) {
@@ -41,7 +42,7 @@ async function cascadeClosure(db: Knex, entry: ModelEntry, ids: number[]): Promi
     for (const [name, list] of frontier) {
       for (const other of modelList) {
         for (const f of Object.values(other.definition.fields)) {
-          const query = cascading(db, other, f, name, list);
+          const query = cascading(db, other, f, name, list, version);
           if (query) steps.push({ other, query });
         }
       }
@@ -110,6 +111,11 @@ async function untangle(db: Knex, closure: Map<string, Set<number>>): Promise<vo
   for (const { table, ids } of first) if (ids.length) await among(db(table), 'id', ids).delete();
 }
 
+/** Does `other` have a protecting fk to a model with rows in the deleted set? */
+function holdsProtected(other: ModelEntry, closure: Map<string, Set<number>>): boolean {
+  return Object.values(other.definition.fields).some((f) => f.type === 'fk' && f.onDelete === 'protect' && closure.has(f.to!));
+}
+
 export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: boolean, ctx: WriteContext, scope?: (qb: Knex.QueryBuilder) => void): Promise<number[]> {
   const { db } = ctx;
   const ids = inputs.map((i) => (typeof i === 'object' && i !== null ? (i as Row).id : i));
@@ -125,7 +131,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
     if (!bulk) throw errors.notFound();
     throw errors.validation(ids.map((id) => (Number(id) === missing ? { id: [`Object with id ${missing} does not exist.`] } : {})));
   }
-  const closure = await cascadeClosure(db, entry, wanted);
+  const closure = await cascadeClosure(db, entry, wanted, ctx.version);
   await refuseProtected(db, closure);
   // At once: on PostgreSQL one model's reads run while another's rows are turned into records.
   const doomed = await Promise.all([...closure].map(([name, set]) => beforeDelete(ctx, model(name), [...set])));
@@ -135,14 +141,17 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   // Generic relations have no database constraint: clear (or delete, or keep) the ones pointing at
   // deleted objects. The deletes and plain clears go together (one statement on PostgreSQL), after the delete.
   const cleanups: Knex.QueryBuilder[] = [];
+  // a generic cascade's rows that also hold a protecting fk into the deleted set go before it (a 4.x prefix scoped to a deleted site)
+  const early: Knex.QueryBuilder[] = [];
   for (const [name, set] of closure) {
     const ct = model(name).definition.contentType;
     for (const other of modelList) {
       for (const f of Object.values(other.definition.fields)) {
-        if (f.type !== 'generic_fk' || !Object.keys(f.types!).includes(ct) || f.onDelete === 'keep') continue;
+        const onDelete = onDeleteIn(f, ctx.version);
+        if (f.type !== 'generic_fk' || !Object.keys(f.types!).includes(ct) || onDelete === 'keep') continue;
         const pointing = () => whereAny(db, db(other.definition.table).where(`${f.name}_type`, ct), `${f.name}_id`, [...set]);
         const cleared = { [`${f.name}_type`]: null, [`${f.name}_id`]: null };
-        if (f.onDelete === 'cascade') cleanups.push(pointing().delete());
+        if (onDelete === 'cascade') (holdsProtected(other, closure) ? early : cleanups).push(pointing().delete());
         else if (!other.definition.changelog) cleanups.push(pointing().update(cleared));
         else {
           // a cleared relation is an update of an object that stays: logged like one
@@ -161,6 +170,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   await recordDeletes(ctx, doomed, async () => {
     // one statement on PostgreSQL (one array parameter); SQLite's bound parameters are counted
     await untangle(db, closure);
+    await runTogether(db, early);
     const perStatement = isPostgres(db) ? wanted.length : CHUNK * 10;
     for (let i = 0; i < wanted.length; i += perStatement) await whereAny(db, db(entry.definition.table), 'id', wanted.slice(i, i + perStatement)).delete();
     // The generic cleanups after the rows they point at (they have no constraint to keep): a counter

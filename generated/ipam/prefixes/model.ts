@@ -139,6 +139,7 @@ export const prefixDefinition: ModelDefinition = {
       },
       since: "4.0",
       onDelete: "set_null",
+      onDeleteSince: { "4.0": "cascade" },
       typeKey: "scope_type",
     },
     _region: {

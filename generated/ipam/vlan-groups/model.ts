@@ -83,6 +83,7 @@ export const vlanGroupDefinition: ModelDefinition = {
         "virtualization.cluster": "Cluster",
       },
       onDelete: "set_null",
+      onDeleteSince: { "4.0": "cascade" },
       typeKey: "scope_type",
     },
     vid_ranges: {

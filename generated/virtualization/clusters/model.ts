@@ -125,6 +125,7 @@ export const clusterDefinition: ModelDefinition = {
       },
       since: "4.0",
       onDelete: "set_null",
+      onDeleteSince: { "4.0": "cascade" },
       typeKey: "scope_type",
     },
     site: {
