@@ -26,17 +26,24 @@ export function olderUnits(entry: ModelEntry, source: NetboxSource): [FieldDefin
     .map((name) => [f, conversions[name]] as [FieldDefinition, Conversion]));
 }
 
+/** The fields of a model that store a column, once per model rather than per row. */
+const storedFields = new WeakMap<ModelEntry, FieldDefinition[]>();
+function stored(entry: ModelEntry): FieldDefinition[] {
+  let fields = storedFields.get(entry);
+  if (!fields) storedFields.set(entry, (fields = Object.values(entry.definition.fields).filter((f) => !['m2m', 'computed', 'alias'].includes(f.type))));
+  return fields;
+}
+
 /** The NetLedger row of a NetBox row; throws naming the field when a value cannot be taken. */
 export function mapRow(entry: ModelEntry, src: Src, source: NetboxSource, lateFields: FieldDefinition[], extra: Src): Src {
   const row: Src = { id: Number(src.id) };
   const has = (c: string) => c in src;
-  for (const f of Object.values(entry.definition.fields)) {
-    if (['m2m', 'computed', 'alias'].includes(f.type)) continue;
+  for (const f of stored(entry)) {
     const column = f.columns[0];
     const value = column in extra ? extra[column] : src[column];
     switch (f.type) {
       case 'fk':
-        row[column] = lateFields.includes(f) ? null : value ?? null;
+        row[column] = lateFields.length && lateFields.includes(f) ? null : value ?? null;
         break;
       case 'generic_fk': {
         // NetBox 3.7 names some content type columns after the API's key (`content_type_id`)
