@@ -121,20 +121,26 @@ export function views(entry: ModelEntry, services: Services) {
   const { db, config } = services;
   const d = entry.definition;
 
+  /** The list's table with the request's filters and the user's permission scope (no order, page or columns). */
+  async function filtered(ctx: Context): Promise<{ db: Knex; params: URLSearchParams; base: Knex.QueryBuilder }> {
+    authorize(ctx, entry, 'view', config, true);
+    const db = readerOf(ctx, services);
+    const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
+    const base = db(d.table);
+    const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
+    // the filters of the request's version: one that exists only in another version is unknown here
+    const filtering = filteringIn(entry, renderBase(ctx).version);
+    checkFilterNames(filtering, params, customFields, config.strictFilters, controlParams(requestVersion(ctx)));
+    applyFilters(base, filtering, params, { db, customFields, user: (ctx.state as State).auth.user });
+    scoped(db, entry, ctx)(base);
+    return { db, params, base };
+  }
+
   return {
     async list(ctx: Context): Promise<void> {
-      authorize(ctx, entry, 'view', config, true);
-      const db = readerOf(ctx, services);
-      const params = await withSavedFilters(db, entry, ctx.URL.searchParams, (ctx.state as State).auth.user);
+      const { db, params, base } = await filtered(ctx);
       const template = await exportTemplateFor(db, entry, params);
-      const base = db(d.table);
-      const customFields = d.customFields && [...params.keys()].some((k) => k.startsWith('cf_')) ? await customFieldsFor(db, entry) : [];
       const cursor = !!requestVersion(ctx)?.cursorPagination;
-      // the filters of the request's version: one that exists only in another version is unknown here
-      const filtering = filteringIn(entry, renderBase(ctx).version);
-      checkFilterNames(filtering, params, customFields, config.strictFilters, controlParams(requestVersion(ctx)));
-      applyFilters(base, filtering, params, { db, customFields, user: (ctx.state as State).auth.user });
-      scoped(db, entry, ctx)(base);
       if (template) {
         const query = base.clone().select('*');
         applyOrdering(query, entry, params);
@@ -169,6 +175,12 @@ export function views(entry: ModelEntry, services: Services) {
       const linkCount = estimated && page.limit !== null && rows.length === page.limit ? Math.max(count, page.offset + rows.length + 1) : count;
       if (estimated) ctx.set('X-Count-Estimated', 'true');
       ctx.body = { count, ...page.links(`${baseUrl(ctx)}${ctx.path}`, params, linkCount), results };
+    },
+
+    /** `{count}` of the list the same query asks for, as its `count` reads, without reading a page (the web pages' counts). */
+    async count(ctx: Context): Promise<void> {
+      const { db, base } = await filtered(ctx);
+      ctx.body = { count: (await countRows(db, d.table, base, config.countExactLimit)).count };
     },
 
     async retrieve(ctx: Context): Promise<void> {

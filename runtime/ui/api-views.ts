@@ -3,4 +3,4 @@ import type { Context } from 'koa';
 import type { ModelEntry } from '../core/types.js';
 import type { ViewFn } from './api-call.js';
 
-export type ApiViews = Map<ModelEntry, { list: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;
+export type ApiViews = Map<ModelEntry, { list: ViewFn; count: ViewFn; retrieve: ViewFn; create: ViewFn; update: (ctx: Context, partial: boolean) => Promise<void>; remove: ViewFn }>;

@@ -1,6 +1,7 @@
 /**
  * How many objects a filtered list holds, asked once per page request: the tab bar and the
  * related-objects panel both show a device's interfaces, and the second asks the first's answer.
+ * Only the count is read (the list view's filters and scope, no page of rows).
  */
 import type { Context } from 'koa';
 import type { ModelEntry } from '../core/types.js';
@@ -16,10 +17,7 @@ export function listCount(ctx: Context, api: ApiViews, other: ModelEntry, filter
   if (!counts) asked.set(ctx, (counts = new Map()));
   let count = counts.get(key);
   if (!count) {
-    const query = new URLSearchParams(filter);
-    query.set('limit', '1');
-    query.set('brief', '1');
-    count = callView(ctx, api.get(other)!.list, { query }).then((result) => (result.ok ? Number(result.body.count) || 0 : 0));
+    count = callView(ctx, api.get(other)!.count, { query: filter }).then((result) => (result.ok ? Number(result.body.count) || 0 : 0));
     counts.set(key, count);
   }
   return count;
