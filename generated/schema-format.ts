@@ -486,6 +486,13 @@ export interface Field {
    */
   nested_key?: string;
   /**
+   * generic_fk: a tab on the page of every model this relation may point at (in the web interface's version), listing the rows that point at the object: /<app>/<endpoint>/<id>/<path>/
+   */
+  reverse_tab?: {
+    path: string;
+    label: string;
+  };
+  /**
    * generic_fk: filters added to every model this relation may point at: objects that such rows point at, matched through `path` from this model (e.g. contact_group: { path: contact.group })
    */
   reverse_filters?: {

@@ -54,6 +54,7 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
       }
     }
   }
+  addReverseTabs(schema, definitions);
   const spec = (d: ModelDefinition) => schema.models.find((m) => m.spec.model === d.name)!.spec;
   const entries = [...definitions.values()]
     .sort((a, b) => (a.app + a.endpoint).localeCompare(b.app + b.endpoint))
@@ -348,4 +349,24 @@ function pathSteps(d: ModelDefinition, all: Map<string, ModelDefinition>, path: 
     }
   }
   return steps;
+}
+
+/**
+ * A generic relation's `reverse_tab` (a contact assignment's object): a tab on the page of every model
+ * it may point at, listing the rows that point at the object (by the type, a literal, and the id).
+ * Types it reaches only from a later API version are left out: the web interface reads the default one.
+ */
+function addReverseTabs(schema: LoadedSchema, definitions: Map<string, ModelDefinition>): void {
+  for (const { spec } of schema.models) {
+    for (const [fieldName, g] of Object.entries(spec.fields)) {
+      if (g.type !== 'generic_fk' || !g.reverse_tab) continue;
+      const field = definitions.get(spec.model)!.fields[fieldName];
+      for (const [contentType, target] of Object.entries(field.types ?? {})) {
+        if (field.typesSince?.[contentType]) continue;
+        const d = definitions.get(target)!;
+        d.ui ??= { tabs: [], patterns: [], panels: [], columnViews: [] };
+        d.ui.tabs.push({ path: g.reverse_tab.path, model: spec.model, label: g.reverse_tab.label, filter: { [field.typeKey ?? `${fieldName}_type`]: `=${contentType}`, [`${fieldName}_id`]: 'id' } });
+      }
+    }
+  }
 }

@@ -62,8 +62,9 @@ function valueAt(object: Record<string, any>, path: string): string {
   return v === null || v === undefined || v === '' ? 'null' : String(v);
 }
 
+/** A tab's API filters: each a path into the object, or a literal after `=` (a generic relation's type). */
 function tabQuery(tab: Tab, object: Record<string, any>): URLSearchParams {
-  return new URLSearchParams(Object.entries(tab.filter).map(([param, path]) => [param, valueAt(object, path)]));
+  return new URLSearchParams(Object.entries(tab.filter).map(([param, path]) => [param, path.startsWith('=') ? path.slice(1) : valueAt(object, path)]));
 }
 
 export function tabsOf(entry: ModelEntry): Tab[] {

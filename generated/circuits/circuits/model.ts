@@ -255,6 +255,19 @@ export const circuitDefinition: ModelDefinition = {
     },
   },
   counts: {},
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=circuits.circuit", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of circuits_circuit: table metadata and relations only; queries go through the runtime. */

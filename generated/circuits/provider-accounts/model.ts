@@ -117,6 +117,19 @@ export const providerAccountDefinition: ModelDefinition = {
     },
   },
   counts: {},
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=circuits.provideraccount", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of circuits_provideraccount: table metadata and relations only; queries go through the runtime. */

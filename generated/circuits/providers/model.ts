@@ -136,6 +136,19 @@ export const providerDefinition: ModelDefinition = {
       column: "circuit_count",
     },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=circuits.provider", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of circuits_provider: table metadata and relations only; queries go through the runtime. */

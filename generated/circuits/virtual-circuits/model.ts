@@ -42,6 +42,12 @@ export const virtualCircuitDefinition: ModelDefinition = {
         filter: { virtual_circuit_id: "id" },
         add: "virtual_circuit",
       },
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=circuits.virtualcircuit", object_id: "id" },
+      },
     ],
     patterns: [],
     panels: [],

@@ -93,6 +93,12 @@ export const deviceTypeDefinition: ModelDefinition = {
         filter: { device_type_id: "id" },
         add: "device_type",
       },
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.devicetype", object_id: "id" },
+      },
     ],
     patterns: [],
     panels: [],

@@ -68,6 +68,12 @@ export const deviceDefinition: ModelDefinition = {
         filter: { device_id: "id" },
         add: "device",
       },
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.device", object_id: "id" },
+      },
     ],
     patterns: [],
     panels: [],

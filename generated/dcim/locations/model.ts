@@ -162,6 +162,19 @@ export const locationDefinition: ModelDefinition = {
     rack_count: { name: "rack_count", model: "Rack", field: "location", cumulative: true },
     device_count: { name: "device_count", model: "Device", field: "location", cumulative: true },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.location", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_location: table metadata and relations only; queries go through the runtime. */

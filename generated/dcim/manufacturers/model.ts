@@ -102,6 +102,19 @@ export const manufacturerDefinition: ModelDefinition = {
       column: "platform_count",
     },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.manufacturer", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_manufacturer: table metadata and relations only; queries go through the runtime. */

@@ -127,6 +127,19 @@ export const powerPanelDefinition: ModelDefinition = {
       column: "powerfeed_count",
     },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.powerpanel", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_powerpanel: table metadata and relations only; queries go through the runtime. */

@@ -34,7 +34,19 @@ export const rackDefinition: ModelDefinition = {
   hooks: ["rack"],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   uniqueNullsMatch: [],
-  ui: { tabs: [], patterns: [], panels: ["rack_elevation"], columnViews: [] },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.rack", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: ["rack_elevation"],
+    columnViews: [],
+  },
   fields: {
     name: {
       name: "name",

@@ -114,6 +114,19 @@ export const regionDefinition: ModelDefinition = {
     },
   },
   counts: { site_count: { name: "site_count", model: "Site", field: "region", cumulative: true } },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.region", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_region: table metadata and relations only; queries go through the runtime. */

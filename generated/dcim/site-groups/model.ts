@@ -114,6 +114,19 @@ export const siteGroupDefinition: ModelDefinition = {
     },
   },
   counts: { site_count: { name: "site_count", model: "Site", field: "group", cumulative: true } },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.sitegroup", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_sitegroup: table metadata and relations only; queries go through the runtime. */

@@ -285,6 +285,19 @@ export const siteDefinition: ModelDefinition = {
     rack_count: { name: "rack_count", model: "Rack", field: "site", cumulative: false, column: "rack_count" },
     vlan_count: { name: "vlan_count", model: "VLAN", field: "site", cumulative: false, column: "vlan_count" },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=dcim.site", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of dcim_site: table metadata and relations only; queries go through the runtime. */

@@ -148,6 +148,19 @@ export const tenantDefinition: ModelDefinition = {
     vlan_count: { name: "vlan_count", model: "VLAN", field: "tenant", cumulative: false, column: "vlan_count" },
     vrf_count: { name: "vrf_count", model: "VRF", field: "tenant", cumulative: false, column: "vrf_count" },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=tenancy.tenant", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of tenancy_tenant: table metadata and relations only; queries go through the runtime. */

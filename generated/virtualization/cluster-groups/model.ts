@@ -95,6 +95,19 @@ export const clusterGroupDefinition: ModelDefinition = {
       column: "cluster_count",
     },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=virtualization.clustergroup", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of virtualization_clustergroup: table metadata and relations only; queries go through the runtime. */

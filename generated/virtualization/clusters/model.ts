@@ -247,6 +247,19 @@ export const clusterDefinition: ModelDefinition = {
       column: "virtualmachine_count",
     },
   },
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=virtualization.cluster", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of virtualization_cluster: table metadata and relations only; queries go through the runtime. */

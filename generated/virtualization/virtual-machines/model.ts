@@ -51,6 +51,12 @@ export const virtualMachineDefinition: ModelDefinition = {
         filter: { virtual_machine_id: "id" },
         add: "virtual_machine",
       },
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=virtualization.virtualmachine", object_id: "id" },
+      },
     ],
     patterns: [],
     panels: [],

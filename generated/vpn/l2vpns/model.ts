@@ -168,6 +168,19 @@ export const l2VPNDefinition: ModelDefinition = {
     },
   },
   counts: {},
+  ui: {
+    tabs: [
+      {
+        path: "contacts",
+        model: "ContactAssignment",
+        label: "Contacts",
+        filter: { content_type: "=vpn.l2vpn", object_id: "id" },
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
 };
 
 /** Objection model of vpn_l2vpn: table metadata and relations only; queries go through the runtime. */
