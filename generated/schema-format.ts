@@ -327,6 +327,10 @@ export interface ModelFile {
     [k: string]: string[];
   };
   /**
+   * The fields the object page's Clone button carries to the add form (NetBox's clone_fields)
+   */
+  clone?: string[];
+  /**
    * API versions: the display templates from that version on, where the version shows objects otherwise than `display` (NetBox 4's contact assignment: `<contact> -> <object>`)
    */
   display_since?: {

@@ -9,6 +9,7 @@ import { SYSTEM_FIELDS, type LoadedModel, type SchemaIndex } from './schema-inde
 export function checkFields({ spec, file }: LoadedModel, index: SchemaIndex, choiceSets: Map<string, ChoiceSetFile>, problems: string[]): void {
   const { byName, flagged, targetsOf, pointsAt, fieldOf, hasField, walk } = index;
   const fields = spec.fields;
+  for (const name of spec.clone ?? []) if (!fieldOf(spec.model, name)) problems.push(`${file}: clone: '${name}' is not a field of ${spec.model}`);
   for (const [name, f] of Object.entries(fields)) {
     const at = `${file}: fields.${name}`;
     // A model without the runtime's timestamps may declare its own created/last_updated (e.g. date-times).

@@ -165,6 +165,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
     hooks: [...(spec.hooks ?? []), ...(Object.values(fields).some((f) => f.type === 'image') ? [IMAGE_HOOK] : [])],
     uniqueTogether: spec.unique_together ?? [],
     uniqueNullsMatch: spec.unique_nulls_match ?? [],
+    ...(spec.clone ? { clone: spec.clone } : {}),
     ...(spec.unique_blank_exempt ? { uniqueBlankExempt: spec.unique_blank_exempt } : {}),
     ...(spec.changelog_related ? { changelogRelated: spec.changelog_related } : {}),
     ...(spec.ui ? { ui: { ...(spec.ui.columns ? { columns: spec.ui.columns } : {}), tabs: Object.entries(spec.ui.tabs ?? {}).map(([path, t]) => ({ path, model: t.model, filter: t.filter, ...(t.label ? { label: t.label } : {}), ...(t.add ? { add: t.add } : {}), ...(t.view ? { view: t.view } : {}) })), patterns: spec.ui.patterns ?? [], panels: spec.ui.panels ?? [], columnViews: spec.ui.column_views ?? [], ...(spec.ui.connections ? { connections: { path: spec.ui.connections.path, label: spec.ui.connections.label, farParent: spec.ui.connections.far_parent, farPort: spec.ui.connections.far_port } } : {}) } } : {}),

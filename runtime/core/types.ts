@@ -204,6 +204,8 @@ export interface ModelDefinition {
   uniqueTogether: string[][];
   /** fields of uniqueTogether groups whose null counts as a value (top-level rows are unique among themselves) */
   uniqueNullsMatch: string[];
+  /** the fields the Clone button carries to the add form */
+  clone?: string[];
   /** string fields of uniqueTogether groups whose blank value exempts the row, like a null */
   uniqueBlankExempt?: string[];
   /** a component template: the component model its rows become */

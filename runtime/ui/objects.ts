@@ -62,6 +62,21 @@ function fieldLabel(entry: ModelEntry, key: string): string {
   return key.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
 }
 
+/** The add form's query that copies an object's `clone` fields: a relation by id, a choice by value, a list by each item. */
+function cloneQuery(fields: string[], object: Record<string, any>): URLSearchParams {
+  const query = new URLSearchParams();
+  const plainValue = (v: any): string | null => v === null || v === undefined || v === '' ? null
+    : typeof v === 'object' ? (v.id ?? v.value ?? null) === null ? null : String(v.id ?? v.value) : String(v);
+  for (const name of fields) {
+    const value = object[name];
+    for (const v of Array.isArray(value) ? value : [value]) {
+      const text = plainValue(v);
+      if (text !== null) query.append(name, text);
+    }
+  }
+  return query;
+}
+
 export async function detailPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, id: string, tab: string): Promise<void> {
   const object = await fetchObject(ctx, api, entry, id);
   if (!object) return notFound(ctx, page);
@@ -78,6 +93,7 @@ export async function detailPage(ctx: Context, services: Services, page: Page, e
     url,
     canChange: !d.readOnly && may(ctx, entry, 'change', services),
     canDelete: !d.readOnly && may(ctx, entry, 'delete', services),
+    cloneUrl: d.clone && !d.readOnly && may(ctx, entry, 'add', services) ? `${listUrl(entry)}add/?${cloneQuery(d.clone, object)}` : null,
     hasChangelog: !!changeEntry && d.changelog && may(ctx, changeEntry, 'view', services),
     hasJournal: !!journalEntry && d.changelog && may(ctx, journalEntry, 'view', services),
     tabObject: tab === 'object',

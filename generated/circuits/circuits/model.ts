@@ -40,6 +40,17 @@ export const circuitDefinition: ModelDefinition = {
   hooks: ["circuit"],
   uniqueTogether: [["provider", "cid"], ["provider_account", "cid"]],
   uniqueNullsMatch: [],
+  clone: [
+    "provider",
+    "provider_account",
+    "type",
+    "status",
+    "tenant",
+    "install_date",
+    "termination_date",
+    "commit_rate",
+    "description",
+  ],
   fields: {
     cid: {
       name: "cid",

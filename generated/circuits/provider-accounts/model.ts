@@ -30,6 +30,7 @@ export const providerAccountDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["provider", "account"], ["provider", "name"]],
   uniqueNullsMatch: [],
+  clone: ["provider"],
   uniqueBlankExempt: ["name"],
   fields: {
     provider: {

@@ -32,6 +32,7 @@ export const consolePortDefinition: ModelDefinition = {
   hooks: ["component", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device", "module", "type", "speed"],
   changelogRelated: "device",
   ui: {
     columns: [

@@ -30,6 +30,7 @@ export const deviceBayDefinition: ModelDefinition = {
   hooks: ["component", "device_bay"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device"],
   changelogRelated: "device",
   ui: {
     columns: ["name", "device", "label", "installed_device", "description"],

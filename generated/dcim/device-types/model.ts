@@ -31,6 +31,16 @@ export const deviceTypeDefinition: ModelDefinition = {
   hooks: ["device_type", "image_fields"],
   uniqueTogether: [["manufacturer", "model"], ["manufacturer", "slug"]],
   uniqueNullsMatch: [],
+  clone: [
+    "manufacturer",
+    "default_platform",
+    "u_height",
+    "is_full_depth",
+    "subdevice_role",
+    "airflow",
+    "weight",
+    "weight_unit",
+  ],
   ui: {
     tabs: [
       {

@@ -45,6 +45,20 @@ export const deviceDefinition: ModelDefinition = {
   hooks: ["device", "device_placement", "device_ips", "render_config"],
   uniqueTogether: [["site", "tenant", "name"], ["virtual_chassis", "vc_position"]],
   uniqueNullsMatch: ["tenant"],
+  clone: [
+    "device_type",
+    "role",
+    "tenant",
+    "platform",
+    "site",
+    "location",
+    "rack",
+    "face",
+    "status",
+    "airflow",
+    "cluster",
+    "virtual_chassis",
+  ],
   ui: {
     columns: ["name", "status", "site", "rack", "role", "device_type", "tenant", "primary_ip"],
     tabs: [

@@ -33,6 +33,7 @@ export const frontPortDefinition: ModelDefinition = {
   hooks: ["component", "front_port", "cabled"],
   uniqueTogether: [["device", "name"], ["rear_port", "rear_port_position"]],
   uniqueNullsMatch: [],
+  clone: ["device", "type", "color"],
   changelogRelated: "device",
   ui: {
     columns: [

@@ -32,6 +32,7 @@ export const inventoryItemDefinition: ModelDefinition = {
   hooks: ["component"],
   uniqueTogether: [["device", "parent", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device", "parent", "role", "manufacturer", "part_id"],
   changelogRelated: "device",
   ui: {
     columns: [

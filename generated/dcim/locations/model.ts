@@ -31,6 +31,7 @@ export const locationDefinition: ModelDefinition = {
   hooks: ["scope_parent"],
   uniqueTogether: [["site", "parent", "name"], ["site", "parent", "slug"]],
   uniqueNullsMatch: ["parent"],
+  clone: ["site", "parent", "status", "tenant", "description"],
   fields: {
     name: {
       name: "name",

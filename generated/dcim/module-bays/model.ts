@@ -31,6 +31,7 @@ export const moduleBayDefinition: ModelDefinition = {
   hooks: ["component"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device"],
   changelogRelated: "device",
   ui: {
     columns: ["name", "device", "label", "position", "installed_module", "description"],

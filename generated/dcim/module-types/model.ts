@@ -31,6 +31,7 @@ export const moduleTypeDefinition: ModelDefinition = {
   hooks: ["module_type"],
   uniqueTogether: [["manufacturer", "model"]],
   uniqueNullsMatch: [],
+  clone: ["manufacturer", "weight", "weight_unit"],
   ui: {
     tabs: [
       {

@@ -32,6 +32,7 @@ export const moduleDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["device", "module_type", "status"],
   changelogRelated: "device",
   templates: {
     from: "module_type",

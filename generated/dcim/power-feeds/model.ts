@@ -33,6 +33,19 @@ export const powerFeedDefinition: ModelDefinition = {
   hooks: ["power_feed", "cabled"],
   uniqueTogether: [["power_panel", "name"]],
   uniqueNullsMatch: [],
+  clone: [
+    "power_panel",
+    "rack",
+    "status",
+    "type",
+    "mark_connected",
+    "supply",
+    "phase",
+    "voltage",
+    "amperage",
+    "max_utilization",
+    "tenant",
+  ],
   fields: {
     power_panel: {
       name: "power_panel",

@@ -33,6 +33,7 @@ export const powerOutletDefinition: ModelDefinition = {
   hooks: ["component", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device", "module", "type", "power_port", "feed_leg"],
   changelogRelated: "device",
   ui: {
     columns: [

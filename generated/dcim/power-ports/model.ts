@@ -32,6 +32,7 @@ export const powerPortDefinition: ModelDefinition = {
   hooks: ["component", "power_port", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device", "module", "maximum_draw", "allocated_draw"],
   changelogRelated: "device",
   ui: {
     columns: [

@@ -32,6 +32,7 @@ export const rackReservationDefinition: ModelDefinition = {
   hooks: ["rack_reservation"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["rack", "user", "tenant"],
   fields: {
     rack: {
       name: "rack",

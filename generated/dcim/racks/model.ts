@@ -34,6 +34,24 @@ export const rackDefinition: ModelDefinition = {
   hooks: ["rack"],
   uniqueTogether: [["location", "name"], ["location", "facility_id"]],
   uniqueNullsMatch: [],
+  clone: [
+    "site",
+    "location",
+    "tenant",
+    "status",
+    "role",
+    "type",
+    "width",
+    "u_height",
+    "desc_units",
+    "outer_width",
+    "outer_depth",
+    "outer_unit",
+    "mounting_depth",
+    "weight",
+    "max_weight",
+    "weight_unit",
+  ],
   ui: {
     tabs: [
       {

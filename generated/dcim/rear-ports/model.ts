@@ -32,6 +32,7 @@ export const rearPortDefinition: ModelDefinition = {
   hooks: ["component", "rear_port", "cabled"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
+  clone: ["device", "type", "color", "positions"],
   changelogRelated: "device",
   ui: {
     columns: ["name", "device", "label", "type", "color", "positions", "cable", "link_peers", "description"],

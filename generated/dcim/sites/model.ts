@@ -32,6 +32,19 @@ export const siteDefinition: ModelDefinition = {
   hooks: ["scope_parent"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: [
+    "status",
+    "region",
+    "group",
+    "tenant",
+    "facility",
+    "time_zone",
+    "physical_address",
+    "shipping_address",
+    "latitude",
+    "longitude",
+    "description",
+  ],
   fields: {
     name: {
       name: "name",

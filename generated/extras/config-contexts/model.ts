@@ -31,6 +31,23 @@ export const configContextDefinition: ModelDefinition = {
   hooks: ["synced_context", "config_context"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: [
+    "weight",
+    "is_active",
+    "regions",
+    "site_groups",
+    "sites",
+    "locations",
+    "device_types",
+    "roles",
+    "platforms",
+    "cluster_types",
+    "cluster_groups",
+    "clusters",
+    "tenant_groups",
+    "tenants",
+    "data",
+  ],
   fields: {
     name: {
       name: "name",

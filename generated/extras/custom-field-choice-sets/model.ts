@@ -29,6 +29,7 @@ export const customFieldChoiceSetDefinition: ModelDefinition = {
   hooks: ["custom_field_choice_set"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["extra_choices", "order_alphabetically"],
   fields: {
     name: {
       name: "name",

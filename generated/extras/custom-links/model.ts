@@ -29,6 +29,7 @@ export const customLinkDefinition: ModelDefinition = {
   hooks: ["custom_link"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["content_types", "enabled", "weight", "group_name", "button_class", "new_window"],
   fields: {
     content_types: {
       name: "content_types",

@@ -31,6 +31,7 @@ export const exportTemplateDefinition: ModelDefinition = {
   hooks: ["synced_template", "export_template"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["content_types", "template_code", "mime_type", "file_extension", "as_attachment"],
   fields: {
     content_types: {
       name: "content_types",

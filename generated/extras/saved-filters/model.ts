@@ -30,6 +30,7 @@ export const savedFilterDefinition: ModelDefinition = {
   hooks: ["saved_filter"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["content_types", "weight", "enabled", "parameters"],
   fields: {
     content_types: {
       name: "content_types",

@@ -29,6 +29,7 @@ export const tagDefinition: ModelDefinition = {
   hooks: ["tag"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["color", "description", "object_types"],
   fields: {
     name: {
       name: "name",

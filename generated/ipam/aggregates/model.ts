@@ -31,6 +31,7 @@ export const aggregateDefinition: ModelDefinition = {
   hooks: ["aggregate"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["rir", "tenant", "date_added", "description"],
   ui: {
     tabs: [
       {

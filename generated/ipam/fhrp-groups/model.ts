@@ -29,6 +29,7 @@ export const fhrpGroupDefinition: ModelDefinition = {
   hooks: ["fhrp_group"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["protocol", "auth_type", "auth_key", "description"],
   fields: {
     name: {
       name: "name",

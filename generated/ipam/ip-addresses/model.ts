@@ -31,6 +31,7 @@ export const ipAddressDefinition: ModelDefinition = {
   hooks: ["ip_address", "connection_status"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["vrf", "tenant", "status", "role", "dns_name", "description"],
   ui: {
     columns: ["address", "vrf", "status", "role", "tenant", "assigned_object", "dns_name", "description"],
     tabs: [],

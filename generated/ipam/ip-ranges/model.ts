@@ -32,6 +32,7 @@ export const ipRangeDefinition: ModelDefinition = {
   hooks: ["ip_range"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["vrf", "tenant", "status", "role", "description"],
   ui: {
     columns: ["start_address", "end_address", "size", "vrf", "status", "role", "tenant", "description"],
     tabs: [],

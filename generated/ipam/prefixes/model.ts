@@ -37,6 +37,7 @@ export const prefixDefinition: ModelDefinition = {
   hooks: ["cached_scope", "prefix"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["site", "vrf", "tenant", "vlan", "status", "role", "is_pool", "mark_utilized", "description"],
   ui: {
     columns: ["prefix", "status", "children", "vrf", "tenant", "site", "vlan", "role", "description"],
     tabs: [

@@ -30,6 +30,7 @@ export const vrfDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["tenant", "enforce_unique", "description"],
   fields: {
     name: {
       name: "name",

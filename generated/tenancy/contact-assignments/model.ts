@@ -30,6 +30,7 @@ export const contactAssignmentDefinition: ModelDefinition = {
   hooks: ["contact_assignment"],
   uniqueTogether: [["object", "contact", "role"]],
   uniqueNullsMatch: [],
+  clone: ["role", "priority"],
   fields: {
     object: {
       name: "object",

@@ -29,6 +29,7 @@ export const contactDefinition: ModelDefinition = {
   hooks: ["contact"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["group", "name", "title", "phone", "email", "address", "link"],
   fields: {
     groups: {
       name: "groups",

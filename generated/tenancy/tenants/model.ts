@@ -30,6 +30,7 @@ export const tenantDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["group", "name"], ["group", "slug"]],
   uniqueNullsMatch: ["group"],
+  clone: ["group", "description"],
   fields: {
     name: {
       name: "name",

@@ -29,6 +29,7 @@ export const tokenDefinition: ModelDefinition = {
   hooks: ["token"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["user", "expires", "write_enabled", "description", "allowed_ips"],
   fields: {
     user: {
       name: "user",

@@ -36,6 +36,7 @@ export const clusterDefinition: ModelDefinition = {
   hooks: ["cached_scope", "cluster"],
   uniqueTogether: [["group", "name"], ["site", "name"]],
   uniqueNullsMatch: [],
+  clone: ["type", "group", "status", "tenant", "site"],
   fields: {
     name: {
       name: "name",

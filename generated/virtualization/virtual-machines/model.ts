@@ -37,6 +37,7 @@ export const virtualMachineDefinition: ModelDefinition = {
   hooks: ["virtual_machine", "render_config"],
   uniqueTogether: [["cluster", "tenant", "name"]],
   uniqueNullsMatch: ["tenant"],
+  clone: ["site", "cluster", "device", "tenant", "platform", "status", "role", "vcpus", "memory", "disk"],
   ui: {
     tabs: [
       {

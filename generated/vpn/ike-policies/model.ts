@@ -29,6 +29,7 @@ export const ikePolicyDefinition: ModelDefinition = {
   hooks: ["ike_policy"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["version", "mode", "proposals"],
   fields: {
     name: {
       name: "name",

@@ -29,6 +29,13 @@ export const ikeProposalDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: [
+    "authentication_method",
+    "encryption_algorithm",
+    "authentication_algorithm",
+    "group",
+    "sa_lifetime",
+  ],
   fields: {
     name: {
       name: "name",

@@ -29,6 +29,7 @@ export const ipSecPolicyDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["proposals", "pfs_group"],
   fields: {
     name: {
       name: "name",

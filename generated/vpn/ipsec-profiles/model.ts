@@ -31,6 +31,7 @@ export const ipSecProfileDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["mode", "ike_policy", "ipsec_policy"],
   fields: {
     name: {
       name: "name",

@@ -29,6 +29,7 @@ export const ipSecProposalDefinition: ModelDefinition = {
   hooks: ["ipsec_proposal"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["encryption_algorithm", "authentication_algorithm", "sa_lifetime_seconds", "sa_lifetime_data"],
   fields: {
     name: {
       name: "name",

@@ -29,6 +29,7 @@ export const l2VPNTerminationDefinition: ModelDefinition = {
   hooks: ["l2vpn_termination"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["l2vpn"],
   fields: {
     l2vpn: {
       name: "l2vpn",

@@ -30,6 +30,7 @@ export const l2VPNDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["type"],
   fields: {
     identifier: {
       name: "identifier",

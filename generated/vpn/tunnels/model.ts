@@ -32,6 +32,7 @@ export const tunnelDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [["group", "name"]],
   uniqueNullsMatch: [],
+  clone: ["status", "encapsulation", "ipsec_profile", "tenant"],
   fields: {
     name: {
       name: "name",

@@ -32,6 +32,7 @@ export const wirelessLANDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  clone: ["ssid", "group", "tenant", "description"],
   fields: {
     ssid: {
       name: "ssid",

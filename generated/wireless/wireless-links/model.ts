@@ -31,6 +31,7 @@ export const wirelessLinkDefinition: ModelDefinition = {
   hooks: ["wireless_link"],
   uniqueTogether: [["interface_a", "interface_b"]],
   uniqueNullsMatch: [],
+  clone: ["ssid", "status"],
   fields: {
     interface_a: {
       name: "interface_a",
