@@ -6,6 +6,7 @@
 import type { Context } from 'koa';
 import { ApiError } from '../core/errors.js';
 import type { State } from '../http/views.js';
+import type { RequestVersion } from '../core/types.js';
 
 export type ViewFn = (ctx: Context) => Promise<void>;
 
@@ -17,6 +18,8 @@ export interface ViewCall {
   body?: unknown;
   /** a page listing the user's own objects of an owned model (State.ownObjects) */
   ownObjects?: boolean;
+  /** the API version whose forms the view answers in (default: the schema's default version) */
+  version?: RequestVersion;
 }
 
 export type ViewResult = { ok: true; status: number; body: any } | { ok: false; status: number; error: any };
@@ -30,6 +33,7 @@ export async function callView(ctx: Context, view: ViewFn, call: ViewCall = {}):
   Object.defineProperty(sub, 'query', { value: Object.fromEntries(url.searchParams) });
   sub.params = call.params ?? {};
   const state: State = { ...(ctx.state as State), body: call.body, hasBody: call.body !== undefined, ownObjects: call.ownObjects };
+  if (call.version) (state as State & { api?: RequestVersion }).api = call.version;
   Object.defineProperty(sub, 'state', { value: state });
   try {
     await view(sub);

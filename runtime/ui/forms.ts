@@ -142,9 +142,12 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
       input.file = { accept: IMAGE_TYPES.join(','), current: typeof value === 'string' && value ? value : null, clear: clearName(raw.name) };
     } else if (f.type === 'generic_fk') {
       const type = base(`${raw.name}_type`, `${raw.label} type`, raw.required && creating, errorsOf(src.errors, `${raw.name}_type`));
-      type.text = true;
-      type.inputType = 'text';
-      type.value = postedOr(`${raw.name}_type`, toText(src.object?.[`${raw.name}_type`]));
+      // the kinds of object it may name, as a select (a prefix's scope: region, site group, site, location)
+      const chosenType = postedOr(`${raw.name}_type`, toText(src.object?.[`${raw.name}_type`]));
+      type.select = true;
+      type.options = [{ value: '', label: '---------', selected: chosenType === '' }, ...Object.entries(raw.types ?? {})
+        .map(([ct, name]) => ({ value: ct, label: `${byContentType.get(ct)?.definition.verboseName ?? name} (${ct})`, selected: ct === chosenType }))];
+      if (chosenType && !type.options.some((o) => o.selected)) type.options.push({ value: chosenType, label: chosenType, selected: true });
       const id = base(`${raw.name}_id`, `${raw.label} ID`, raw.required && creating, [...errorsOf(src.errors, `${raw.name}_id`), ...input.errors]);
       id.text = true;
       id.inputType = 'number';

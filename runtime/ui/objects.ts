@@ -5,6 +5,8 @@
  */
 import type { Context } from 'koa';
 import { byContentType, modelList } from '../data/registry.js';
+import { apiVersions } from '../../generated/versions.js';
+import { typeKeyIn } from '../core/versions.js';
 import { customFieldsFor } from '../data/customfields.js';
 import type { ModelEntry } from '../core/types.js';
 import { callView, errorText } from './api-call.js';
@@ -220,12 +222,33 @@ export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelE
   return out;
 }
 
+/**
+ * The object as the edit form shows it: the web interface reads the default version's forms, and a
+ * generic relation that version does not show (NetBox 4's scope of a prefix under 3.7) is read from
+ * the newest version that does, so that the form shows it and saving keeps it.
+ */
+async function formObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: string): Promise<Record<string, any> | null> {
+  const object = await fetchObject(ctx, api, entry, id);
+  const missing = formFields(entry, false).filter((f) => f.type === 'generic_fk' && object && !(`${f.name}_type` in object));
+  if (!object || !missing.length) return object;
+  const origin = `${ctx.protocol}://${ctx.host}`;
+  for (const v of [...apiVersions.versions].reverse()) {
+    const other = await callView(ctx, api.get(entry)!.retrieve, { params: { id }, path: `${listUrl(entry)}${id}/`, version: { ...v, prefix: '', base: origin, origin } });
+    if (!other.ok) continue;
+    for (const f of missing) {
+      const key = typeKeyIn(f, v.version);
+      if (key in other.body && !(`${f.name}_type` in object)) { object[`${f.name}_type`] = other.body[key]; object[`${f.name}_id`] = other.body[`${f.name}_id`]; }
+    }
+  }
+  return object;
+}
+
 /** GET shows the form; POST saves through the API (create, or a partial update) and shows its errors. */
 export async function editPage(ctx: Context, services: Services, page: Page, session: Session | null, entry: ModelEntry, api: ApiViews, id: string | null): Promise<void> {
   const creating = id === null;
   const action: 'add' | 'change' = creating ? 'add' : 'change';
   if (entry.definition.readOnly || !may(ctx, entry, action, services)) return forbidden(ctx, page);
-  const object = creating ? null : await fetchObject(ctx, api, entry, id);
+  const object = creating ? null : await formObject(ctx, api, entry, id);
   if (!creating && !object) return notFound(ctx, page);
   const customFields = entry.definition.customFields ? await customFieldsFor(services.db, entry) : [];
   let errors: Record<string, string[]> = {};
