@@ -16,7 +16,8 @@ let app: TestApp;
 let base: any;
 
 test.before(async () => {
-  app = await startApp();
+  // no job poller and no statistics refresh: the statement counts below must see only the request's own
+  app = await startApp({ RUN_WORKER: '0', STATISTICS_REFRESH_ROWS: '1000000000000' });
   base = await createObject(app, model('Device'));
 });
 test.after(async () => { await app.stop(); });
