@@ -17,8 +17,6 @@ import { cell } from './values.js';
 import { label, listUrl, may, readForm, returnUrl, type Page } from './page.js';
 import { expandBodies } from './patterns.js';
 
-/** The range patterns an add form's help shows, by the field's type (a name, an address). */
-const PATTERN_EXAMPLES: Record<string, string> = { name: 'Gi1/0/[1-48], [ge,xe]-0/0/[0-3]', ip_address: '192.0.2.[1-254]/24, 2001:db8::[1-9]/64' };
 import { sendPage } from './render.js';
 import { CHANGE_TYPE, changesView } from './changes.js';
 import { customLinks } from './custom-links.js';
@@ -30,6 +28,8 @@ import { cableModel } from './cabling.js';
 import { hasRenderConfig, renderConfigView, RENDER_CONFIG_TAB } from './render-config.js';
 
 const JOURNAL_TYPE = 'extras.journalentry';
+/** The range patterns an add form's help shows, by the field's type (a name, an address). */
+const PATTERN_EXAMPLES: Record<string, string> = { name: 'Gi1/0/[1-48], [ge,xe]-0/0/[0-3]', ip_address: '192.0.2.[1-254]/24, 2001:db8::[1-9]/64' };
 const CHOICE_LIMIT = 100;
 const HIDDEN = new Set(['id', 'url', 'display', 'tags', 'custom_fields']);
 
@@ -232,13 +232,15 @@ async function formObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: st
   const missing = formFields(entry, false).filter((f) => f.type === 'generic_fk' && object && !(`${f.name}_type` in object));
   if (!object || !missing.length) return object;
   const origin = `${ctx.protocol}://${ctx.host}`;
-  for (const v of [...apiVersions.versions].reverse()) {
+  // newest first; the default version was read above
+  for (const v of [...apiVersions.versions].reverse().filter((v) => v.version !== apiVersions.default)) {
     const other = await callView(ctx, api.get(entry)!.retrieve, { params: { id }, path: `${listUrl(entry)}${id}/`, version: { ...v, prefix: '', base: origin, origin } });
     if (!other.ok) continue;
     for (const f of missing) {
       const key = typeKeyIn(f, v.version);
       if (key in other.body && !(`${f.name}_type` in object)) { object[`${f.name}_type`] = other.body[key]; object[`${f.name}_id`] = other.body[`${f.name}_id`]; }
     }
+    if (missing.every((f) => `${f.name}_type` in object)) break;
   }
   return object;
 }

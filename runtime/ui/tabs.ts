@@ -15,7 +15,7 @@ import { listCount } from './list-count.js';
 import { cell, plain } from './values.js';
 import { label, listUrl, may, type Page } from './page.js';
 import { sendPage } from './render.js';
-import { columnLabel, columnsOf, PAGE_SIZES } from './list.js';
+import { columnLabel, columnsOf, PAGE_SIZES, withParams } from './list.js';
 import { cableModel } from './cabling.js';
 import type { Services, State } from '../http/views.js';
 import type { ApiViews } from './api-views.js';
@@ -28,9 +28,7 @@ type Tab = NonNullable<ModelEntry['definition']['ui']>['tabs'][number];
 const TAB_PAGE_SIZE = 100;
 
 function pageLink(params: URLSearchParams, page: number): string {
-  const next = new URLSearchParams(params);
-  next.set('page', String(page));
-  return `?${next}`;
+  return withParams(params, { page: String(page) });
 }
 
 /**
