@@ -4,7 +4,11 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { LocationModel } from "../../dcim/locations/model.js";
 import { OwnerModel } from "../../users/owners/model.js";
+import { RegionModel } from "../../dcim/regions/model.js";
+import { SiteModel } from "../../dcim/sites/model.js";
+import { SiteGroupModel } from "../../dcim/site-groups/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 import { VLANModel } from "../../ipam/vlans/model.js";
 import { WirelessLANGroupModel } from "../wireless-lan-groups/model.js";
@@ -29,7 +33,7 @@ export const wirelessLANDefinition: ModelDefinition = {
   ordering: ["ssid"],
   brief: ["id", "url", "display", "ssid"],
   search: ["ssid", "description"],
-  hooks: [],
+  hooks: ["cached_scope"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   clone: ["ssid", "group", "tenant", "description"],
@@ -102,6 +106,88 @@ export const wirelessLANDefinition: ModelDefinition = {
       columns: ["vlan_id"],
       to: "VLAN",
       onDelete: "protect",
+    },
+    scope: {
+      name: "scope",
+      type: "generic_fk",
+      label: "Scope",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["scope_type", "scope_id"],
+      types: {
+        "dcim.region": "Region",
+        "dcim.sitegroup": "SiteGroup",
+        "dcim.site": "Site",
+        "dcim.location": "Location",
+      },
+      since: "4.0",
+      onDelete: "set_null",
+      onDeleteSince: { "4.0": "cascade" },
+      typeKey: "scope_type",
+    },
+    _site: {
+      name: "_site",
+      type: "fk",
+      label: "Site",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_site_id"],
+      to: "Site",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _region: {
+      name: "_region",
+      type: "fk",
+      label: "Region",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_region_id"],
+      to: "Region",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _site_group: {
+      name: "_site_group",
+      type: "fk",
+      label: "Site group",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_site_group_id"],
+      to: "SiteGroup",
+      filter: false,
+      onDelete: "set_null",
+    },
+    _location: {
+      name: "_location",
+      type: "fk",
+      label: "Location",
+      required: false,
+      nullable: true,
+      readOnly: true,
+      writeOnly: true,
+      unique: false,
+      uniqueCi: false,
+      columns: ["_location_id"],
+      to: "Location",
+      filter: false,
+      onDelete: "set_null",
     },
     tenant: {
       name: "tenant",
@@ -199,6 +285,10 @@ export class WirelessLANModel extends Model {
   static relationMappings = () => ({
     group: { relation: Model.BelongsToOneRelation, modelClass: WirelessLANGroupModel, join: { from: 'wireless_wirelesslan.group_id', to: 'wireless_wirelesslangroup.id' } },
     vlan: { relation: Model.BelongsToOneRelation, modelClass: VLANModel, join: { from: 'wireless_wirelesslan.vlan_id', to: 'ipam_vlan.id' } },
+    _site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'wireless_wirelesslan._site_id', to: 'dcim_site.id' } },
+    _region: { relation: Model.BelongsToOneRelation, modelClass: RegionModel, join: { from: 'wireless_wirelesslan._region_id', to: 'dcim_region.id' } },
+    _site_group: { relation: Model.BelongsToOneRelation, modelClass: SiteGroupModel, join: { from: 'wireless_wirelesslan._site_group_id', to: 'dcim_sitegroup.id' } },
+    _location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'wireless_wirelesslan._location_id', to: 'dcim_location.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'wireless_wirelesslan.tenant_id', to: 'tenancy_tenant.id' } },
     owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'wireless_wirelesslan.owner_id', to: 'users_owner.id' } },
   });
@@ -208,6 +298,12 @@ export class WirelessLANModel extends Model {
   group_id!: number | null;
   status!: string | number;
   vlan_id!: number | null;
+  scope_type!: string | null;
+  scope_id!: number | null;
+  _site_id!: number | null;
+  _region_id!: number | null;
+  _site_group_id!: number | null;
+  _location_id!: number | null;
   tenant_id!: number | null;
   auth_type!: string | number | null;
   auth_cipher!: string | number;

@@ -65,6 +65,7 @@ export const wirelessLANSerializer: SerializerDefinition = {
         "group",
         "status",
         "vlan",
+        "scope",
         "tenant",
         "auth_type",
         "auth_cipher",
