@@ -495,6 +495,10 @@ export interface Field {
   reverse_tab?: {
     path: string;
     label: string;
+    /**
+     * the tab's Add button, which opens this model's add form with the relation's type and id filled in
+     */
+    add_label?: string;
   };
   /**
    * generic_fk: filters added to every model this relation may point at: objects that such rows point at, matched through `path` from this model (e.g. contact_group: { path: contact.group })

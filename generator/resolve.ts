@@ -366,7 +366,7 @@ function addReverseTabs(schema: LoadedSchema, definitions: Map<string, ModelDefi
         if (field.typesSince?.[contentType]) continue;
         const d = definitions.get(target)!;
         d.ui ??= { tabs: [], patterns: [], panels: [], columnViews: [] };
-        d.ui.tabs.push({ path: g.reverse_tab.path, model: spec.model, label: g.reverse_tab.label, filter: { [field.typeKey ?? `${fieldName}_type`]: `=${contentType}`, [`${fieldName}_id`]: 'id' } });
+        d.ui.tabs.push({ path: g.reverse_tab.path, model: spec.model, label: g.reverse_tab.label, ...(g.reverse_tab.add_label ? { add: fieldName, addLabel: g.reverse_tab.add_label } : {}), filter: { [field.typeKey ?? `${fieldName}_type`]: `=${contentType}`, [`${fieldName}_id`]: 'id' } });
       }
     }
   }

@@ -5,14 +5,15 @@
  * utilization and its free blocks as rows that open the prefix form filled in; its IP addresses with
  * the free addresses between them and the first available IP; its IP ranges; a VLAN group's VLANs
  * with its free VIDs. Each object is created through the form and checked through the API; axe-core
- * on each page.
+ * on each page. The README's screenshots of the prefix and VLAN group pages are taken here
+ * (UPDATE_SCREENSHOTS=1 rewrites them).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApp, type TestApp } from './helpers.js';
-import { expectAccessible, login, openBrowser, type Browser } from './browser.js';
+import { expectAccessible, login, openBrowser, screenshot, type Browser } from './browser.js';
 
 const test = suite('web interface: IPAM');
 let app: TestApp;
@@ -153,6 +154,7 @@ test('a VLAN group\'s VLANs with its free VIDs, a VLAN created from one', async 
   const [voice] = (await app.get(`/api/ipam/vlans/?group_id=${f.group.id}&vid=102`)).results;
   assert.is(voice.name, 'voice');
   assert.ok(await page.locator('a:text-is("VIDs 103-109 available")').count());
+  await screenshot(page, 'vlan-group');
 });
 
 test.run();

@@ -183,7 +183,7 @@ export interface ModelDefinition {
     columns?: string[];
     /** tabs of the object's page, each a table of another model's rows filtered by paths into this object */
     /** (`view`: runtime/ui/tab-views/<name>.ts, what the table adds to the rows: free space, a hierarchy) */
-    tabs: { path: string; model: string; filter: Record<string, string>; label?: string; add?: string; view?: string }[];
+    tabs: { path: string; model: string; filter: Record<string, string>; label?: string; add?: string; addLabel?: string; view?: string }[];
     /** fields whose add-form value may be a range pattern */
     patterns: string[];
     /** extra panels of the object's page (runtime/ui/panels/<name>.ts) */

@@ -8,6 +8,8 @@ import { byContentType, choiceSet, storedField } from '../data/registry.js';
 import type { CustomFieldDef } from '../data/customfields.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { IMAGE_TYPES } from '../core/image-upload.js';
+import { typeKeyIn } from '../core/versions.js';
+import { apiVersions } from '../../generated/versions.js';
 
 export interface Option { value: string; label: string; selected: boolean }
 
@@ -141,9 +143,10 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
       input.required = false;
       input.file = { accept: IMAGE_TYPES.join(','), current: typeof value === 'string' && value ? value : null, clear: clearName(raw.name) };
     } else if (f.type === 'generic_fk') {
-      const type = base(`${raw.name}_type`, `${raw.label} type`, raw.required && creating, errorsOf(src.errors, `${raw.name}_type`));
+      const typeKey = typeKeyIn(raw, apiVersions.default);
+      const type = base(`${raw.name}_type`, `${raw.label} type`, raw.required && creating, [...errorsOf(src.errors, `${raw.name}_type`), ...(typeKey === `${raw.name}_type` ? [] : errorsOf(src.errors, typeKey))]);
       // the kinds of object it may name, as a select (a prefix's scope: region, site group, site, location)
-      const chosenType = postedOr(`${raw.name}_type`, toText(src.object?.[`${raw.name}_type`]));
+      const chosenType = postedOr(`${raw.name}_type`, toText(src.object ? src.object[`${raw.name}_type`] : src.initial?.get(`${raw.name}_type`)));
       type.select = true;
       type.options = [{ value: '', label: '---------', selected: chosenType === '' }, ...Object.entries(raw.types ?? {})
         .map(([ct, name]) => ({ value: ct, label: `${byContentType.get(ct)?.definition.verboseName ?? name} (${ct})`, selected: ct === chosenType }))];
@@ -151,7 +154,7 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
       const id = base(`${raw.name}_id`, `${raw.label} ID`, raw.required && creating, [...errorsOf(src.errors, `${raw.name}_id`), ...input.errors]);
       id.text = true;
       id.inputType = 'number';
-      id.value = postedOr(`${raw.name}_id`, toText(src.object?.[`${raw.name}_id`]));
+      id.value = postedOr(`${raw.name}_id`, toText(src.object ? src.object[`${raw.name}_id`] : src.initial?.get(`${raw.name}_id`)));
       inputs.push(type, id);
       continue;
     } else {
@@ -232,7 +235,8 @@ export function formBody(entry: ModelEntry, form: URLSearchParams, creating: boo
       case 'generic_fk': {
         const type = form.get(`${raw.name}_type`) ?? '';
         const id = form.get(`${raw.name}_id`) ?? '';
-        body[`${raw.name}_type`] = type.trim() === '' ? null : type.trim();
+        // the type goes under the name the default version reads (a contact assignment's content_type under 3.7)
+        body[typeKeyIn(raw, apiVersions.default)] = type.trim() === '' ? null : type.trim();
         body[`${raw.name}_id`] = id.trim() === '' ? null : number(id);
         break;
       }

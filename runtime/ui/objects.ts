@@ -284,7 +284,7 @@ export async function editPage(ctx: Context, services: Services, page: Page, ses
       }
       errors = (typeof body === 'object' && !Array.isArray(body) ? body : { non_field_errors: [errorText(body)] }) as Record<string, string[]>;
       nonField = [errors.non_field_errors, errors.detail, errors.__all__].flat().filter((x): x is string => typeof x === 'string');
-      const known = new Set([...formFields(entry, creating).flatMap((f) => [f.name, `${f.name}_type`, `${f.name}_id`]), 'tags', 'custom_fields']);
+      const known = new Set([...formFields(entry, creating).flatMap((f) => [f.name, `${f.name}_type`, `${f.name}_id`, ...(f.type === 'generic_fk' ? [typeKeyIn(f, apiVersions.default)] : [])]), 'tags', 'custom_fields']);
       for (const [k, v] of Object.entries(errors)) if (!known.has(k) && !['non_field_errors', 'detail', '__all__'].includes(k)) nonField.push(`${k}: ${([] as unknown[]).concat(v).join(' ')}`);
     }
   }

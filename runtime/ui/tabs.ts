@@ -3,7 +3,7 @@
  * the API's filters find from this object's values (a device's interfaces by `device_id`, a prefix's
  * children by `within`), as a table with that model's columns, checkboxes for its bulk actions and
  * an Add button that fills in this object, 100 rows a page (`page`, `per_page`). A tab shows only when it has rows (or is open, or its
- * view shows more than the rows: free space to add to). A tab's `view` (runtime/ui/tab-views/) adds
+ * view shows more than the rows: free space to add to, or it has an Add button of its own: Add a contact). A tab's `view` (runtime/ui/tab-views/) adds
  * to the rows: free space between them, their depth, utilization, header actions; a tab without one
  * adds the columns the listed model's own list adds (`ui.column_views`).
  */
@@ -82,7 +82,9 @@ export async function tabLinks(ctx: Context, services: Services, api: ApiViews, 
     if (open !== tab.path || openCount === undefined) {
       count = await listCount(ctx, api, other, tabQuery(tab, object));
     }
-    if (count || open === tab.path || tab.view) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
+    // a tab with an Add button of its own (Add a contact) shows while the user may add there
+    const addable = !!tab.addLabel && may(ctx, other, 'add', services) && !other.definition.readOnly;
+    if (count || open === tab.path || tab.view || addable) out.push({ label: tab.label ?? label(other, true), url: `${listUrl(entry)}${object.id}/${tab.path}/`, count, active: open === tab.path });
   }
   return out;
 }
@@ -96,6 +98,19 @@ function cableLinksFor(ctx: Context, services: Services, other: ModelEntry, here
     traceUrl: `${listUrl(other)}${r.id}/trace/`,
     connectUrl: canCable && !r._occupied ? `${listUrl(cable!)}add/?${new URLSearchParams({ a_terminations_type: other.definition.contentType, a_terminations: String(r.id), return_url: here })}` : null,
   });
+}
+
+/**
+ * What a tab's Add button fills in on the other model's add form: the relation to this object, by id,
+ * or a generic relation's type and id (a contact assignment's object_type and object_id).
+ */
+function addValues(other: ModelEntry, add: string, entry: ModelEntry, object: Record<string, any>): Record<string, string> {
+  if (other.definition.fields[add]?.type === 'generic_fk') return { [`${add}_type`]: entry.definition.contentType, [`${add}_id`]: String(object.id) };
+  return { [add]: String(object.id) };
+}
+
+function related(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && 'url' in value;
 }
 
 /** `/<app>/<endpoint>/<id>/<tab>/`: the tab's table. */
@@ -136,7 +151,8 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
     id: r.id,
     display: r.display,
     url: `${listUrl(other)}${r.id}/`,
-    cells: columns.map((c, i) => ({ first: i === 0, ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
+    // the first cell links to the row, unless it is a relation, which links to its own object (a contact)
+    cells: columns.map((c, i) => ({ first: i === 0 && !related(r[c]), ...cell(r[c]), value: i === 0 ? plain(r[c]) || String(r.display ?? r.id) : '' })),
     ...(edges.has(r) ? { edge: true } : {}),
   });
   let built: TabRow[] = rows.map(build);
@@ -176,7 +192,8 @@ export async function tabPage(ctx: Context, services: Services, page: Page, entr
     pageSizes: PAGE_SIZES.map((n) => ({ n, selected: n === perPage })),
     bulkUrl: `${listUrl(other)}bulk/`,
     returnUrl: here,
-    addUrl: canAdd ? `${listUrl(other)}add/?${new URLSearchParams({ [tab.add!]: String(object.id), return_url: here })}` : null,
+    addUrl: canAdd ? `${listUrl(other)}add/?${new URLSearchParams({ ...addValues(other, tab.add!, entry, object), return_url: here })}` : null,
+    addLabel: tab.addLabel ?? `Add ${tabLabel}`,
     actions,
     selectable: canChange || canDelete,
     canChange,

@@ -3,7 +3,8 @@
  * DATABASE_URL is set, in a schema of its own), the API client, and a logged-in session that times a
  * page by its Server-Timing header and prints its p50 and p95, with two figures a loaded machine
  * moves less: the SQL statements one request issues, and the process's CPU time per request (the
- * service and this client share the process; PostgreSQL's own work is not in it).
+ * service and this client share the process; PostgreSQL's own work is not in it). SLOW_STATEMENTS=1
+ * also prints the five slowest statements of that one request, with their time to the answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,27 @@ import { loadConfig } from '../../runtime/core/config.js';
 import { start } from '../../runtime/server.js';
 import { countQueries } from '../../runtime/data/db.js';
 import { apiCall, type Call } from './api-call.js';
+import type { Knex } from 'knex';
+
+/** Each statement's time from its start to its answer, until stop(), which returns the five slowest. */
+function timeStatements(db: Knex): { stop(): { ms: number; sql: string }[] } {
+  const started = new Map<string, { at: number; sql: string }>();
+  const done: { ms: number; sql: string }[] = [];
+  const onQuery = (q: { __knexQueryUid: string; sql: string }) => { started.set(q.__knexQueryUid, { at: performance.now(), sql: q.sql }); };
+  const onResponse = (_: unknown, q: { __knexQueryUid: string }) => {
+    const s = started.get(q.__knexQueryUid);
+    if (s) done.push({ ms: performance.now() - s.at, sql: s.sql });
+  };
+  db.on('query', onQuery);
+  db.on('query-response', onResponse);
+  return {
+    stop() {
+      db.removeListener('query', onQuery);
+      db.removeListener('query-response', onResponse);
+      return done.sort((a, b) => b.ms - a.ms).slice(0, 5);
+    },
+  };
+}
 
 const TOKEN = 'c'.repeat(40);
 const PASSWORD = 'bench-password-ui';
@@ -47,8 +69,10 @@ export async function uiBench(name: string): Promise<UiBench> {
         async report(what, path, runs, warm) {
           for (let i = 0; i < warm; i++) await time(path);
           const statements = countQueries(running.db);
+          const slowest = process.env.SLOW_STATEMENTS ? timeStatements(running.db) : null;
           await time(path);
           statements.stop();
+          if (slowest) for (const s of slowest.stop()) console.log(`  ${s.ms.toFixed(1)} ms  ${s.sql.slice(0, 300)}`);
           const times: number[] = [];
           const cpu = process.cpuUsage();
           for (let i = 0; i < runs; i++) times.push(await time(path));

@@ -272,6 +272,8 @@ export const circuitDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=circuits.circuit", object_id: "id" },
       },
     ],

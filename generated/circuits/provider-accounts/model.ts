@@ -124,6 +124,8 @@ export const providerAccountDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=circuits.provideraccount", object_id: "id" },
       },
     ],

@@ -142,6 +142,8 @@ export const providerDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=circuits.provider", object_id: "id" },
       },
     ],

@@ -46,6 +46,8 @@ export const virtualCircuitDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=circuits.virtualcircuit", object_id: "id" },
       },
     ],

@@ -107,6 +107,8 @@ export const deviceTypeDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.devicetype", object_id: "id" },
       },
     ],

@@ -86,6 +86,8 @@ export const deviceDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.device", object_id: "id" },
       },
     ],

@@ -169,6 +169,8 @@ export const locationDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.location", object_id: "id" },
       },
     ],

@@ -108,6 +108,8 @@ export const manufacturerDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.manufacturer", object_id: "id" },
       },
     ],

@@ -133,6 +133,8 @@ export const powerPanelDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.powerpanel", object_id: "id" },
       },
     ],

@@ -58,6 +58,8 @@ export const rackDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.rack", object_id: "id" },
       },
     ],

@@ -120,6 +120,8 @@ export const regionDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.region", object_id: "id" },
       },
     ],

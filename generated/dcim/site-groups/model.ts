@@ -120,6 +120,8 @@ export const siteGroupDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.sitegroup", object_id: "id" },
       },
     ],

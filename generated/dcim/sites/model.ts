@@ -304,6 +304,8 @@ export const siteDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=dcim.site", object_id: "id" },
       },
     ],

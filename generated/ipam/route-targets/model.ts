@@ -30,6 +30,25 @@ export const routeTargetDefinition: ModelDefinition = {
   hooks: [],
   uniqueTogether: [],
   uniqueNullsMatch: [],
+  ui: {
+    tabs: [
+      {
+        path: "importing-vrfs",
+        model: "VRF",
+        filter: { import_target_id: "id" },
+        label: "Importing VRFs",
+      },
+      {
+        path: "exporting-vrfs",
+        model: "VRF",
+        filter: { export_target_id: "id" },
+        label: "Exporting VRFs",
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
   fields: {
     name: {
       name: "name",

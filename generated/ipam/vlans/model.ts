@@ -35,7 +35,20 @@ export const vlanDefinition: ModelDefinition = {
   uniqueNullsMatch: [],
   ui: {
     columns: ["vid", "name", "site", "group", "status", "tenant", "role", "description"],
-    tabs: [],
+    tabs: [
+      {
+        path: "interfaces",
+        model: "Interface",
+        filter: { vlan_id: "id" },
+        label: "Device interfaces",
+      },
+      {
+        path: "vm-interfaces",
+        model: "VMInterface",
+        filter: { vlan_id: "id" },
+        label: "VM interfaces",
+      },
+    ],
     patterns: [],
     panels: [],
     columnViews: [],

@@ -31,6 +31,25 @@ export const vrfDefinition: ModelDefinition = {
   uniqueTogether: [],
   uniqueNullsMatch: [],
   clone: ["tenant", "enforce_unique", "description"],
+  ui: {
+    tabs: [
+      {
+        path: "import-targets",
+        model: "RouteTarget",
+        filter: { importing_vrf_id: "id" },
+        label: "Import targets",
+      },
+      {
+        path: "export-targets",
+        model: "RouteTarget",
+        filter: { exporting_vrf_id: "id" },
+        label: "Export targets",
+      },
+    ],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
   fields: {
     name: {
       name: "name",

@@ -31,6 +31,13 @@ export const contactAssignmentDefinition: ModelDefinition = {
   uniqueTogether: [["object", "contact", "role"]],
   uniqueNullsMatch: [],
   clone: ["role", "priority"],
+  ui: {
+    columns: ["object", "contact", "role", "priority"],
+    tabs: [],
+    patterns: [],
+    panels: [],
+    columnViews: [],
+  },
   fields: {
     object: {
       name: "object",

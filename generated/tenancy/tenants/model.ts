@@ -155,6 +155,8 @@ export const tenantDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=tenancy.tenant", object_id: "id" },
       },
     ],

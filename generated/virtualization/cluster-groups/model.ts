@@ -101,6 +101,8 @@ export const clusterGroupDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=virtualization.clustergroup", object_id: "id" },
       },
     ],

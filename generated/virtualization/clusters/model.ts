@@ -254,6 +254,8 @@ export const clusterDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=virtualization.cluster", object_id: "id" },
       },
     ],

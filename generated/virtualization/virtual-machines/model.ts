@@ -56,6 +56,8 @@ export const virtualMachineDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=virtualization.virtualmachine", object_id: "id" },
       },
     ],

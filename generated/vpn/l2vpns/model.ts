@@ -175,6 +175,8 @@ export const l2VPNDefinition: ModelDefinition = {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",
+        add: "object",
+        addLabel: "Add a contact",
         filter: { content_type: "=vpn.l2vpn", object_id: "id" },
       },
     ],
