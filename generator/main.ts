@@ -21,7 +21,7 @@ function header(source: string, summary: string, json: boolean): string {
 }
 
 function isGenerated(path: string): boolean {
-  if (path.endsWith('.json')) return /openapi(-[0-9.]+)?\.json$/.test(path) || path.endsWith('migrations/snapshot.json');
+  if (path.endsWith('.json')) return /openapi(-[0-9.]+)?\.json$/.test(path) || path.endsWith('migrations/snapshot.json') || path.endsWith('migrations/sqlite-schema.json');
   return readFileSync(path, 'utf8').includes(MARKER);
 }
 
@@ -80,6 +80,10 @@ async function main(): Promise<void> {
     written.add(path);
     if (writeIfChanged(path, header(file.source, file.summary, name.endsWith('.json')) + file.text)) changed++;
   }
+  // after the migrations are written: what they leave in an empty SQLite database
+  const { writeSqliteSchema } = await import('./sqlite-schema.js');
+  if (await writeSqliteSchema(root)) changed++;
+  written.add(join(out, 'migrations/sqlite-schema.json'));
   for (const path of listFiles(out)) {
     if (!written.has(path) && isGenerated(path)) {
       rmSync(path);

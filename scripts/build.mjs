@@ -66,5 +66,7 @@ if (result.status !== 0) {
 // Read at run time beside the compiled code (runtime/http/docs.ts).
 mkdirSync(join(dist, 'generated'), { recursive: true });
 copyFileSync(join(root, 'generated/openapi.json'), join(dist, 'generated/openapi.json'));
+mkdirSync(join(dist, 'generated/migrations'), { recursive: true });
+copyFileSync(join(root, 'generated/migrations/sqlite-schema.json'), join(dist, 'generated/migrations/sqlite-schema.json'));
 writeFileSync(stamp, new Date().toISOString() + '\n');
 console.error(`build: dist/ compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);

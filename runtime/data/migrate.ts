@@ -6,9 +6,12 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isPostgres } from './db.js';
+import { emptySqlite, loadSqliteSchema } from './sqlite-schema.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const migrationDirs = [join(here, '../../generated/migrations'), join(here, 'migrations')];
+/** What the migrations leave in an empty SQLite database (sqlite-schema.ts) */
+export const SQLITE_SCHEMA_FILE = join(here, '../../generated/migrations/sqlite-schema.json');
 
 interface MigrationModule { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> }
 
@@ -26,12 +29,20 @@ const migrationSource: Knex.MigrationSource<{ name: string; path: string }> = {
   },
 };
 
-export async function migrate(db: Knex, schema: string | null): Promise<string[]> {
+/** The migrations' names, in the order they run. */
+export async function migrationNames(): Promise<string[]> {
+  return (await migrationSource.getMigrations([])).map((m) => m.name);
+}
+
+/** Applies the pending migrations; `stepwise` runs each one even on an empty SQLite database (sqlite-schema.ts). */
+export async function migrate(db: Knex, schema: string | null, options: { stepwise?: boolean } = {}): Promise<string[]> {
   if (schema && isPostgres(db)) await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+  // An empty SQLite database: what the migrations would build, in one step
+  const built = !isPostgres(db) && !options.stepwise && (await emptySqlite(db)) ? await loadSqliteSchema(db, SQLITE_SCHEMA_FILE, await migrationNames()) : [];
   // One migration per transaction rather than knex's one transaction for the whole batch: a fresh
   // PostgreSQL database would otherwise hold a lock per table and index of every migration at once
   // (about 2,500), close to the server's shared lock table (64 per connection by default).
-  const applied: string[] = [];
+  const applied: string[] = [...built];
   for (;;) {
     const [, names] = await db.migrate.up({ migrationSource, schemaName: schema ?? undefined });
     if (!(names as string[]).length) return applied;
