@@ -892,6 +892,14 @@ export interface Versions {
        */
       field_selection?: boolean;
       /**
+       * one object's answers carry a weak `ETag` from its last change (else its creation), and a PUT, PATCH or DELETE of one object with `If-Match` naming other tags is refused with 412 (NetBox 4.6)
+       */
+      etags?: boolean;
+      /**
+       * taggable objects' bodies also take write-only `add_tags` and `remove_tags`, which change the tags without naming them all (NetBox 4.6)
+       */
+      partial_tags?: boolean;
+      /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */
       cursor_pagination?: boolean;
@@ -920,6 +928,14 @@ export interface Versions {
        * lists and objects take `fields=<names>` (only those fields, in the form's order) and `omit=<names>` (all but those), NetBox 4.0's dynamic fields; `fields` wins over `omit` and `brief`
        */
       field_selection?: boolean;
+      /**
+       * one object's answers carry a weak `ETag` from its last change (else its creation), and a PUT, PATCH or DELETE of one object with `If-Match` naming other tags is refused with 412 (NetBox 4.6)
+       */
+      etags?: boolean;
+      /**
+       * taggable objects' bodies also take write-only `add_tags` and `remove_tags`, which change the tags without naming them all (NetBox 4.6)
+       */
+      partial_tags?: boolean;
       /**
        * lists also take `start=<id>` (NetBox 4.6): objects from that id on, ordered by id, `next` from the last id + 1, no count; mutually exclusive with `offset`
        */

@@ -15,6 +15,8 @@ export const apiVersions: ApiVersions = {
       document: "openapi-4.6.json",
       cursorPagination: true,
       fieldSelection: true,
+      etags: true,
+      partialTags: true,
     },
   ],
 };

@@ -169,7 +169,7 @@ function constantFile(file: string, typeName: string, type: string, name: string
 
 /** generated/versions.ts: the versions served, each with the NetBox release it answers as and its OpenAPI document. */
 function versionsFile(versions: ResolvedSchema['versions']): string {
-  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}), ...(v.field_selection ? { fieldSelection: true } : {}) })) };
+  const value = { default: versions.default, versions: versions.versions.map((v) => ({ version: v.version, netbox: v.netbox, document: documentFile(versions, v.version), ...(v.cursor_pagination ? { cursorPagination: true } : {}), ...(v.field_selection ? { fieldSelection: true } : {}), ...(v.etags ? { etags: true } : {}), ...(v.partial_tags ? { partialTags: true } : {}) })) };
   return constantFile('versions.ts', 'ApiVersions', 'ApiVersions', 'apiVersions', 'The API versions served side by side (schema/versions.yaml).', value);
 }
 

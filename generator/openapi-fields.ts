@@ -46,8 +46,8 @@ export class Builder {
   private sets: Map<string, ChoiceSet>;
   private models: Map<string, ModelEntry>;
 
-  /** `cursor`: the version's lists take `start` (cursor pagination); `fieldSelection`: `fields` and `omit` */
-  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[], private cursor = false, private fieldSelection = false) {
+  /** `cursor`: the version's lists take `start` (cursor pagination); `fieldSelection`: `fields` and `omit`; `partialTags`: bodies take `add_tags` and `remove_tags` */
+  constructor(entries: ModelEntry[], choiceSets: ChoiceSet[], private cursor = false, private fieldSelection = false, private partialTags = false) {
     this.sets = new Map(choiceSets.map((s) => [s.name, s]));
     this.models = new Map(entries.map((e) => [e.definition.name, e]));
   }
@@ -237,7 +237,12 @@ export class Builder {
       properties[f.name] = schema;
       if (f.required && f.type !== 'token_key') required.push(f.name);
     }
-    if (d.tags) properties.tags = { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string', description: 'slug' }, { type: 'object' }] } };
+    const tagList = { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string', description: 'slug' }, { type: 'object' }] } };
+    if (d.tags) properties.tags = tagList;
+    if (d.tags && this.partialTags) {
+      properties.add_tags = { ...tagList, writeOnly: true, description: 'Tags added to those the object has' };
+      properties.remove_tags = { ...tagList, writeOnly: true, description: 'Tags removed from those the object has (not on create)' };
+    }
     if (d.customFields) properties.custom_fields = { type: 'object' };
     return { type: 'object', properties, ...(partial || !required.length ? {} : { required }) };
   }

@@ -27,12 +27,13 @@ const ERRORS = {
   413: respond('Request body too large (MAX_BODY_SIZE); with Retry-After when the server is reading too many bodies at once', ref('ErrorDetail')),
   414: respond('Request target too long (MAX_URL_LENGTH)', ref('ErrorDetail')),
   406: respond('The API version asked for (Accept: application/json; version=X.Y, or the /vX.Y/ base) is not served; the message names those that are', ref('ErrorDetail')),
+  412: respond('The object changed since the ETag given in If-Match; ETag names its current tag', ref('ErrorDetail')),
   415: respond('Unsupported media type', ref('ErrorDetail')),
   429: respond('Too many failed password attempts from this client; see Retry-After', ref('ErrorDetail')),
   431: respond('Request line and headers too large (MAX_HEADER_SIZE)', ref('ErrorDetail')),
   500: respond('Unexpected server error', ref('InternalError')),
 };
-type ErrorCode = keyof typeof ERRORS;
+export type ErrorCode = keyof typeof ERRORS;
 /** Any request may be malformed (a bad Host header or query string), too large to read, or ask for a version not served. */
 const ANY_REQUEST: ErrorCode[] = [400, 406, 414, 431];
 export const errorResponses = (...codes: ErrorCode[]) => Object.fromEntries([...new Set([...codes, ...ANY_REQUEST])].map((c) => [c, ERRORS[c]]));

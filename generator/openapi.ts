@@ -11,12 +11,15 @@
  */
 import type { ChoiceSet, ModelEntry } from '../runtime/core/types.js';
 import { Builder, FIELD_SELECTION, ref, type Schema } from './openapi-fields.js';
-import { ERROR_SCHEMAS, READ_ERRORS, WRITE_ERRORS, errorResponses, json, respond, servicePaths } from './openapi-responses.js';
+import { ERROR_SCHEMAS, READ_ERRORS, WRITE_ERRORS, errorResponses, json, respond, servicePaths, type ErrorCode } from './openapi-responses.js';
 
 export { LOOKUPS } from './openapi-fields.js';
 
-export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string; cursor_pagination?: boolean; field_selection?: boolean }): Schema {
-  const b = new Builder(entries, choiceSets, !!version.cursor_pagination, !!version.field_selection);
+/** The If-Match header of one object's write, in a version with entity tags. */
+const IF_MATCH = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Writes only if the object still has one of these ETags (as a read answered them); else 412.' };
+
+export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], version: { version: string; netbox: string; cursor_pagination?: boolean; field_selection?: boolean; partial_tags?: boolean; etags?: boolean }): Schema {
+  const b = new Builder(entries, choiceSets, !!version.cursor_pagination, !!version.field_selection, !!version.partial_tags);
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
   for (const entry of entries) {
@@ -56,6 +59,9 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], ver
       const many = { type: 'array', items: ref(name) };
       // a write's answer takes the field selection a read does
       const selection = version.field_selection ? { parameters: FIELD_SELECTION } : {};
+      // one object's write may be guarded by If-Match (412 when the object changed since)
+      const guard = version.etags ? [IF_MATCH] : [];
+      const guarded: ErrorCode[] = version.etags ? [412] : [];
       list.post = {
         operationId: op('create'), tags, ...selection,
         requestBody: { required: true, content: json({ oneOf: [ref(`Writable${name}`), { type: 'array', items: ref(`Writable${name}`) }] }) },
@@ -68,9 +74,9 @@ export function buildOpenApi(entries: ModelEntry[], choiceSets: ChoiceSet[], ver
         requestBody: { required: true, content: json({ type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } }) },
         responses: { 204: { description: 'Deleted' }, ...errorResponses(...WRITE_ERRORS, 409) },
       };
-      detail.put = { operationId: op('update'), tags, parameters: [id, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`Writable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
-      detail.patch = { operationId: op('partial_update'), tags, parameters: [id, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`PatchedWritable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404) } };
-      detail.delete = { operationId: op('destroy'), tags, parameters: [id], responses: { 204: { description: 'Deleted' }, ...errorResponses(403, 404, 409, 500) } };
+      detail.put = { operationId: op('update'), tags, parameters: [id, ...guard, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`Writable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404, ...guarded) } };
+      detail.patch = { operationId: op('partial_update'), tags, parameters: [id, ...guard, ...(selection.parameters ?? [])], requestBody: { required: true, content: json(ref(`PatchedWritable${name}`)) }, responses: { 200: respond('OK', ref(name)), ...errorResponses(...WRITE_ERRORS, 404, ...guarded) } };
+      detail.delete = { operationId: op('destroy'), tags, parameters: [id, ...guard], responses: { 204: { description: 'Deleted' }, ...errorResponses(403, 404, 409, 500, ...guarded) } };
     }
     paths[routes.list] = list;
     paths[routes.detail.replace(':id', '{id}')] = detail;

@@ -10,6 +10,7 @@ import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { model } from '../data/registry.js';
 import { isPostgres } from '../data/db.js';
 import { parseNetwork } from '../core/ipnet.js';
+import { TAGGED_ITEMS } from '../data/tagged-items.js';
 
 type Where = Knex.QueryBuilder;
 type Condition = (qb: Where, db: Knex) => void;
@@ -127,7 +128,7 @@ function compileKey(entry: ModelEntry, parts: string[], raw: unknown, key: strin
   const ct = entry.definition.contentType;
   if (name === 'tags' && entry.definition.tags) {
     const sub = rest.length && !LOOKUPS.has(rest[0]) ? compileKey(model('Tag'), rest, raw, key, db) : compileKey(model('Tag'), ['id', ...rest], raw, key, db);
-    return (qb, d) => { qb.whereIn('id', d('extras_taggeditem').select('object_id').where('object_type', ct).whereIn('tag_id', (s) => { s.from(model('Tag').definition.table).select('id'); sub(s, d); })); };
+    return (qb, d) => { qb.whereIn('id', d(TAGGED_ITEMS).select('object_id').where('object_type', ct).whereIn('tag_id', (s) => { s.from(model('Tag').definition.table).select('id'); sub(s, d); })); };
   }
   const f = fieldOf(entry, name) ?? fail(`'${name}' is not a field of ${ct} (in '${key}').`);
   const where = `'${key}'`;

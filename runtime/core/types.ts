@@ -252,6 +252,10 @@ export interface ApiVersion {
   cursorPagination?: boolean;
   /** lists and objects take `fields=` and `omit=`, dynamic field selection (NetBox 4.0) */
   fieldSelection?: boolean;
+  /** one object's answers carry a weak ETag and writes honour If-Match (NetBox 4.6) */
+  etags?: boolean;
+  /** write bodies take `add_tags` and `remove_tags` (NetBox 4.6) */
+  partialTags?: boolean;
 }
 
 /** A menu of the web interface (schema/menu.yaml): groups of links, each shown to those who may view its model. */

@@ -12,6 +12,7 @@ import { emptyOnSqlite } from './together.js';
 import { isPostgres } from './db.js';
 import type { ChangeContext } from './write-context.js';
 import type { FieldDefinition, ModelEntry } from '../core/types.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
 
@@ -126,7 +127,7 @@ export async function snapshots(db: Knex, entry: ModelEntry, ids: number[], load
   const censors = hooksOf(entry).flatMap((h) => (h.snapshot ? [h.snapshot] : []));
   const tags = new Map<number, string[]>();
   if (d.tags && !unlinked) {
-    const tagged = await whereAny(db, db('extras_taggeditem as ti').join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
+    const tagged = await whereAny(db, db(`${TAGGED_ITEMS} as ti`).join(`${model('Tag').definition.table} as t`, 't.id', 'ti.tag_id')
       .select('ti.object_id', 't.name').where('ti.object_type', d.contentType), 'ti.object_id', ids);
     for (const t of tagged) tags.set(Number(t.object_id), [...(tags.get(Number(t.object_id)) ?? []), t.name]);
   }

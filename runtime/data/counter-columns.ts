@@ -13,6 +13,7 @@
  */
 import type { Knex } from 'knex';
 import type { ModelDefinition } from '../core/types.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 
 export interface Counter {
   /** the counted-into table and its counter column */
@@ -97,7 +98,7 @@ async function createTriggers(knex: Knex, c: Counter): Promise<void> {
  */
 export function countersOf(d: ModelDefinition, byName: Map<string, ModelDefinition>): Counter[] {
   return Object.values(d.counts).filter((c) => c.column).map((c) => {
-    if (c.model === '*') return { parent: d.table, column: c.column!, table: 'extras_taggeditem', fk: 'tag_id' };
+    if (c.model === '*') return { parent: d.table, column: c.column!, table: TAGGED_ITEMS, fk: 'tag_id' };
     const other = byName.get(c.model)!;
     const f = other.fields[c.field];
     return f.type === 'm2m' ? { parent: d.table, column: c.column!, table: f.through!, fk: 'to_id' }

@@ -17,6 +17,7 @@ import { whereAny } from './any.js';
 import { isPostgres } from './db.js';
 import { onDeleteIn } from '../core/versions.js';
 import { idsOfEach, runTogether } from './together.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 
 /** Rows of `other` that `f` ties to these objects of `name` so that they go with them: a cascading fk or generic relation. */
 function cascading(db: Knex, other: ModelEntry, f: FieldDefinition, name: string, list: number[], version: string | undefined): Knex.QueryBuilder | null {
@@ -162,7 +163,7 @@ export async function deleteObjects(entry: ModelEntry, inputs: unknown[], bulk: 
         }
       }
     }
-    if (model(name).definition.tags) cleanups.push(whereAny(db, db('extras_taggeditem').where('object_type', ct), 'object_id', [...set]).delete());
+    if (model(name).definition.tags) cleanups.push(whereAny(db, db(TAGGED_ITEMS).where('object_type', ct), 'object_id', [...set]).delete());
   }
   // rows that feed a rollup: their parents are recounted once they are gone
   const fed: ReturnType<typeof parentsOf>[] = [];

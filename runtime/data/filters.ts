@@ -14,6 +14,7 @@ import { choiceValue, compare, compareConverted, fieldTarget, parseScalar, type 
 import { applyPath, applyReverse } from './filter-relations.js';
 import { applyIp } from './filter-ip.js';
 import { applySearch } from './filter-search.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 
 export const LOOKUPS: Record<LookupFamily, string[]> = {
   string: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie', 'empty'],
@@ -111,7 +112,7 @@ export function applyFilters(qb: Where, entry: ModelEntry, params: URLSearchPara
         const tagTable = model('Tag').definition.table;
         const wanted = filter.by === 'id' ? [...new Set(values.map((v) => parseScalar(param, v, 'id')))] : [...new Set(values)];
         const tagIds = filter.by === 'id' ? wanted : db(tagTable).select('id').whereIn('slug', wanted);
-        const tagged = db('extras_taggeditem').select('object_id').where('object_type', entry.definition.contentType).whereIn('tag_id', tagIds as never);
+        const tagged = db(TAGGED_ITEMS).select('object_id').where('object_type', entry.definition.contentType).whereIn('tag_id', tagIds as never);
         // Repeated tags AND: the object must carry every one (one subquery, however many tags).
         if (lookup === 'n') qb.whereNotIn('id', tagged);
         else qb.whereIn('id', tagged.groupBy('object_id').havingRaw('count(distinct tag_id) = ?', [wanted.length]));

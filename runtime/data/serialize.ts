@@ -16,6 +16,7 @@ import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFie
 import { CHUNK, RowCache, needGeneric, together } from './row-cache.js';
 import { planOf, type LoadPlan } from './load-plan.js';
 import { countAll } from './cumulative-counts.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 
 export interface RenderOptions {
   db: Knex;
@@ -189,7 +190,7 @@ export class Renderer implements RenderState {
     const tagColumns = this.cache.columnsOf(tagEntry);
     const tagRows = `tag-rows:${tagColumns ? 'nested' : 'all'}`;
     // The content type as a literal: SQLite recompiles this join on every run when it is a bound string.
-    const taggedIn = (chunk: number[]) => db('extras_taggeditem as ti').whereRaw(`ti.object_type = '${contentType}'`).whereIn('ti.object_id', chunk);
+    const taggedIn = (chunk: number[]) => db(`${TAGGED_ITEMS} as ti`).whereRaw(`ti.object_type = '${contentType}'`).whereIn('ti.object_id', chunk);
     const readPairs = (chunk: number[]) => readByIds(db, `tag-pairs:${contentType}`, chunk, (c) => taggedIn(c).select('ti.object_id as _object_id', 'ti.tag_id as _tag_id'));
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);

@@ -21,6 +21,8 @@ export interface WriteContext extends ChangeContext {
   rules?: RuleSettings;
   /** the API version the write came through (the fields its body has, their per-version defaults); absent (the web interface): every field, the schema's defaults */
   version?: string;
+  /** the version's bodies take `add_tags` and `remove_tags` (NetBox 4.6) */
+  partialTags?: boolean;
 }
 
 /** Configuration that changes what model rules accept. */

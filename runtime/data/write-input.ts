@@ -28,6 +28,8 @@ export interface Ref {
 /** Everything one element will write once validation passes. */
 export interface Prepared extends WriteItem {
   tags?: number[];
+  /** 4.6's `add_tags` and `remove_tags`, resolved (tag-edits.ts turns them into `tags`) */
+  tagEdits?: { add: number[]; remove: number[] };
   m2m: Record<string, number[]>;
   customFields?: Record<string, unknown>;
 }

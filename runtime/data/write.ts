@@ -18,6 +18,8 @@ import { updateRowsOf } from './update.js';
 import type { WriteContext } from './write-context.js';
 import { prepareItem, type Prepared, type Ref } from './write-input.js';
 import { resolveRefs } from './write-relations.js';
+import { applyTagEdits, readTagEdits } from './tag-edits.js';
+import { TAGGED_ITEMS } from './tagged-items.js';
 import { checkUnique, raise } from './write-checks.js';
 import { checkSharedRelations } from './shared-relations.js';
 import { instantiateTemplates } from './templates.js';
@@ -31,8 +33,8 @@ async function writeAssignments(db: Knex, entry: ModelEntry, items: Prepared[], 
   const d = entry.definition;
   const withTags = items.filter((i) => i.tags);
   if (withTags.length) {
-    if (!created) await whereAny(db, db('extras_taggeditem').where('object_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
-    await insertRows(db, 'extras_taggeditem', withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, object_type: d.contentType, object_id: i.id! }))));
+    if (!created) await whereAny(db, db(TAGGED_ITEMS).where('object_type', d.contentType), 'object_id', withTags.map((i) => i.id!)).delete();
+    await insertRows(db, TAGGED_ITEMS, withTags.flatMap((i) => i.tags!.map((tag) => ({ tag_id: tag, object_type: d.contentType, object_id: i.id! }))));
   }
   for (const f of Object.values(d.fields).filter((x) => x.type === 'm2m')) {
     const touched = items.filter((i) => i.m2m[f.name]);
@@ -55,6 +57,7 @@ function asObjects(inputs: unknown[], bulk: boolean): Record<string, unknown>[] 
 async function validate(entry: ModelEntry, items: Prepared[], refs: Ref[], ctx: WriteContext, bulk: boolean): Promise<void> {
   const { db } = ctx;
   await resolveRefs(db, refs, items);
+  await applyTagEdits(db, entry, items);
   await checkSharedRelations(db, entry, items);
   await runHooks(entry, items, ctx);
   if (entry.definition.tree) await checkTreeParent(db, entry, items);
@@ -100,6 +103,7 @@ export async function createObjects(entry: ModelEntry, inputs: unknown[], bulk: 
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, null, 'create', refs, i, ctx.now, customFields, ctx.version));
+  if (ctx.partialTags && entry.definition.tags) items.forEach((item, i) => readTagEdits(item, objects[i], true, refs, i));
   await validate(entry, items, refs, ctx, bulk);
   const table = entry.definition.table;
   // The rows as stored come back from the INSERT: no read after it while nothing else writes them
@@ -147,6 +151,7 @@ export async function updateObjects(entry: ModelEntry, inputs: unknown[], partia
   const refs: Ref[] = [];
   const customFields = await customFieldsFor(db, entry);
   const items = objects.map((input, i) => prepareItem(entry, input, rows.get(Number(ids[i]))!, partial ? 'patch' : 'put', refs, i, ctx.now, customFields, ctx.version));
+  if (ctx.partialTags && entry.definition.tags) items.forEach((item, i) => readTagEdits(item, objects[i], false, refs, i));
   await validate(entry, items, refs, ctx, bulk);
   // The rows read above are the objects as they were: their snapshots need no second read.
   const prechange = entry.definition.changelog ? await snapshots(db, entry, items.map((i) => i.id!), [...rows.values()]) : null;

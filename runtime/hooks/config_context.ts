@@ -10,6 +10,7 @@
 import type { Knex } from 'knex';
 import { model, type HookContext, type ModelHooks, type Row } from '../data/registry.js';
 import { processCache, watchModels } from '../data/cache.js';
+import { TAGGED_ITEMS } from '../data/tagged-items.js';
 
 watchModels(['ConfigContext']);
 /** The active contexts with their criteria (emptied whenever a context, or what its criteria name, changes). */
@@ -83,7 +84,7 @@ async function loadActiveContexts(db: Knex): Promise<Context[]> {
   if (!rows.length) return [];
   const contexts = new Map<number, Context>(rows.map((r) => [Number(r.id), { id: Number(r.id), data: (parse(r.data) ?? {}) as JsonObject, criteria: new Map() }]));
   const parts = CRITERIA.filter((c) => c !== 'tags').map((c) => db.raw('select ? as k, from_id, to_id from ??', [c, d.fields[c].through!]).toQuery());
-  parts.push(db.raw("select 'tags' as k, object_id as from_id, tag_id as to_id from extras_taggeditem where object_type = ?", [d.contentType]).toQuery());
+  parts.push(db.raw(`select 'tags' as k, object_id as from_id, tag_id as to_id from ${TAGGED_ITEMS} where object_type = ?`, [d.contentType]).toQuery());
   const links = (await db.raw(parts.join(' union all '))) as unknown;
   const list: Row[] = Array.isArray(links) ? links : (links as { rows: Row[] }).rows;
   for (const link of list) {
@@ -140,7 +141,7 @@ export async function renderConfigContexts(db: Knex, modelName: string, devices:
   const tags = new Map<number, number[]>();
   if (used.has('tags')) {
     const contentType = model(modelName).definition.contentType;
-    const rows = await inChunks(devices.map((r) => Number(r.id)), (ids) => db('extras_taggeditem').select('object_id', 'tag_id').where('object_type', contentType).whereIn('object_id', ids));
+    const rows = await inChunks(devices.map((r) => Number(r.id)), (ids) => db(TAGGED_ITEMS).select('object_id', 'tag_id').where('object_type', contentType).whereIn('object_id', ids));
     for (const r of rows) tags.set(Number(r.object_id), [...(tags.get(Number(r.object_id)) ?? []), Number(r.tag_id)]);
   }
 

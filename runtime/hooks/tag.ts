@@ -8,10 +8,11 @@ import type { ModelHooks } from '../data/registry.js';
 import { model } from '../data/registry.js';
 import { errors } from '../core/errors.js';
 import { contentTypeIdsFilter, forObjectTypeFilter } from './object-types.js';
+import { TAGGED_ITEMS } from '../data/tagged-items.js';
 
 /** Tags carried by an object of one of these content types (`app.model` names, or a subquery of them). */
 function appliedTo(qb: Knex.QueryBuilder, db: Knex, types: string[] | Knex.QueryBuilder): void {
-  qb.whereIn('id', db('extras_taggeditem').select('tag_id').whereIn('object_type', types as never));
+  qb.whereIn('id', db(TAGGED_ITEMS).select('tag_id').whereIn('object_type', types as never));
 }
 
 export const tag: ModelHooks = {

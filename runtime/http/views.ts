@@ -29,6 +29,7 @@ import { readForm, trimKeys, type ReadForm } from './field-selection.js';
 import type { Services, State } from './state.js';
 import { authorize, requireWithin, scoped, unscoped } from './access.js';
 import { applyOrdering, excluded, pageQuery } from './list-query.js';
+import { checkIfMatch, sendEtag } from './etag.js';
 
 export type { Services, State } from './state.js';
 export { authorize, scoped } from './access.js';
@@ -71,13 +72,17 @@ async function respondWithObjects(ctx: Context, entry: ModelEntry, db: Knex, res
   const { ids, reveal, data } = result;
   let results: Record<string, unknown>[];
   // The change records' representations (rendered in the change log's forms) answer when the request asks for those forms.
-  if (!form && data && inChangeForms(ctx) && [...reveal.values()].every((r) => !Object.keys(r).length)) results = ids.map((id) => data.get(id)!);
-  else {
+  if (!form && data && inChangeForms(ctx) && [...reveal.values()].every((r) => !Object.keys(r).length)) {
+    results = ids.map((id) => data.get(id)!);
+    // a representation's last_updated is the stored value
+    if (!many) sendEtag(ctx, { last_updated: results[0].last_updated });
+  } else {
     const rows: Row[] = await whereAny(db, db(entry.definition.table), 'id', ids);
     const order = new Map(ids.map((id, i) => [id, i]));
     rows.sort((a, b) => order.get(Number(a.id))! - order.get(Number(b.id))!);
     results = await renderRows(entry, rows, { db, ...renderBase(ctx), reveal, ...form });
     if (form) trimKeys(results, form);
+    if (!many) sendEtag(ctx, rows[0]);
   }
   ctx.status = status;
   ctx.body = many ? results : results[0];
@@ -89,7 +94,7 @@ export function writeContext(ctx: Context, db: Knex, services: Services): WriteC
   const state = ctx.state as State;
   const base = renderBase(ctx);
   return {
-    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: requestVersion(ctx)?.version,
+    db, user: state.auth?.user ?? null, now: new Date().toISOString(), requestId: state.requestId, baseUrl: base.origin, version: requestVersion(ctx)?.version, partialTags: requestVersion(ctx)?.partialTags,
     rules: { enforceGlobalUnique: services.config.enforceGlobalUnique, tokenPeppers: services.peppers, imageAttachmentMaxSize: services.config.limits.imageAttachmentMaxSize },
   };
 }
@@ -194,6 +199,7 @@ export function views(entry: ModelEntry, services: Services) {
       if (!row) throw errors.notFound();
       const form = readForm(entry, ctx.URL.searchParams, requestVersion(ctx) ?? { version: renderBase(ctx).version }, config.strictFilters);
       ctx.body = trimKeys(await renderRows(entry, [row], { db, ...renderBase(ctx), ...form }), form)[0];
+      sendEtag(ctx, row);
     },
 
     async create(ctx: Context): Promise<void> {
@@ -214,6 +220,7 @@ export function views(entry: ModelEntry, services: Services) {
       await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number((i as Record<string, unknown>)?.id)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'change');
+        if (detail) await checkIfMatch(ctx, trx, entry, ids[0]);
         const result = await updateObjects(entry, items, partial, !detail, writeContext(ctx, trx, services), scoped(trx, entry, ctx));
         await requireWithin(ctx, trx, entry, result.ids, 'change', true);
         await respondWithObjects(ctx, entry, trx, result, 200, !detail, form);
@@ -234,6 +241,7 @@ export function views(entry: ModelEntry, services: Services) {
       await writeTransaction(ctx, db, async (trx) => {
         const ids = items.map((i) => Number(typeof i === 'object' && i !== null ? (i as Record<string, unknown>).id : i)).filter(Number.isInteger);
         await requireWithin(ctx, trx, entry, ids, 'delete');
+        if (detail) await checkIfMatch(ctx, trx, entry, ids[0]);
         await deleteObjects(entry, items, !detail, writeContext(ctx, trx, services), scoped(trx, entry, ctx));
         ctx.status = 204;
         ctx.body = null;
