@@ -33,6 +33,7 @@ export const navigation: NavigationMenu[] = [
         items: [
           { model: "Rack" },
           { model: "Rack", label: "Rack elevations", url: "/dcim/rack-elevations/" },
+          { model: "RackGroup" },
           { model: "RackRole" },
           { model: "RackReservation" },
           { model: "RackType" },

@@ -192,6 +192,10 @@ import { powerPortDefinition, PowerPortModel } from "./dcim/power-ports/model.js
 import { powerPortSerializer } from "./dcim/power-ports/serializer.js";
 import { powerPortFilterSet } from "./dcim/power-ports/filterset.js";
 import { powerPortRoutes } from "./dcim/power-ports/routes.js";
+import { rackGroupDefinition, RackGroupModel } from "./dcim/rack-groups/model.js";
+import { rackGroupSerializer } from "./dcim/rack-groups/serializer.js";
+import { rackGroupFilterSet } from "./dcim/rack-groups/filterset.js";
+import { rackGroupRoutes } from "./dcim/rack-groups/routes.js";
 import { rackReservationDefinition, RackReservationModel } from "./dcim/rack-reservations/model.js";
 import { rackReservationSerializer } from "./dcim/rack-reservations/serializer.js";
 import { rackReservationFilterSet } from "./dcim/rack-reservations/filterset.js";
@@ -513,7 +517,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackGroup' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -564,6 +568,7 @@ export const models: Record<ModelName, ModelEntry> = {
   PowerPanel: { definition: powerPanelDefinition, serializer: powerPanelSerializer, filters: powerPanelFilterSet, routes: powerPanelRoutes },
   PowerPortTemplate: { definition: powerPortTemplateDefinition, serializer: powerPortTemplateSerializer, filters: powerPortTemplateFilterSet, routes: powerPortTemplateRoutes },
   PowerPort: { definition: powerPortDefinition, serializer: powerPortSerializer, filters: powerPortFilterSet, routes: powerPortRoutes },
+  RackGroup: { definition: rackGroupDefinition, serializer: rackGroupSerializer, filters: rackGroupFilterSet, routes: rackGroupRoutes },
   RackReservation: { definition: rackReservationDefinition, serializer: rackReservationSerializer, filters: rackReservationFilterSet, routes: rackReservationRoutes },
   RackRole: { definition: rackRoleDefinition, serializer: rackRoleSerializer, filters: rackRoleFilterSet, routes: rackRoleRoutes },
   RackType: { definition: rackTypeDefinition, serializer: rackTypeSerializer, filters: rackTypeFilterSet, routes: rackTypeRoutes },
@@ -694,6 +699,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   PowerPanel: PowerPanelModel,
   PowerPortTemplate: PowerPortTemplateModel,
   PowerPort: PowerPortModel,
+  RackGroup: RackGroupModel,
   RackReservation: RackReservationModel,
   RackRole: RackRoleModel,
   RackType: RackTypeModel,

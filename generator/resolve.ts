@@ -51,6 +51,12 @@ export function resolveSchema(schema: LoadedSchema): ResolvedSchema {
         f.types = flagged(types);
         const since = flaggedSince(types);
         if (Object.keys(since).length) f.typesSince = since;
+      } else if (types && typeof types === 'object') {
+        // a type listed by name whose model is served from a version on (a VLAN group's rack group scope)
+        // is a choice from that version on
+        const since = Object.fromEntries(Object.entries(types as Record<string, string>)
+          .flatMap(([ct, model]) => { const s = specs.get(model)?.spec.since; return s ? [[ct, s]] : []; }));
+        if (Object.keys(since).length) f.typesSince = since;
       }
     }
   }

@@ -65,6 +65,7 @@ export const vlanAvailabilityFilters = {
     available(qb, db, db(devices).select('id').where('id', device), site, [
       ...siteScopes(db, site),
       ['dcim.location', withAncestors(db, table('Location'), of('location_id'))],
+      ['dcim.rackgroup', db(table('Rack')).select('group_id').whereIn('id', of('rack_id'))],
       ['dcim.rack', of('rack_id')],
     ]);
   },

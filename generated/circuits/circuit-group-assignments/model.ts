@@ -46,6 +46,7 @@ export const circuitGroupAssignmentDefinition: ModelDefinition = {
       types: { "circuits.circuit": "Circuit", "circuits.virtualcircuit": "VirtualCircuit" },
       onDelete: "cascade",
       typeKey: "member_type",
+      typesSince: { "circuits.virtualcircuit": "4.0" },
     },
     group: {
       name: "group",

@@ -38,6 +38,22 @@ export const rackFilterSet: FilterSet = {
   description: { kind: "field", field: "description", family: "string" },
   facility_id: { kind: "field", field: "facility_id", family: "string" },
   form_factor: { kind: "field", field: "type", family: "exact", lookup: "exact", since: "4.0" },
+  group: {
+    kind: "path",
+    path: [{ field: "group", model: "RackGroup" }],
+    by: "slug",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  group_id: {
+    kind: "path",
+    path: [{ field: "group", model: "RackGroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   location: {

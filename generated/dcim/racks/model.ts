@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { LocationModel } from "../locations/model.js";
 import { OwnerModel } from "../../users/owners/model.js";
+import { RackGroupModel } from "../rack-groups/model.js";
 import { RackRoleModel } from "../rack-roles/model.js";
 import { RackTypeModel } from "../rack-types/model.js";
 import { SiteModel } from "../sites/model.js";
@@ -138,6 +139,21 @@ export const rackDefinition: ModelDefinition = {
       to: "Location",
       same: ["site"],
       onDelete: "set_null",
+    },
+    group: {
+      name: "group",
+      type: "fk",
+      label: "Group",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["group_id"],
+      to: "RackGroup",
+      since: "4.0",
+      onDelete: "protect",
     },
     tenant: {
       name: "tenant",
@@ -458,6 +474,7 @@ export class RackModel extends Model {
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'dcim_rack.site_id', to: 'dcim_site.id' } },
     rack_type: { relation: Model.BelongsToOneRelation, modelClass: RackTypeModel, join: { from: 'dcim_rack.rack_type_id', to: 'dcim_racktype.id' } },
     location: { relation: Model.BelongsToOneRelation, modelClass: LocationModel, join: { from: 'dcim_rack.location_id', to: 'dcim_location.id' } },
+    group: { relation: Model.BelongsToOneRelation, modelClass: RackGroupModel, join: { from: 'dcim_rack.group_id', to: 'dcim_rackgroup.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_rack.tenant_id', to: 'tenancy_tenant.id' } },
     role: { relation: Model.BelongsToOneRelation, modelClass: RackRoleModel, join: { from: 'dcim_rack.role_id', to: 'dcim_rackrole.id' } },
     owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_rack.owner_id', to: 'users_owner.id' } },
@@ -469,6 +486,7 @@ export class RackModel extends Model {
   site_id!: number;
   rack_type_id!: number | null;
   location_id!: number | null;
+  group_id!: number | null;
   tenant_id!: number | null;
   status!: string | number;
   role_id!: number | null;

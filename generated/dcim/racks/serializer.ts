@@ -95,6 +95,7 @@ export const rackSerializer: SerializerDefinition = {
         "site",
         "rack_type",
         "location",
+        "group",
         "tenant",
         "status",
         "role",

@@ -216,6 +216,7 @@ export const eventRuleDefinition: ModelDefinition = {
       types: { "extras.webhook": "Webhook", "extras.notificationgroup": "NotificationGroup" },
       onDelete: "cascade",
       typeKey: "action_object_type",
+      typesSince: { "extras.notificationgroup": "4.0" },
     },
     description: {
       name: "description",

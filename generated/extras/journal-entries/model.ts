@@ -88,6 +88,7 @@ export const journalEntryDefinition: ModelDefinition = {
         "dcim.powerport": "PowerPort",
         "dcim.powerporttemplate": "PowerPortTemplate",
         "dcim.rack": "Rack",
+        "dcim.rackgroup": "RackGroup",
         "dcim.rackreservation": "RackReservation",
         "dcim.rackrole": "RackRole",
         "dcim.racktype": "RackType",

@@ -95,6 +95,7 @@ export const notificationDefinition: ModelDefinition = {
         "dcim.powerport": "PowerPort",
         "dcim.powerporttemplate": "PowerPortTemplate",
         "dcim.rack": "Rack",
+        "dcim.rackgroup": "RackGroup",
         "dcim.rackreservation": "RackReservation",
         "dcim.rackrole": "RackRole",
         "dcim.racktype": "RackType",

@@ -89,6 +89,7 @@ export const taggedItemDefinition: ModelDefinition = {
         "dcim.powerport": "PowerPort",
         "dcim.powerporttemplate": "PowerPortTemplate",
         "dcim.rack": "Rack",
+        "dcim.rackgroup": "RackGroup",
         "dcim.rackreservation": "RackReservation",
         "dcim.rackrole": "RackRole",
         "dcim.racktype": "RackType",

@@ -129,6 +129,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "dcim.powerport": "PowerPort",
         "dcim.powerporttemplate": "PowerPortTemplate",
         "dcim.rack": "Rack",
+        "dcim.rackgroup": "RackGroup",
         "dcim.rackreservation": "RackReservation",
         "dcim.rackrole": "RackRole",
         "dcim.racktype": "RackType",

@@ -77,6 +77,14 @@ export const vlanGroupFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  rack_group: {
+    kind: "path",
+    path: [{ field: "scope", model: "RackGroup", contentType: "dcim.rackgroup" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   region: {
     kind: "path",
     path: [{ field: "scope", model: "Region", contentType: "dcim.region" }],

@@ -78,6 +78,7 @@ export const vlanGroupDefinition: ModelDefinition = {
         "dcim.sitegroup": "SiteGroup",
         "dcim.site": "Site",
         "dcim.location": "Location",
+        "dcim.rackgroup": "RackGroup",
         "dcim.rack": "Rack",
         "virtualization.clustergroup": "ClusterGroup",
         "virtualization.cluster": "Cluster",
@@ -85,6 +86,7 @@ export const vlanGroupDefinition: ModelDefinition = {
       onDelete: "set_null",
       onDeleteSince: { "4.0": "cascade" },
       typeKey: "scope_type",
+      typesSince: { "dcim.rackgroup": "4.0" },
     },
     vid_ranges: {
       name: "vid_ranges",

@@ -1,0 +1,107 @@
+/**
+ * The models NetBox 4.6.0 added, served by the 4.6 API only (404 under /v3.7/ and under /api/ while
+ * it answers in 3.7): rack groups (a rack's `group`, a VLAN group's scope), virtual machine types (a
+ * virtual machine's `virtual_machine_type`, whose defaults a new VM takes) and cable bundles (a
+ * cable's `bundle`). Each through HTTP: create, read, update, delete, brief form, counts, filters
+ * both ways, and the 3.7 shape of the model pointing at it, which has no such key.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { expectFieldError, expectStatus, startApp, type TestApp } from './helpers.js';
+
+const test = suite<{ app: TestApp; site: any }>('api-v46-new-models');
+
+test.before(async (ctx) => {
+  ctx.app = await startApp({ STRICT_FILTERS: '1' });
+  ctx.site = await ctx.app.post('/api/dcim/sites/', { name: 'Site N', slug: 'site-n' });
+});
+
+test.after(async ({ app }) => { await app.stop(); });
+
+const V = '/v4.6/api';
+const ids = (page: any) => page.results.map((r: any) => r.id).sort((a: number, b: number) => a - b);
+
+/** The list and detail paths of a 4.6-only endpoint are 404 through 3.7, and its app root does not list it. */
+async function only46(app: TestApp, app_: string, endpoint: string, id: number): Promise<void> {
+  for (const path of [`/api/${app_}/${endpoint}/`, `/v3.7/api/${app_}/${endpoint}/`, `/v3.7/api/${app_}/${endpoint}/${id}/`, `/api/${app_}/${endpoint}/${id}/`]) {
+    expectStatus(await app.api('GET', path), 404, path);
+  }
+  expectStatus(await app.api('POST', `/v3.7/api/${app_}/${endpoint}/`, { name: 'x', slug: 'x' }), 404, `POST under 3.7: ${endpoint}`);
+  assert.not.ok(endpoint in await app.get(`/v3.7/api/${app_}/`), `3.7's ${app_} root has no ${endpoint}`);
+  assert.ok(endpoint in await app.get(`${V}/${app_}/`), `4.6's ${app_} root lists ${endpoint}`);
+}
+
+test('rack groups: 4.6 only, with their racks and rack_count, the group filters of racks', async ({ app, site }) => {
+  const row = await app.post(`${V}/dcim/rack-groups/`, { name: 'Row A', slug: 'row-a', description: 'first row', comments: 'cold aisle' });
+  assert.is(row.url, `${app.url}${V}/dcim/rack-groups/${row.id}/`);
+  assert.equal([row.display, row.rack_count, row.comments, row.owner], ['Row A', 0, 'cold aisle', null]);
+  assert.equal(Object.keys(await app.get(`${V}/dcim/rack-groups/${row.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'rack_count', 'slug', 'url']);
+  const other = await app.post(`${V}/dcim/rack-groups/`, { name: 'Row B', slug: 'row-b' });
+  expectStatus(await app.api('POST', `${V}/dcim/rack-groups/`, { name: 'Row A', slug: 'row-a2' }), 400, 'name unique');
+  await expectFieldError(app, 'POST', `${V}/dcim/rack-groups/`, { name: 'Row C' }, 'slug');
+
+  const r1 = await app.post(`${V}/dcim/racks/`, { name: 'N1', site: site.id, group: row.id });
+  assert.equal([r1.group.id, r1.group.url, r1.group.slug, r1.group.description], [row.id, `${app.url}${V}/dcim/rack-groups/${row.id}/`, 'row-a', 'first row']);
+  const r2 = await app.post(`${V}/dcim/racks/`, { name: 'N2', site: site.id, group: { slug: 'row-b' } });
+  assert.is(r2.group.id, other.id);
+  const r3 = await app.post('/api/dcim/racks/', { name: 'N3', site: site.id, group: row.id });
+  assert.not.ok('group' in r3, '3.7 shows no group and ignores it');
+  assert.is((await app.get(`${V}/dcim/racks/${r3.id}/`)).group, null);
+  // a 3.7 write keeps the group a rack has
+  await app.patch(`/api/dcim/racks/${r1.id}/`, { serial: 'S1' });
+  assert.is((await app.get(`${V}/dcim/racks/${r1.id}/`)).group.id, row.id);
+  assert.not.ok('group' in await app.get(`/v3.7/api/dcim/racks/${r1.id}/`));
+
+  assert.is((await app.get(`${V}/dcim/rack-groups/${row.id}/`)).rack_count, 1);
+  const only = `&site_id=${site.id}`;
+  assert.equal(ids(await app.get(`${V}/dcim/racks/?group_id=${row.id}${only}`)), [r1.id]);
+  assert.equal(ids(await app.get(`${V}/dcim/racks/?group=row-a&group=row-b${only}`)), [r1.id, r2.id]);
+  assert.equal(ids(await app.get(`${V}/dcim/racks/?group_id__n=${row.id}${only}`)), [r2.id, r3.id]);
+  assert.equal(ids(await app.get(`${V}/dcim/racks/?group_id=null${only}`)), [r3.id]);
+  expectStatus(await app.api('GET', `/v3.7/api/dcim/racks/?group_id=${row.id}`), 400, 'group_id is a 4.6 filter of racks');
+  assert.equal(ids(await app.get(`${V}/dcim/rack-groups/?q=first`)), [row.id]);
+  assert.equal(ids(await app.get(`${V}/dcim/rack-groups/?slug=row-b`)), [other.id]);
+  assert.equal((await app.get(`${V}/dcim/rack-groups/?name__isw=row`)).results.map((g: any) => g.name), ['Row A', 'Row B'], 'ordered by name');
+
+  const changed = await app.patch(`${V}/dcim/rack-groups/${other.id}/`, { description: 'second row' });
+  assert.is(changed.description, 'second row');
+  expectStatus(await app.api('DELETE', `${V}/dcim/rack-groups/${row.id}/`), 409, 'a group with racks is protected');
+  await app.patch(`${V}/dcim/racks/${r1.id}/`, { group: null });
+  expectStatus(await app.api('DELETE', `${V}/dcim/rack-groups/${row.id}/`), 204);
+  const log = await app.get(`${V}/core/object-changes/?changed_object_type=dcim.rackgroup&changed_object_id=${row.id}`);
+  assert.equal(log.results.map((c: any) => c.action.value).sort(), ['create', 'delete']);
+  await only46(app, 'dcim', 'rack-groups', other.id);
+});
+
+test('rack groups scope VLAN groups through 4.6 (rack_group filter; VLANs available on a device in one of its racks)', async ({ app, site }) => {
+  const row = await app.post(`${V}/dcim/rack-groups/`, { name: 'Row V', slug: 'row-v' });
+  const group = await app.post(`${V}/ipam/vlan-groups/`, { name: 'Row V VLANs', slug: 'row-v-vlans', scope_type: 'dcim.rackgroup', scope_id: row.id });
+  assert.equal([group.scope_type, group.scope_id, group.scope.id, group.scope.url], ['dcim.rackgroup', row.id, row.id, `${app.url}${V}/dcim/rack-groups/${row.id}/`]);
+  const plain = await app.post(`${V}/ipam/vlan-groups/`, { name: 'Plain VLANs', slug: 'plain-vlans' });
+  assert.equal(ids(await app.get(`${V}/ipam/vlan-groups/?rack_group=${row.id}`)), [group.id]);
+  assert.equal(ids(await app.get(`${V}/ipam/vlan-groups/?scope_type=dcim.rackgroup`)), [group.id]);
+  expectStatus(await app.api('GET', `/v3.7/api/ipam/vlan-groups/?rack_group=${row.id}`), 400, 'rack_group is a 4.6 filter');
+  await expectFieldError(app, 'POST', '/v3.7/api/ipam/vlan-groups/', { name: 'No', slug: 'no', scope_type: 'dcim.rackgroup', scope_id: row.id }, 'scope_type');
+  // 3.7 has no rack groups: a VLAN group scoped to one is not in it, as other objects pointing at 4.6's models
+  expectStatus(await app.api('GET', `/v3.7/api/ipam/vlan-groups/${group.id}/`), 404);
+  assert.is((await app.get(`/v3.7/api/ipam/vlan-groups/${plain.id}/`)).id, plain.id);
+
+  const vlan = await app.post(`${V}/ipam/vlans/`, { vid: 100, name: 'row-v-100', group: group.id });
+  const role = await app.post('/api/dcim/device-roles/', { name: 'Role N', slug: 'role-n' });
+  const maker = await app.post('/api/dcim/manufacturers/', { name: 'Maker N', slug: 'maker-n' });
+  const dtype = await app.post('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Box N', slug: 'box-n' });
+  const inRow = await app.post(`${V}/dcim/racks/`, { name: 'NV1', site: site.id, group: row.id });
+  const outside = await app.post(`${V}/dcim/racks/`, { name: 'NV2', site: site.id });
+  const d1 = await app.post('/api/dcim/devices/', { name: 'dev-nv1', role: role.id, device_type: dtype.id, site: site.id, rack: inRow.id });
+  const d2 = await app.post('/api/dcim/devices/', { name: 'dev-nv2', role: role.id, device_type: dtype.id, site: site.id, rack: outside.id });
+  assert.ok(ids(await app.get(`${V}/ipam/vlans/?available_on_device=${d1.id}`)).includes(vlan.id));
+  assert.not.ok(ids(await app.get(`${V}/ipam/vlans/?available_on_device=${d2.id}`)).includes(vlan.id));
+
+  // through 4.6 deleting the rack group deletes the VLAN groups it scopes (once their VLANs are gone)
+  expectStatus(await app.api('DELETE', `${V}/ipam/vlans/${vlan.id}/`), 204);
+  await app.patch(`${V}/dcim/racks/${inRow.id}/`, { group: null });
+  expectStatus(await app.api('DELETE', `${V}/dcim/rack-groups/${row.id}/`), 204);
+  expectStatus(await app.api('GET', `${V}/ipam/vlan-groups/${group.id}/`), 404);
+});
+
+test.run();
