@@ -241,6 +241,17 @@ for (const [label, path] of [['a prefix\'s child prefixes', (s: typeof spaces[nu
   });
 }
 
+tabs('a page syncs the process caches as the API does: a second later it reads no custom field definitions again', async () => {
+  const path = `/ipam/prefixes/${spaces[1].parent}/prefixes/`;
+  expectStatus(await page(path), 200, `GET ${path}:`);
+  // past the time the caches are trusted without a sync
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const m = await measure('GET', path, undefined, () => page(path));
+  expectStatus(m.reply, 200, `GET ${path}:`);
+  const reread = m.sql.filter((q) => /extras_customfield/.test(q));
+  assert.is(reread.length, 0, `custom field definitions read again:\n  ${reread.join('\n  ')}`);
+});
+
 tabs.run();
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { readSmall, readSmallBytes } from '../core/small-body.js';
 import { formBody, isMultipart } from '../http/form-body.js';
 import { CSRF_COOKIE, CSRF_FAILED, CSRF_FIELD, SESSION_COOKIE, csrfMatches, findSession, type Session } from '../auth/sessions.js';
 import { loadGrants } from '../auth/permissions.js';
+import { syncCaches } from '../data/cache.js';
 import { models } from '../data/registry.js';
 import { navigation } from '../../generated/menu.js';
 import { authorize, type Services, type State } from '../http/views.js';
@@ -57,9 +58,14 @@ export function may(ctx: Context, entry: ModelEntry, action: Action, services: S
   }
 }
 
-/** Reads the session; sets ctx.state.auth as the API's authentication does. */
+/**
+ * Reads the session; sets ctx.state.auth as the API's authentication does. Beside the session it
+ * syncs the process caches (custom field definitions, permissions, config contexts), as the API does
+ * at a request's start, so that the page's reads may use them: unsynced, they are not trusted and
+ * each model's definitions would be read again (a statement per model on every page).
+ */
 export async function authenticatePage(ctx: Context, services: Services): Promise<Session | null> {
-  const session = await findSession(services.db, ctx.cookies.get(SESSION_COOKIE), services.config.secretKey);
+  const [session] = await Promise.all([findSession(services.db, ctx.cookies.get(SESSION_COOKIE), services.config.secretKey), syncCaches(services.db)]);
   ctx.vary('Cookie');
   const state = ctx.state as State;
   state.auth = session
