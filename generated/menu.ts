@@ -175,7 +175,12 @@ export const navigation: NavigationMenu[] = [
     groups: [
       {
         label: "Virtual machines",
-        items: [{ model: "VirtualMachine" }, { model: "VMInterface" }, { model: "VirtualDisk" }],
+        items: [
+          { model: "VirtualMachine" },
+          { model: "VirtualMachineType" },
+          { model: "VMInterface" },
+          { model: "VirtualDisk" },
+        ],
       },
       {
         label: "Clusters",

@@ -460,6 +460,10 @@ import { virtualDiskDefinition, VirtualDiskModel } from "./virtualization/virtua
 import { virtualDiskSerializer } from "./virtualization/virtual-disks/serializer.js";
 import { virtualDiskFilterSet } from "./virtualization/virtual-disks/filterset.js";
 import { virtualDiskRoutes } from "./virtualization/virtual-disks/routes.js";
+import { virtualMachineTypeDefinition, VirtualMachineTypeModel } from "./virtualization/virtual-machine-types/model.js";
+import { virtualMachineTypeSerializer } from "./virtualization/virtual-machine-types/serializer.js";
+import { virtualMachineTypeFilterSet } from "./virtualization/virtual-machine-types/filterset.js";
+import { virtualMachineTypeRoutes } from "./virtualization/virtual-machine-types/routes.js";
 import { virtualMachineDefinition, VirtualMachineModel } from "./virtualization/virtual-machines/model.js";
 import { virtualMachineSerializer } from "./virtualization/virtual-machines/serializer.js";
 import { virtualMachineFilterSet } from "./virtualization/virtual-machines/filterset.js";
@@ -517,7 +521,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackGroup' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackGroup' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachineType' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -635,6 +639,7 @@ export const models: Record<ModelName, ModelEntry> = {
   Cluster: { definition: clusterDefinition, serializer: clusterSerializer, filters: clusterFilterSet, routes: clusterRoutes },
   VMInterface: { definition: vmInterfaceDefinition, serializer: vmInterfaceSerializer, filters: vmInterfaceFilterSet, routes: vmInterfaceRoutes },
   VirtualDisk: { definition: virtualDiskDefinition, serializer: virtualDiskSerializer, filters: virtualDiskFilterSet, routes: virtualDiskRoutes },
+  VirtualMachineType: { definition: virtualMachineTypeDefinition, serializer: virtualMachineTypeSerializer, filters: virtualMachineTypeFilterSet, routes: virtualMachineTypeRoutes },
   VirtualMachine: { definition: virtualMachineDefinition, serializer: virtualMachineSerializer, filters: virtualMachineFilterSet, routes: virtualMachineRoutes },
   IKEPolicy: { definition: ikePolicyDefinition, serializer: ikePolicySerializer, filters: ikePolicyFilterSet, routes: ikePolicyRoutes },
   IKEProposal: { definition: ikeProposalDefinition, serializer: ikeProposalSerializer, filters: ikeProposalFilterSet, routes: ikeProposalRoutes },
@@ -766,6 +771,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   Cluster: ClusterModel,
   VMInterface: VMInterfaceModel,
   VirtualDisk: VirtualDiskModel,
+  VirtualMachineType: VirtualMachineTypeModel,
   VirtualMachine: VirtualMachineModel,
   IKEPolicy: IKEPolicyModel,
   IKEProposal: IKEProposalModel,

@@ -104,4 +104,56 @@ test('rack groups scope VLAN groups through 4.6 (rack_group filter; VLANs availa
   expectStatus(await app.api('GET', `${V}/ipam/vlan-groups/${group.id}/`), 404);
 });
 
+test('virtual machine types: 4.6 only, a VM\'s type, its defaults on create, counts and filters both ways', async ({ app, site }) => {
+  const platform = await app.post('/api/dcim/platforms/', { name: 'Linux N', slug: 'linux-n' });
+  const small = await app.post(`${V}/virtualization/virtual-machine-types/`, { name: 'm.small', slug: 'm-small', default_platform: platform.id, default_vcpus: 2, default_memory: 4096, description: 'two cores', comments: 'burstable' });
+  assert.is(small.url, `${app.url}${V}/virtualization/virtual-machine-types/${small.id}/`);
+  assert.equal([small.display, small.default_platform.id, Number(small.default_vcpus), small.default_memory, small.virtual_machine_count, small.owner], ['m.small', platform.id, 2, 4096, 0, null]);
+  assert.equal(Object.keys(await app.get(`${V}/virtualization/virtual-machine-types/${small.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'slug', 'url']);
+  const large = await app.post(`${V}/virtualization/virtual-machine-types/`, { name: 'm.large', slug: 'm-large' });
+  expectStatus(await app.api('POST', `${V}/virtualization/virtual-machine-types/`, { name: 'M.SMALL', slug: 'm-small-2' }), 400, 'name unique ignoring case');
+  await expectFieldError(app, 'POST', `${V}/virtualization/virtual-machine-types/`, { name: 'm.zero', slug: 'm-zero', default_vcpus: 0 }, 'default_vcpus');
+  await expectFieldError(app, 'POST', `${V}/virtualization/virtual-machine-types/`, { name: 'm.neg', slug: 'm-neg', default_memory: -1 }, 'default_memory');
+
+  // a new VM of a type takes the defaults it leaves empty; what it gives wins
+  const vm1 = await app.post(`${V}/virtualization/virtual-machines/`, { name: 'vmt-1', site: site.id, virtual_machine_type: small.id });
+  assert.equal([vm1.virtual_machine_type.id, vm1.virtual_machine_type.slug, vm1.virtual_machine_type.description, vm1.platform.id, Number(vm1.vcpus), vm1.memory], [small.id, 'm-small', 'two cores', platform.id, 2, 4096]);
+  assert.is(vm1.virtual_machine_type.url, `${app.url}${V}/virtualization/virtual-machine-types/${small.id}/`);
+  const vm2 = await app.post(`${V}/virtualization/virtual-machines/`, { name: 'vmt-2', site: site.id, virtual_machine_type: { slug: 'm-small' }, vcpus: 8, memory: 1024 });
+  assert.equal([Number(vm2.vcpus), vm2.memory, vm2.platform.id], [8, 1024, platform.id]);
+  const vm3 = await app.post('/api/virtualization/virtual-machines/', { name: 'vmt-3', site: site.id, virtual_machine_type: small.id });
+  assert.not.ok('virtual_machine_type' in vm3, '3.7 shows no type and ignores it');
+  assert.equal([(await app.get(`${V}/virtualization/virtual-machines/${vm3.id}/`)).virtual_machine_type, vm3.vcpus], [null, null]);
+  // a changed type leaves existing VMs as they are; a 3.7 write keeps a VM's type
+  await app.patch(`${V}/virtualization/virtual-machine-types/${small.id}/`, { default_memory: 8192 });
+  assert.is((await app.get(`${V}/virtualization/virtual-machines/${vm1.id}/`)).memory, 4096);
+  await app.patch(`/v3.7/api/virtualization/virtual-machines/${vm1.id}/`, { comments: 'kept' });
+  assert.is((await app.get(`${V}/virtualization/virtual-machines/${vm1.id}/`)).virtual_machine_type.id, small.id);
+  assert.not.ok('virtual_machine_type' in await app.get(`/v3.7/api/virtualization/virtual-machines/${vm1.id}/`));
+
+  assert.is((await app.get(`${V}/virtualization/virtual-machine-types/${small.id}/`)).virtual_machine_count, 2);
+  const only = `&site_id=${site.id}`;
+  const vms = `${V}/virtualization/virtual-machines/`;
+  assert.equal(ids(await app.get(`${vms}?virtual_machine_type_id=${small.id}${only}`)), [vm1.id, vm2.id]);
+  assert.equal(ids(await app.get(`${vms}?virtual_machine_type=m-small${only}`)), [vm1.id, vm2.id]);
+  assert.equal(ids(await app.get(`${vms}?virtual_machine_type_id=null${only}`)), [vm3.id]);
+  expectStatus(await app.api('GET', `/v3.7/api/virtualization/virtual-machines/?virtual_machine_type_id=${small.id}`), 400, 'a 4.6 filter of VMs');
+  const types = `${V}/virtualization/virtual-machine-types/`;
+  assert.equal(ids(await app.get(`${types}?default_platform_id=${platform.id}`)), [small.id]);
+  assert.equal(ids(await app.get(`${types}?default_platform=linux-n`)), [small.id]);
+  assert.equal(ids(await app.get(`${types}?default_vcpus__gte=1`)), [small.id]);
+  assert.equal(ids(await app.get(`${types}?default_memory=8192`)), [small.id]);
+  assert.equal(ids(await app.get(`${types}?q=burst`)), [small.id]);
+  assert.equal((await app.get(types)).results.map((t: any) => t.name), ['m.large', 'm.small'], 'ordered by name');
+
+  expectStatus(await app.api('DELETE', `${types}${small.id}/`), 409, 'a type in use is protected');
+  expectStatus(await app.api('DELETE', `${types}${large.id}/`), 204);
+  for (const vm of [vm1, vm2]) await app.patch(`${vms}${vm.id}/`, { virtual_machine_type: null });
+  expectStatus(await app.api('DELETE', `${types}${small.id}/`), 204);
+  const log = await app.get(`${V}/core/object-changes/?changed_object_type=virtualization.virtualmachinetype&changed_object_id=${small.id}`);
+  assert.equal(log.results.map((c: any) => c.action.value).sort(), ['create', 'delete', 'update']);
+  const again = await app.post(types, { name: 'm.again', slug: 'm-again' });
+  await only46(app, 'virtualization', 'virtual-machine-types', again.id);
+});
+
 test.run();

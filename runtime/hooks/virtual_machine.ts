@@ -2,7 +2,8 @@
  * Virtual machines: the rendered configuration context and the has_primary_ip filter, shared with
  * devices (see device.ts and config_context.ts), and NetBox's placement rules: a site and/or a
  * cluster, a cluster in the VM's site, a host device only within the VM's cluster, primary IPs of
- * the right family on the VM's own interfaces. A VM without a site takes its cluster's.
+ * the right family on the VM's own interfaces. A VM without a site takes its cluster's; a new VM of a
+ * type, the type's default platform, vCPUs and memory where it gives none.
  */
 import type { Knex } from 'knex';
 import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
@@ -60,6 +61,16 @@ async function checkNameCase(db: Knex, item: WriteItem): Promise<void> {
   if (other) item.errors.add('name', `Virtual machine names must be unique per cluster, ignoring case (${other.name} exists).`);
 }
 
+/** NetBox 4.6: a VM created with a type takes the type's defaults for the platform, vCPUs and memory it leaves empty. */
+async function applyTypeDefaults(db: Knex, item: WriteItem): Promise<void> {
+  if (item.id !== null || !isSet(item.values.virtual_machine_type_id)) return;
+  const type = await db('virtualization_virtualmachinetype').where('id', item.values.virtual_machine_type_id).first();
+  if (!type) return;
+  for (const [column, from] of [['platform_id', 'default_platform_id'], ['vcpus', 'default_vcpus'], ['memory', 'default_memory']]) {
+    if (!isSet(item.values[column]) && isSet(type[from])) item.values[column] = type[from];
+  }
+}
+
 export const virtualMachine: ModelHooks = {
   computed: {
     // the VM's own tags, cluster and site (config contexts naming locations or device types never apply)
@@ -71,6 +82,7 @@ export const virtualMachine: ModelHooks = {
   },
   async prepare(item, { db }) {
     checkLocalContext(item);
+    await applyTypeDefaults(db, item);
     await checkPlacement(db, item, merged(item));
     await checkPrimaryIps(db, item);
     await checkNameCase(db, item);

@@ -141,6 +141,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "virtualization.clustertype": "ClusterType",
         "virtualization.virtualdisk": "VirtualDisk",
         "virtualization.virtualmachine": "VirtualMachine",
+        "virtualization.virtualmachinetype": "VirtualMachineType",
         "virtualization.vminterface": "VMInterface",
         "vpn.ikepolicy": "IKEPolicy",
         "vpn.ikeproposal": "IKEProposal",

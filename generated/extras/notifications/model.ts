@@ -148,6 +148,7 @@ export const notificationDefinition: ModelDefinition = {
         "virtualization.clustertype": "ClusterType",
         "virtualization.virtualdisk": "VirtualDisk",
         "virtualization.virtualmachine": "VirtualMachine",
+        "virtualization.virtualmachinetype": "VirtualMachineType",
         "virtualization.vminterface": "VMInterface",
         "vpn.ikepolicy": "IKEPolicy",
         "vpn.ikeproposal": "IKEProposal",

@@ -142,6 +142,7 @@ export const taggedItemDefinition: ModelDefinition = {
         "virtualization.clustertype": "ClusterType",
         "virtualization.virtualdisk": "VirtualDisk",
         "virtualization.virtualmachine": "VirtualMachine",
+        "virtualization.virtualmachinetype": "VirtualMachineType",
         "virtualization.vminterface": "VMInterface",
         "vpn.ikepolicy": "IKEPolicy",
         "vpn.ikeproposal": "IKEProposal",

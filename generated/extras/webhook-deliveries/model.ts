@@ -182,6 +182,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "virtualization.clustertype": "ClusterType",
         "virtualization.virtualdisk": "VirtualDisk",
         "virtualization.virtualmachine": "VirtualMachine",
+        "virtualization.virtualmachinetype": "VirtualMachineType",
         "virtualization.vminterface": "VMInterface",
         "vpn.ikepolicy": "IKEPolicy",
         "vpn.ikeproposal": "IKEProposal",

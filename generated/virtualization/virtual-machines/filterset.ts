@@ -277,4 +277,20 @@ export const virtualMachineFilterSet: FilterSet = {
   },
   updated_by_request: { kind: "request", actions: ["update"] },
   vcpus: { kind: "field", field: "vcpus", family: "number" },
+  virtual_machine_type: {
+    kind: "path",
+    path: [{ field: "virtual_machine_type", model: "VirtualMachineType" }],
+    by: "slug",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  virtual_machine_type_id: {
+    kind: "path",
+    path: [{ field: "virtual_machine_type", model: "VirtualMachineType" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
 };

@@ -13,6 +13,7 @@ import { OwnerModel } from "../../users/owners/model.js";
 import { PlatformModel } from "../../dcim/platforms/model.js";
 import { SiteModel } from "../../dcim/sites/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
+import { VirtualMachineTypeModel } from "../virtual-machine-types/model.js";
 
 /** Resolved definition of VirtualMachine: fields, counts and rules the runtime applies. */
 export const virtualMachineDefinition: ModelDefinition = {
@@ -79,6 +80,21 @@ export const virtualMachineDefinition: ModelDefinition = {
       columns: ["name", "_name_natural"],
       maxLength: 64,
       natural: true,
+    },
+    virtual_machine_type: {
+      name: "virtual_machine_type",
+      type: "fk",
+      label: "Virtual machine type",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["virtual_machine_type_id"],
+      to: "VirtualMachineType",
+      since: "4.0",
+      onDelete: "protect",
     },
     status: {
       name: "status",
@@ -382,6 +398,7 @@ export const virtualMachineDefinition: ModelDefinition = {
 export class VirtualMachineModel extends Model {
   static tableName = 'virtualization_virtualmachine';
   static relationMappings = () => ({
+    virtual_machine_type: { relation: Model.BelongsToOneRelation, modelClass: VirtualMachineTypeModel, join: { from: 'virtualization_virtualmachine.virtual_machine_type_id', to: 'virtualization_virtualmachinetype.id' } },
     site: { relation: Model.BelongsToOneRelation, modelClass: SiteModel, join: { from: 'virtualization_virtualmachine.site_id', to: 'dcim_site.id' } },
     cluster: { relation: Model.BelongsToOneRelation, modelClass: ClusterModel, join: { from: 'virtualization_virtualmachine.cluster_id', to: 'virtualization_cluster.id' } },
     device: { relation: Model.BelongsToOneRelation, modelClass: DeviceModel, join: { from: 'virtualization_virtualmachine.device_id', to: 'dcim_device.id' } },
@@ -396,6 +413,7 @@ export class VirtualMachineModel extends Model {
   public id!: number;
   name!: string;
   _name_natural!: string;
+  virtual_machine_type_id!: number | null;
   status!: string | number;
   site_id!: number | null;
   cluster_id!: number | null;

@@ -83,6 +83,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
         "display",
         "display_url",
         "name",
+        "virtual_machine_type",
         "status",
         "site",
         "cluster",
