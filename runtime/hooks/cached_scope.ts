@@ -111,30 +111,36 @@ async function prepare(item: WriteItem, db: Knex, entry: ModelEntry): Promise<vo
 }
 
 /**
+ * SQL for each model reached from a row of `target` (itself and its ancestors, as `ancestorsOf` reaches
+ * them) whose id is `id` (an SQL expression): the id of that ancestor, null when the chain breaks.
+ */
+function ancestorSql(target: string, id: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const visit = (name: string, expr: string): void => {
+    out.set(name, expr);
+    for (const rel of ANCESTRY[name] ?? []) {
+      const f = model(name).definition.fields[rel];
+      if (!out.has(f.to!)) visit(f.to!, `(select "${f.columns[0]}" from "${model(name).definition.table}" where id = ${expr})`);
+    }
+  };
+  visit(target, id);
+  return out;
+}
+
+/**
  * Rows with a writable cache set and no relation get the relation (the first such cache's object)
- * and their other caches, set-wise and unrecorded, as a migration would.
+ * and their other caches, set-wise and unrecorded, as a migration would: one UPDATE per writable
+ * cache, the ancestors read in subqueries.
  */
 export async function relationsForStoredCaches(db: Knex): Promise<void> {
   for (const entry of modelList.filter((e) => e.definition.hooks.includes('cached_scope'))) {
     const shape = shapeOf(entry);
     const table = entry.definition.table;
     for (const f of shape.caches.filter((c) => !c.readOnly)) {
-      const column = f.columns[0];
-      const ids: number[] = (await db(table).whereNull(shape.typeColumn).whereNotNull(column).pluck('id')).map(Number);
-      if (!ids.length) continue;
-      const type = model(f.to!).definition.contentType;
-      // rows sharing a target share its caches: one update per target
-      const targets = new Map<number, number[]>();
-      for (let i = 0; i < ids.length; i += 500) {
-        for (const r of await db(table).whereIn('id', ids.slice(i, i + 500)).select('id', column)) {
-          const target = Number(r[column]);
-          targets.set(target, [...(targets.get(target) ?? []), Number(r.id)]);
-        }
-      }
-      for (const [target, rows] of targets) {
-        const values = { [shape.typeColumn]: type, [shape.idColumn]: target, ...cacheValues(shape, await ancestorsOf(db, shape, type, target)) };
-        for (let i = 0; i < rows.length; i += 500) await db(table).whereIn('id', rows.slice(i, i + 500)).update(values);
-      }
+      const column = `"${table}"."${f.columns[0]}"`;
+      const reached = ancestorSql(f.to!, column);
+      const sets = [`"${shape.typeColumn}" = ?`, `"${shape.idColumn}" = ${column}`, ...shape.caches.map((c) => `"${c.columns[0]}" = ${reached.get(c.to!) ?? 'null'}`)];
+      await db.raw(`update "${table}" set ${sets.join(', ')} where "${shape.typeColumn}" is null and ${column} is not null`, [model(f.to!).definition.contentType]);
     }
   }
 }
