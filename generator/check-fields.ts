@@ -65,8 +65,10 @@ export function checkFields({ spec, file }: LoadedModel, index: SchemaIndex, cho
       const src = f.source;
       const coalesce = src?.startsWith('coalesce:') ? src.slice(9).split(',') : null;
       for (const name of coalesce ?? []) if (fields[name]?.type !== 'fk') problems.push(`${at}: source: '${name}' is not a relation of ${spec.model}`);
-      const any = src?.startsWith('any:') ? src.slice(4).split(',') : null;
-      for (const name of any ?? []) if (!fields[name] || ['computed', 'm2m', 'alias'].includes(fields[name].type)) problems.push(`${at}: source: '${name}' is not a stored field of ${spec.model}`);
+      // `any:` names stored fields (`!name`: true when it is not set), or fields found by `reverse_one:`
+      const any = src?.startsWith('any:') ? src.slice(4).split(',').map((n) => n.replace(/^!/, '')) : null;
+      const found = (name: string) => fields[name]?.type === 'computed' && !!fields[name].source?.startsWith('reverse_one:');
+      for (const name of any ?? []) if (!fields[name] || (['computed', 'm2m', 'alias'].includes(fields[name].type) && !found(name))) problems.push(`${at}: source: '${name}' is not a stored field of ${spec.model}, nor a reverse_one: field`);
       const reverse = src?.startsWith('reverse:') ? src.slice(8) : null;
       if (reverse && !pointsAt(reverse, spec.model)) problems.push(`${at}: source: ${reverse} is not a relation of another model to ${spec.model}`);
       const one = src?.startsWith('reverse_one:') ? src.slice(12) : null;

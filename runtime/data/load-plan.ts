@@ -29,6 +29,12 @@ export type ComputedHook = NonNullable<ReturnType<typeof hooksOf>[number]['compu
 
 const plans = new Map<string, LoadPlan>();
 
+/** The fields a computed `any:<field>,!<field>` field reads. */
+function anyParts(entry: ModelEntry, raw: FieldDefinition): FieldDefinition[] {
+  if (raw.type !== 'computed' || !raw.source?.startsWith('any:')) return [];
+  return raw.source.slice(4).split(',').map((n) => entry.definition.fields[n.replace(/^!/, '')]);
+}
+
 /** The plan of a model's full or brief form less `exclude`, narrowed to `only` when given (bounded: a full map starts again). */
 export function planOf(entry: ModelEntry, brief: boolean, exclude: string[], version: string | undefined, only?: string[]): LoadPlan {
   const key = `${entry.definition.name}@${version ?? ''}:${brief ? 'brief' : 'full'}:${exclude.join(',')}${only ? `:only:${only.join(',')}` : ''}`;
@@ -48,7 +54,9 @@ export function planOf(entry: ModelEntry, brief: boolean, exclude: string[], ver
     customFields: fieldNames.includes('custom_fields') && !!d.customFields,
     tags: fieldNames.includes('tags'),
     counted: fieldNames.filter((name) => d.counts[name] && !d.counts[name].column),
-    reverseOne: stored.filter(([raw]) => raw.type === 'computed' && raw.source?.startsWith('reverse_one:')).map(([raw]) => raw),
+    // the form's reverse_one fields, and those an `any:` field of the form reads
+    reverseOne: [...new Set([...stored.map(([raw]) => raw), ...stored.flatMap(([raw]) => anyParts(entry, raw))]
+      .filter((raw) => raw.type === 'computed' && raw.source?.startsWith('reverse_one:')))],
     computed: stored.flatMap(([raw]) => {
       // a generic relation's extra keys: computed per row under `<relation>.<key>`
       if (raw.extra) return Object.entries(raw.extra).map(([key, x]) => ({ name: `${raw.name}.${key}`, source: `hook:${x.hook}`, hook: hooks.map((h) => h.computed?.[x.hook]).find(Boolean)! }));

@@ -75,7 +75,9 @@ function compute(): Map<string, string[] | null> {
       case 'computed': {
         const source = f.source ?? '';
         if (source === 'tree_depth') return void add(entry, '_depth');
-        if (source.startsWith('any:') || source.startsWith('coalesce:')) for (const n of source.slice(source.indexOf(':') + 1).split(',')) add(entry, d.fields[n].columns[0]);
+        if (source.startsWith('any:') || source.startsWith('coalesce:')) {
+          for (const n of source.slice(source.indexOf(':') + 1).split(',')) { const column = d.fields[n.replace(/^!/, '')].columns[0]; if (column) add(entry, column); }
+        }
         // display and value read nothing more; the others are the page's own rows' (extras by id)
         return;
       }

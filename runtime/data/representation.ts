@@ -156,10 +156,15 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
         };
       }
       if (f.source?.startsWith('any:')) {
-        // true when one of the fields is set
-        const columns = f.source.slice(4).split(',').map((n) => d.fields[n].columns[0]);
-        return (out, row) => {
-          out[name] = columns.some((c) => { const v = row[c]; return v !== null && v !== undefined && v !== false && v !== 0; });
+        // true when one of the fields is set (`!name`: is not set); a `reverse_one:` field is set when
+        // it found a row (loaded with the page: load-plan.ts)
+        const parts = f.source.slice(4).split(',').map((n) => ({ negate: n.startsWith('!'), field: d.fields[n.replace(/^!/, '')] }));
+        const isSet = (v: unknown) => v !== null && v !== undefined && v !== false && v !== 0;
+        return (out, row, s) => {
+          out[name] = parts.some(({ negate, field }) => {
+            const value = field.columns.length ? row[field.columns[0]] : s.entry === entry ? s.extra(field.name, Number(row.id)) : undefined;
+            return negate !== isSet(value);
+          });
         };
       }
       if (f.source?.startsWith('coalesce:')) {

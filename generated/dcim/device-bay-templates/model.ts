@@ -77,6 +77,20 @@ export const deviceBayTemplateDefinition: ModelDefinition = {
       default: "",
       maxLength: 64,
     },
+    enabled: {
+      name: "enabled",
+      type: "boolean",
+      label: "Enabled",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["enabled"],
+      default: true,
+      since: "4.0",
+    },
     description: {
       name: "description",
       type: "string",
@@ -106,5 +120,6 @@ export class DeviceBayTemplateModel extends Model {
   name!: string;
   _name_natural!: string;
   label!: string;
+  enabled!: boolean;
   description!: string;
 }

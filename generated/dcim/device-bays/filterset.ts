@@ -58,6 +58,7 @@ export const deviceBayFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  enabled: { kind: "field", field: "enabled", family: "boolean", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   installed_device: {
     kind: "path",

@@ -27,7 +27,7 @@ export const deviceBayDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name"],
   search: ["name", "label", "description"],
-  hooks: ["component", "device_bay"],
+  hooks: ["component", "device_bay", "enabled_bay"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   clone: ["device"],
@@ -84,6 +84,20 @@ export const deviceBayDefinition: ModelDefinition = {
       default: "",
       maxLength: 64,
     },
+    enabled: {
+      name: "enabled",
+      type: "boolean",
+      label: "Enabled",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["enabled"],
+      default: true,
+      since: "4.0",
+    },
     installed_device: {
       name: "installed_device",
       type: "fk",
@@ -111,6 +125,20 @@ export const deviceBayDefinition: ModelDefinition = {
       columns: ["description"],
       default: "",
       maxLength: 200,
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:!enabled,installed_device",
+      since: "4.0",
     },
     owner: {
       name: "owner",
@@ -144,6 +172,7 @@ export class DeviceBayModel extends Model {
   name!: string;
   _name_natural!: string;
   label!: string;
+  enabled!: boolean;
   installed_device_id!: number | null;
   description!: string;
   owner_id!: number | null;

@@ -92,6 +92,20 @@ export const moduleBayTemplateDefinition: ModelDefinition = {
       default: "",
       maxLength: 30,
     },
+    enabled: {
+      name: "enabled",
+      type: "boolean",
+      label: "Enabled",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["enabled"],
+      default: true,
+      since: "4.0",
+    },
     description: {
       name: "description",
       type: "string",
@@ -122,5 +136,6 @@ export class ModuleBayTemplateModel extends Model {
   _name_natural!: string;
   label!: string;
   position!: string;
+  enabled!: boolean;
   description!: string;
 }

@@ -58,6 +58,7 @@ export const moduleBayFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  enabled: { kind: "field", field: "enabled", family: "boolean", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   label: { kind: "field", field: "label", family: "string" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },

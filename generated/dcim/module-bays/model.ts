@@ -129,6 +129,20 @@ export const moduleBayDefinition: ModelDefinition = {
       default: "",
       maxLength: 30,
     },
+    enabled: {
+      name: "enabled",
+      type: "boolean",
+      label: "Enabled",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["enabled"],
+      default: true,
+      since: "4.0",
+    },
     description: {
       name: "description",
       type: "string",
@@ -142,6 +156,20 @@ export const moduleBayDefinition: ModelDefinition = {
       columns: ["description"],
       default: "",
       maxLength: 200,
+    },
+    _occupied: {
+      name: "_occupied",
+      type: "computed",
+      label: "Occupied",
+      required: false,
+      nullable: false,
+      readOnly: true,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: [],
+      source: "any:!enabled,installed_module",
+      since: "4.0",
     },
     owner: {
       name: "owner",
@@ -177,6 +205,7 @@ export class ModuleBayModel extends Model {
   _name_natural!: string;
   label!: string;
   position!: string;
+  enabled!: boolean;
   description!: string;
   owner_id!: number | null;
 }

@@ -29,7 +29,7 @@ export const moduleDefinition: ModelDefinition = {
   ordering: ["module_bay"],
   brief: ["id", "url", "display", "device", "module_bay", "module_type"],
   search: ["serial", "asset_tag", "description", "comments"],
-  hooks: [],
+  hooks: ["module_in_enabled_bay"],
   uniqueTogether: [],
   uniqueNullsMatch: [],
   clone: ["device", "module_type", "status"],
