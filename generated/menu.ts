@@ -105,6 +105,7 @@ export const navigation: NavigationMenu[] = [
         label: "Connections",
         items: [
           { model: "Cable" },
+          { model: "CableBundle" },
           { model: "WirelessLink" },
           {
             model: "Interface",

@@ -60,6 +60,10 @@ import { jobDefinition, JobModel } from "./core/jobs/model.js";
 import { jobSerializer } from "./core/jobs/serializer.js";
 import { jobFilterSet } from "./core/jobs/filterset.js";
 import { jobRoutes } from "./core/jobs/routes.js";
+import { cableBundleDefinition, CableBundleModel } from "./dcim/cable-bundles/model.js";
+import { cableBundleSerializer } from "./dcim/cable-bundles/serializer.js";
+import { cableBundleFilterSet } from "./dcim/cable-bundles/filterset.js";
+import { cableBundleRoutes } from "./dcim/cable-bundles/routes.js";
 import { cableTerminationDefinition, CableTerminationModel } from "./dcim/cable-terminations/model.js";
 import { cableTerminationSerializer } from "./dcim/cable-terminations/serializer.js";
 import { cableTerminationFilterSet } from "./dcim/cable-terminations/filterset.js";
@@ -521,7 +525,7 @@ import { wirelessLinkSerializer } from "./wireless/wireless-links/serializer.js"
 import { wirelessLinkFilterSet } from "./wireless/wireless-links/filterset.js";
 import { wirelessLinkRoutes } from "./wireless/wireless-links/routes.js";
 
-export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackGroup' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachineType' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
+export type ModelName = 'CircuitGroupAssignment' | 'CircuitGroup' | 'CircuitTermination' | 'CircuitType' | 'Circuit' | 'ProviderAccount' | 'ProviderNetwork' | 'Provider' | 'VirtualCircuitTermination' | 'VirtualCircuitType' | 'VirtualCircuit' | 'DataFile' | 'DataSource' | 'Job' | 'CableBundle' | 'CableTermination' | 'Cable' | 'ConsolePortTemplate' | 'ConsolePort' | 'ConsoleServerPortTemplate' | 'ConsoleServerPort' | 'DeviceBayTemplate' | 'DeviceBay' | 'DeviceRole' | 'DeviceType' | 'Device' | 'FrontPortTemplate' | 'FrontPort' | 'InterfaceTemplate' | 'Interface' | 'InventoryItemRole' | 'InventoryItemTemplate' | 'InventoryItem' | 'Location' | 'MACAddress' | 'Manufacturer' | 'ModuleBayTemplate' | 'ModuleBay' | 'ModuleTypeProfile' | 'ModuleType' | 'Module' | 'Platform' | 'PowerFeed' | 'PowerOutletTemplate' | 'PowerOutlet' | 'PowerPanel' | 'PowerPortTemplate' | 'PowerPort' | 'RackGroup' | 'RackReservation' | 'RackRole' | 'RackType' | 'Rack' | 'RearPortTemplate' | 'RearPort' | 'Region' | 'SiteGroup' | 'Site' | 'VirtualChassis' | 'VirtualDeviceContext' | 'Bookmark' | 'ConfigContext' | 'ConfigTemplate' | 'ContentType' | 'CustomFieldChoiceSet' | 'CustomField' | 'CustomLink' | 'EventRule' | 'ExportTemplate' | 'ImageAttachment' | 'JournalEntry' | 'NotificationGroup' | 'Notification' | 'ObjectChange' | 'SavedFilter' | 'Subscription' | 'TaggedItem' | 'Tag' | 'WebhookDelivery' | 'Webhook' | 'Aggregate' | 'ASNRange' | 'ASN' | 'FHRPGroupAssignment' | 'FHRPGroup' | 'IPAddress' | 'IPRange' | 'Prefix' | 'RIR' | 'Role' | 'RouteTarget' | 'ServiceTemplate' | 'Service' | 'VLANGroup' | 'VLANTranslationPolicy' | 'VLANTranslationRule' | 'VLAN' | 'VRF' | 'ContactAssignment' | 'ContactGroup' | 'ContactRole' | 'Contact' | 'TenantGroup' | 'Tenant' | 'Group' | 'OwnerGroup' | 'Owner' | 'ObjectPermission' | 'Token' | 'User' | 'ClusterGroup' | 'ClusterType' | 'Cluster' | 'VMInterface' | 'VirtualDisk' | 'VirtualMachineType' | 'VirtualMachine' | 'IKEPolicy' | 'IKEProposal' | 'IPSecPolicy' | 'IPSecProfile' | 'IPSecProposal' | 'L2VPNTermination' | 'L2VPN' | 'TunnelGroup' | 'TunnelTermination' | 'Tunnel' | 'WirelessLANGroup' | 'WirelessLAN' | 'WirelessLink';
 
 /** Every model, keyed by name: definition, serializer, filter set and routes. */
 export const models: Record<ModelName, ModelEntry> = {
@@ -539,6 +543,7 @@ export const models: Record<ModelName, ModelEntry> = {
   DataFile: { definition: dataFileDefinition, serializer: dataFileSerializer, filters: dataFileFilterSet, routes: dataFileRoutes },
   DataSource: { definition: dataSourceDefinition, serializer: dataSourceSerializer, filters: dataSourceFilterSet, routes: dataSourceRoutes },
   Job: { definition: jobDefinition, serializer: jobSerializer, filters: jobFilterSet, routes: jobRoutes },
+  CableBundle: { definition: cableBundleDefinition, serializer: cableBundleSerializer, filters: cableBundleFilterSet, routes: cableBundleRoutes },
   CableTermination: { definition: cableTerminationDefinition, serializer: cableTerminationSerializer, filters: cableTerminationFilterSet, routes: cableTerminationRoutes },
   Cable: { definition: cableDefinition, serializer: cableSerializer, filters: cableFilterSet, routes: cableRoutes },
   ConsolePortTemplate: { definition: consolePortTemplateDefinition, serializer: consolePortTemplateSerializer, filters: consolePortTemplateFilterSet, routes: consolePortTemplateRoutes },
@@ -671,6 +676,7 @@ export const objectionModels: Record<ModelName, typeof Model> = {
   DataFile: DataFileModel,
   DataSource: DataSourceModel,
   Job: JobModel,
+  CableBundle: CableBundleModel,
   CableTermination: CableTerminationModel,
   Cable: CableModel,
   ConsolePortTemplate: ConsolePortTemplateModel,

@@ -8,6 +8,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectFieldError, expectStatus, startApp, type TestApp } from './helpers.js';
+import { createObject } from './factory.js';
+import { model } from '../runtime/data/registry.js';
 
 const test = suite<{ app: TestApp; site: any }>('api-v46-new-models');
 
@@ -19,6 +21,7 @@ test.before(async (ctx) => {
 test.after(async ({ app }) => { await app.stop(); });
 
 const V = '/v4.6/api';
+const term = (id: number) => ({ object_type: 'dcim.interface', object_id: id });
 const ids = (page: any) => page.results.map((r: any) => r.id).sort((a: number, b: number) => a - b);
 
 /** The list and detail paths of a 4.6-only endpoint are 404 through 3.7, and its app root does not list it. */
@@ -154,6 +157,55 @@ test('virtual machine types: 4.6 only, a VM\'s type, its defaults on create, cou
   assert.equal(log.results.map((c: any) => c.action.value).sort(), ['create', 'delete', 'update']);
   const again = await app.post(types, { name: 'm.again', slug: 'm-again' });
   await only46(app, 'virtualization', 'virtual-machine-types', again.id);
+});
+
+test('cable bundles: 4.6 only, a cable\'s bundle, cable_count, the bundle filters of cables', async ({ app }) => {
+  const trunk = await app.post(`${V}/dcim/cable-bundles/`, { name: 'Trunk 1', description: 'panel to panel', comments: '48 x CAT6' });
+  assert.is(trunk.url, `${app.url}${V}/dcim/cable-bundles/${trunk.id}/`);
+  assert.equal([trunk.display, trunk.cable_count, trunk.comments, trunk.owner], ['Trunk 1', 0, '48 x CAT6', null]);
+  assert.equal(Object.keys(await app.get(`${V}/dcim/cable-bundles/${trunk.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  const spare = await app.post(`${V}/dcim/cable-bundles/`, { name: 'Trunk 2' });
+  expectStatus(await app.api('POST', `${V}/dcim/cable-bundles/`, { name: 'Trunk 1' }), 400, 'name unique');
+  await expectFieldError(app, 'POST', `${V}/dcim/cable-bundles/`, { description: 'no name' }, 'name');
+
+  const a = await createObject(app, model('Device'));
+  const b = await createObject(app, model('Device'));
+  const ports = await app.post('/api/dcim/interfaces/', [0, 1, 2].flatMap((n) => [
+    { device: a.id, name: `b${n}`, type: '1000base-t' }, { device: b.id, name: `b${n}`, type: '1000base-t' }]));
+  const cable = (n: number) => ({ a_terminations: [term(ports[2 * n].id)], b_terminations: [term(ports[2 * n + 1].id)] });
+  const c1 = await app.post(`${V}/dcim/cables/`, { ...cable(0), label: 'BC1', bundle: trunk.id });
+  assert.equal([c1.bundle.id, c1.bundle.url, c1.bundle.name, c1.bundle.description], [trunk.id, `${app.url}${V}/dcim/cable-bundles/${trunk.id}/`, 'Trunk 1', 'panel to panel']);
+  assert.equal(Object.keys(c1.bundle).sort(), ['description', 'display', 'id', 'name', 'url']);
+  const c2 = await app.post(`${V}/dcim/cables/`, { ...cable(1), label: 'BC2', bundle: { name: 'Trunk 2' } });
+  assert.is(c2.bundle.id, spare.id);
+  const c3 = await app.post('/api/dcim/cables/', { ...cable(2), label: 'BC3', bundle: trunk.id });
+  assert.not.ok('bundle' in c3, '3.7 shows no bundle and ignores it');
+  assert.is((await app.get(`${V}/dcim/cables/${c3.id}/`)).bundle, null);
+  await app.patch(`/v3.7/api/dcim/cables/${c1.id}/`, { color: 'aa1409' });
+  assert.is((await app.get(`${V}/dcim/cables/${c1.id}/`)).bundle.id, trunk.id, 'a 3.7 write keeps the bundle');
+  assert.not.ok('bundle' in await app.get(`/v3.7/api/dcim/cables/${c1.id}/`));
+
+  assert.is((await app.get(`${V}/dcim/cable-bundles/${trunk.id}/`)).cable_count, 1);
+  const only = `&device_id=${a.id}`;
+  const cables = `${V}/dcim/cables/`;
+  assert.equal(ids(await app.get(`${cables}?bundle_id=${trunk.id}${only}`)), [c1.id]);
+  assert.equal(ids(await app.get(`${cables}?bundle=Trunk%201&bundle=Trunk%202${only}`)), [c1.id, c2.id]);
+  assert.equal(ids(await app.get(`${cables}?bundle_id=null${only}`)), [c3.id]);
+  expectStatus(await app.api('GET', `/v3.7/api/dcim/cables/?bundle_id=${trunk.id}`), 400, 'bundle_id is a 4.6 filter of cables');
+  const bundles = `${V}/dcim/cable-bundles/`;
+  assert.equal(ids(await app.get(`${bundles}?q=CAT6`)), [trunk.id]);
+  assert.equal(ids(await app.get(`${bundles}?name=Trunk%202`)), [spare.id]);
+  assert.equal(ids(await app.get(`${bundles}?description__ic=panel`)), [trunk.id]);
+  assert.equal((await app.get(bundles)).results.map((x: any) => x.name), ['Trunk 1', 'Trunk 2'], 'ordered by name');
+
+  assert.is((await app.patch(`${bundles}${spare.id}/`, { description: 'spare run' })).description, 'spare run');
+  // a bundle that goes leaves its cables unbundled
+  expectStatus(await app.api('DELETE', `${bundles}${trunk.id}/`), 204);
+  assert.is((await app.get(`${cables}${c1.id}/`)).bundle, null);
+  assert.is((await app.get(`${cables}${c1.id}/`)).label, 'BC1');
+  const log = await app.get(`${V}/core/object-changes/?changed_object_type=dcim.cablebundle&changed_object_id=${trunk.id}`);
+  assert.equal(log.results.map((c: any) => c.action.value).sort(), ['create', 'delete']);
+  await only46(app, 'dcim', 'cable-bundles', spare.id);
 });
 
 test.run();

@@ -6,6 +6,22 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/cables/. */
 export const cableFilterSet: FilterSet = {
+  bundle: {
+    kind: "path",
+    path: [{ field: "bundle", model: "CableBundle" }],
+    by: "name",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
+  bundle_id: {
+    kind: "path",
+    path: [{ field: "bundle", model: "CableBundle" }],
+    by: "id",
+    family: "exact",
+    tree: false,
+    since: "4.0",
+  },
   circuittermination_id: { kind: "method", method: "cable_circuittermination_id" },
   color: { kind: "field", field: "color", family: "string" },
   comments: { kind: "field", field: "comments", family: "string" },

@@ -4,6 +4,7 @@
 
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
+import { CableBundleModel } from "../cable-bundles/model.js";
 import { OwnerModel } from "../../users/owners/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
@@ -103,6 +104,21 @@ export const cableDefinition: ModelDefinition = {
       columns: ["tenant_id"],
       to: "Tenant",
       onDelete: "protect",
+    },
+    bundle: {
+      name: "bundle",
+      type: "fk",
+      label: "Bundle",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["bundle_id"],
+      to: "CableBundle",
+      since: "4.0",
+      onDelete: "set_null",
     },
     label: {
       name: "label",
@@ -212,12 +228,14 @@ export class CableModel extends Model {
   static tableName = 'dcim_cable';
   static relationMappings = () => ({
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'dcim_cable.tenant_id', to: 'tenancy_tenant.id' } },
+    bundle: { relation: Model.BelongsToOneRelation, modelClass: CableBundleModel, join: { from: 'dcim_cable.bundle_id', to: 'dcim_cablebundle.id' } },
     owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'dcim_cable.owner_id', to: 'users_owner.id' } },
   });
   public id!: number;
   type!: string | number;
   status!: string | number;
   tenant_id!: number | null;
+  bundle_id!: number | null;
   label!: string;
   color!: string;
   length!: number | null;

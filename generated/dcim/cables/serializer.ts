@@ -67,6 +67,7 @@ export const cableSerializer: SerializerDefinition = {
         "b_terminations",
         "status",
         "tenant",
+        "bundle",
         "label",
         "color",
         "length",

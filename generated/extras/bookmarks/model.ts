@@ -55,6 +55,7 @@ export const bookmarkDefinition: ModelDefinition = {
         "circuits.virtualcircuittype": "VirtualCircuitType",
         "core.datasource": "DataSource",
         "dcim.cable": "Cable",
+        "dcim.cablebundle": "CableBundle",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",
         "dcim.consoleporttemplate": "ConsolePortTemplate",

@@ -62,6 +62,7 @@ export const notificationDefinition: ModelDefinition = {
         "circuits.virtualcircuittype": "VirtualCircuitType",
         "core.datasource": "DataSource",
         "dcim.cable": "Cable",
+        "dcim.cablebundle": "CableBundle",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",
         "dcim.consoleporttemplate": "ConsolePortTemplate",

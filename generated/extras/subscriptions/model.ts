@@ -56,6 +56,7 @@ export const subscriptionDefinition: ModelDefinition = {
         "circuits.virtualcircuittype": "VirtualCircuitType",
         "core.datasource": "DataSource",
         "dcim.cable": "Cable",
+        "dcim.cablebundle": "CableBundle",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",
         "dcim.consoleporttemplate": "ConsolePortTemplate",

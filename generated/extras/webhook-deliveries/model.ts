@@ -96,6 +96,7 @@ export const webhookDeliveryDefinition: ModelDefinition = {
         "circuits.virtualcircuittype": "VirtualCircuitType",
         "core.datasource": "DataSource",
         "dcim.cable": "Cable",
+        "dcim.cablebundle": "CableBundle",
         "dcim.cabletermination": "CableTermination",
         "dcim.consoleport": "ConsolePort",
         "dcim.consoleporttemplate": "ConsolePortTemplate",
