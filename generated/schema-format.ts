@@ -458,6 +458,10 @@ export interface Field {
     [k: string]: unknown;
   };
   /**
+   * computed: the web form's input for a field its hook writes (image: a file input, sent as an image field's is)
+   */
+  form_input?: "image";
+  /**
    * ip_prefix/ip_address: the choice field that holds the family (default family)
    */
   ip_family_field?: string;

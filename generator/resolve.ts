@@ -122,7 +122,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
       maxDigits: f.max_digits, decimalPlaces: f.decimal_places, pattern: f.pattern, choices: f.choices, blank: f.blank, plain: f.plain,
       to: f.to, types: f.types as Record<string, string> | undefined, filter: f.filter, natural: f.natural, example: f.example, of: f.of, same: typeof f.same === 'string' ? [f.same] : f.same, source: f.value !== undefined ? 'value' : f.source, value: f.value,
       since: f.since, until: f.until, readOnlySince: f.read_only_since, convert: f.convert as Record<string, string | null> | undefined, defaultSince: f.default_since as Record<string, unknown> | undefined,
-      snapshotOf: f.snapshot_of,
+      snapshotOf: f.snapshot_of, formInput: f.form_input,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) (definition as unknown as Record<string, unknown>)[k] = v;
     if (f.type === 'fk') definition.onDelete = (f.on_delete ?? (definition.required ? 'protect' : 'set_null')) as FieldDefinition['onDelete'];

@@ -3,7 +3,9 @@
  * file input per image field; a PNG chosen there is stored as the API stores it (the image route
  * serves the same bytes with their type), saving again without a file keeps it, "Remove image"
  * clears it. A file that is not an image, or is over IMAGE_ATTACHMENT_MAX_SIZE, is refused next to
- * its field as the API words it; a multipart post without the CSRF token is refused. axe on the form.
+ * its field as the API words it; a multipart post without the CSRF token is refused. A site's Images
+ * tab: "Attach an image" opens the image attachment form with the site filled in and a file input;
+ * the attachment is checked through the API. axe on the forms.
  */
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from './helpers.js';
@@ -47,6 +49,29 @@ test('a PNG chosen on the edit form is served by the image route; saving without
   const again = await s.app.get(`/api/dcim/device-types/${f.type.id}/`);
   assert.is(again.description, 'with a photo');
   assert.is(again.front_image, typed.front_image, 'no file chosen: the image stays');
+});
+
+test("a site's Images tab: Attach an image fills in the site and takes a file", async () => {
+  const { page } = s.browser;
+  const site = await s.app.post('/api/dcim/sites/', { name: 'Amsterdam', slug: 'ams' });
+  await page.goto(`${s.base}/dcim/sites/${site.id}/`);
+  const tab = page.locator(`.nl-tabs a[href="/dcim/sites/${site.id}/images/"]`);
+  assert.match(await tab.innerText(), /Images\s*0/);
+  await Promise.all([page.waitForURL(/\/images\/$/), tab.click()]);
+  await Promise.all([page.waitForURL(/\/extras\/image-attachments\/add\//), page.getByRole('link', { name: 'Attach an image' }).click()]);
+  assert.is(await page.locator('#field-object_type').inputValue(), 'dcim.site');
+  assert.is(await page.locator('#field-object_id').inputValue(), String(site.id));
+  assert.is(await page.locator('form.card').getAttribute('enctype'), 'multipart/form-data');
+  await expectAccessible(page, 'the image attachment form');
+  await page.fill('#field-name', 'Rack row A');
+  await page.setInputFiles('#field-image', { name: 'row.png', mimeType: 'image/png', buffer: PIXEL });
+  await Promise.all([page.waitForURL(`${s.base}/dcim/sites/${site.id}/images/`), page.click('button:has-text("Save")')]);
+  const { results, count } = await s.app.get(`/api/extras/image-attachments/?content_type=dcim.site&object_id=${site.id}`);
+  assert.is(count, 1);
+  assert.is(results[0].name, 'Rack row A');
+  assert.is(results[0].image_width, 2);
+  assert.equal(Buffer.from(await (await fetchFile(results[0].image)).arrayBuffer()), PIXEL);
+  assert.match(await page.locator('main table tbody').innerText(), /Rack row A/);
 });
 
 test('a file that is not an image, or too large, is refused next to its field', async () => {

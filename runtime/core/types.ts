@@ -20,6 +20,8 @@ export interface FieldDefinition {
   type: FieldType;
   label: string;
   helpText?: string;
+  /** a computed field the web form still offers, as this kind of input (an image attachment's image) */
+  formInput?: 'image';
   required: boolean;
   nullable: boolean;
   default?: unknown;

@@ -45,9 +45,9 @@ const clearName = (name: string) => `${name}-clear`;
 /** A file input that sent no file: its part is an empty data URL (runtime/http/form-body.ts). */
 const noFile = (text: string) => text === '' || /^data:[^,]*;base64,$/.test(text);
 
-/** The fields a person fills in: writable, stored and not generated. */
+/** The fields a person fills in: writable, stored and not generated, and computed ones with a form input (an image attachment's image). */
 export function formFields(entry: ModelEntry, creating: boolean): FieldDefinition[] {
-  return Object.values(entry.definition.fields).filter((f) => !f.readOnly && !SKIPPED.has(f.type) && !(f.type === 'token_key' && !creating));
+  return Object.values(entry.definition.fields).filter((f) => (f.formInput || (!f.readOnly && !SKIPPED.has(f.type))) && !(f.type === 'token_key' && !creating));
 }
 
 /** The API list a relation's combobox searches: only a model whose list has the `q` filter. */
@@ -112,7 +112,8 @@ export function buildInputs(entry: ModelEntry, creating: boolean, src: FormSourc
   const inputs: Input[] = [];
   const postedOr = (name: string, fallback: string) => (src.posted ? src.posted.get(name) ?? '' : fallback);
   for (const raw of formFields(entry, creating)) {
-    const f = storedField(entry, raw);
+    const stored = storedField(entry, raw);
+    const f = raw.formInput ? { ...stored, type: raw.formInput } : stored;
     const input = base(raw.name, raw.label, raw.required && creating, errorsOf(src.errors, raw.name), raw.helpText);
     const value = current(raw, src.object, src.initial);
     if (f.type === 'choice') {
@@ -219,7 +220,8 @@ export function formBody(entry: ModelEntry, form: URLSearchParams, creating: boo
   const body: Record<string, unknown> = {};
   const errors: Record<string, string[]> = {};
   for (const raw of formFields(entry, creating)) {
-    const f = storedField(entry, raw);
+    const stored = storedField(entry, raw);
+    const f = raw.formInput ? { ...stored, type: raw.formInput } : stored;
     const text = form.get(raw.name) ?? '';
     const empty = text.trim() === '';
     switch (f.type) {

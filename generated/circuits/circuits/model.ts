@@ -269,6 +269,14 @@ export const circuitDefinition: ModelDefinition = {
   ui: {
     tabs: [
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=circuits.circuit", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

@@ -104,6 +104,14 @@ export const deviceTypeDefinition: ModelDefinition = {
         add: "device_type",
       },
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.devicetype", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

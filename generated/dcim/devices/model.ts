@@ -83,6 +83,14 @@ export const deviceDefinition: ModelDefinition = {
         add: "device",
       },
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.device", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

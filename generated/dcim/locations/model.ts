@@ -166,6 +166,14 @@ export const locationDefinition: ModelDefinition = {
   ui: {
     tabs: [
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.location", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

@@ -130,6 +130,14 @@ export const powerPanelDefinition: ModelDefinition = {
   ui: {
     tabs: [
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.powerpanel", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

@@ -56,6 +56,14 @@ export const rackDefinition: ModelDefinition = {
   ui: {
     tabs: [
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.rack", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

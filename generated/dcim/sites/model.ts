@@ -301,6 +301,14 @@ export const siteDefinition: ModelDefinition = {
   ui: {
     tabs: [
       {
+        path: "images",
+        model: "ImageAttachment",
+        label: "Images",
+        add: "object",
+        addLabel: "Attach an image",
+        filter: { content_type: "=dcim.site", object_id: "id" },
+      },
+      {
         path: "contacts",
         model: "ContactAssignment",
         label: "Contacts",

@@ -84,6 +84,7 @@ export const imageAttachmentDefinition: ModelDefinition = {
       helpText: "Written as a file (multipart/form-data) or a data URL; read as the URL it is served at",
       example: "data:image/png;name=pixel.png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==",
       source: "hook:image_url",
+      formInput: "image",
     },
     description: {
       name: "description",
