@@ -313,6 +313,16 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: 34, label: "Group 34" },
     ],
   },
+  "distance-unit": {
+    name: "distance-unit",
+    integer: false,
+    choices: [
+      { value: "km", label: "Kilometers" },
+      { value: "m", label: "Meters" },
+      { value: "mi", label: "Miles" },
+      { value: "ft", label: "Feet" },
+    ],
+  },
   "encryption-algorithm": {
     name: "encryption-algorithm",
     integer: false,
@@ -542,6 +552,18 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "other", label: "Other", group: "Other" },
     ],
   },
+  "inventory-item-status": {
+    name: "inventory-item-status",
+    integer: false,
+    choices: [
+      { value: "offline", label: "Offline" },
+      { value: "active", label: "Active" },
+      { value: "planned", label: "Planned" },
+      { value: "staged", label: "Staged" },
+      { value: "failed", label: "Failed" },
+      { value: "decommissioning", label: "Decommissioning" },
+    ],
+  },
   "ip-address-role": {
     name: "ip-address-role",
     integer: false,
@@ -620,6 +642,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "danger", label: "Danger" },
     ],
   },
+  "l2vpn-status": {
+    name: "l2vpn-status",
+    integer: false,
+    choices: [
+      { value: "active", label: "Active" },
+      { value: "planned", label: "Planned" },
+      { value: "decommissioning", label: "Decommissioning" },
+    ],
+  },
   "l2vpn-type": {
     name: "l2vpn-type",
     integer: false,
@@ -656,6 +687,18 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "active", label: "Active" },
       { value: "decommissioning", label: "Decommissioning" },
       { value: "retired", label: "Retired" },
+    ],
+  },
+  "module-airflow": {
+    name: "module-airflow",
+    integer: false,
+    choices: [
+      { value: "front-to-rear", label: "Front to rear" },
+      { value: "rear-to-front", label: "Rear to front" },
+      { value: "left-to-right", label: "Left to right" },
+      { value: "right-to-left", label: "Right to left" },
+      { value: "side-to-rear", label: "Side to rear" },
+      { value: "passive", label: "Passive" },
     ],
   },
   "module-status": {
@@ -764,6 +807,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
     name: "power-outlet-feed-leg",
     integer: false,
     choices: [{ value: "A", label: "A" }, { value: "B", label: "B" }, { value: "C", label: "C" }],
+  },
+  "power-outlet-status": {
+    name: "power-outlet-status",
+    integer: false,
+    choices: [
+      { value: "enabled", label: "Enabled" },
+      { value: "disabled", label: "Disabled" },
+      { value: "faulty", label: "Faulty" },
+    ],
   },
   "power-outlet-type": {
     name: "power-outlet-type",
@@ -988,10 +1040,27 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "deprecated", label: "Deprecated" },
     ],
   },
+  "rack-airflow": {
+    name: "rack-airflow",
+    integer: false,
+    choices: [
+      { value: "front-to-rear", label: "Front to rear" },
+      { value: "rear-to-front", label: "Rear to front" },
+    ],
+  },
   "rack-dimension-unit": {
     name: "rack-dimension-unit",
     integer: false,
     choices: [{ value: "mm", label: "Millimeters" }, { value: "in", label: "Inches" }],
+  },
+  "rack-reservation-status": {
+    name: "rack-reservation-status",
+    integer: false,
+    choices: [
+      { value: "pending", label: "Pending" },
+      { value: "active", label: "Active" },
+      { value: "stale", label: "Stale" },
+    ],
   },
   "rack-status": {
     name: "rack-status",
@@ -1096,6 +1165,15 @@ export const choiceSets: Record<string, ChoiceSet> = {
       { value: "active", label: "Active" },
       { value: "planned", label: "Planned" },
       { value: "offline", label: "Offline" },
+    ],
+  },
+  "virtual-machine-start-on-boot": {
+    name: "virtual-machine-start-on-boot",
+    integer: false,
+    choices: [
+      { value: "on", label: "On" },
+      { value: "off", label: "Off" },
+      { value: "laststate", label: "Last State" },
     ],
   },
   "virtual-machine-status": {

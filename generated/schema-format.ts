@@ -594,6 +594,14 @@ export interface Count {
    * fk, generic_fk or m2m field on that model pointing here
    */
   field: string;
+  /**
+   * the first API version that shows the count
+   */
+  since?: string;
+  /**
+   * the API version from which the count is no longer shown
+   */
+  until?: string;
   in_brief_only?: boolean;
 }
 /**

@@ -143,7 +143,7 @@ function resolveModel(spec: ModelFile, file: string, specs: Map<string, { spec: 
   const counts: Record<string, CountDefinition> = {};
   for (const [name, c] of Object.entries(spec.counts ?? {})) {
     const cumulative = !!spec.tree && c.model !== spec.model;
-    counts[name] = { name, model: c.model, field: c.field, cumulative, ...(cumulative ? {} : { column: name }) };
+    counts[name] = { name, model: c.model, field: c.field, cumulative, ...(cumulative ? {} : { column: name }), ...(c.since ? { since: c.since } : {}), ...(c.until ? { until: c.until } : {}) };
   }
   const lookup = spec.lookup ?? (fields.slug ? 'slug' : fields.name ? 'name' : 'id');
   return {
@@ -212,7 +212,7 @@ function resolveSerializer(d: ModelDefinition, spec: ModelFile, versions: Loaded
 
 /** One version's forms: the fields that exist in it, its additions, and the conversions from it on. */
 function versionForms(d: ModelDefinition, spec: ModelFile, all: string[], v: LoadedSchema['versions']['versions'][number]): VersionForms {
-  const exists = (name: string) => !d.fields[name] || inVersion(v.version, d.fields[name]);
+  const exists = (name: string) => { const shown = d.fields[name] ?? d.counts[name]; return !shown || inVersion(v.version, shown); };
   const full = all.filter(exists);
   if (v.full_add?.length) full.splice(full.indexOf('display') + 1, 0, ...v.full_add.filter((n) => !full.includes(n)));
   const own = Object.entries(spec.brief_since ?? {}).filter(([since]) => inVersion(v.version, { since })).sort(([a], [b]) => compareVersions(b, a))[0]?.[1];

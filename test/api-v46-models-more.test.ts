@@ -268,7 +268,7 @@ test('module type profiles: a JSON Schema of attributes that module types of the
   const mt = await app.post(`${V}/dcim/module-types/`, { manufacturer: maker.id, model: 'Xeon 8', profile: cpu.id, attributes: { cores: 8, arch: 'x86' } });
   assert.is(mt.profile.id, cpu.id);
   assert.equal(mt.attributes, { cores: 8, arch: 'x86' });
-  assert.equal(Object.keys(await app.get(`${V}/dcim/module-types/${mt.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'manufacturer', 'model', 'profile', 'url']);
+  assert.equal(Object.keys(await app.get(`${V}/dcim/module-types/${mt.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'manufacturer', 'model', 'module_count', 'profile', 'url']);
   const old = await app.get(`/api/dcim/module-types/${mt.id}/`);
   assert.not.ok('profile' in old || 'attributes' in old, '3.7 module types have neither');
   assert.equal(Object.keys(await app.get(`/api/dcim/module-types/${mt.id}/?brief=1`)).sort(), ['display', 'id', 'manufacturer', 'model', 'url']);

@@ -186,7 +186,7 @@ test('circuit groups and their assignments: /v4.6/api/circuits/circuit-groups/ a
   assert.is(group.url, `${app.url}/v4.6/api/circuits/circuit-groups/${group.id}/`);
   assert.is(group.tenant.id, tenant.id);
   assert.is(group.circuit_count, 0);
-  assert.equal(Object.keys(await app.get(`/v4.6/api/circuits/circuit-groups/${group.id}/?brief=1`)).sort(), ['description', 'display', 'id', 'name', 'url']);
+  assert.equal(Object.keys(await app.get(`/v4.6/api/circuits/circuit-groups/${group.id}/?brief=1`)).sort(), ['display', 'id', 'name', 'url']);
   const a1 = await app.post('/v4.6/api/circuits/circuit-group-assignments/', { group: group.id, member_type: 'circuits.circuit', member_id: c1.id, priority: 'primary' });
   assert.is(a1.display, 'Uplinks (Primary)');
   assert.is(a1.member.id, c1.id);

@@ -102,6 +102,9 @@ export interface CountDefinition {
   cumulative: boolean;
   /** the column of this model's table that stores it, kept by triggers (runtime/data/counter-columns.ts); cumulative counts have none and are counted */
   column?: string;
+  /** the API versions that show it (schema/versions.yaml): from `since` on, before `until` */
+  since?: string;
+  until?: string;
 }
 
 export type LookupFamily = 'string' | 'number' | 'exact' | 'boolean';

@@ -55,6 +55,7 @@ export const circuitTypeSerializer: SerializerDefinition = {
         "color",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

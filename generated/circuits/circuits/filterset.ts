@@ -36,6 +36,8 @@ export const circuitFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  distance: { kind: "field", field: "distance", family: "number", since: "4.0" },
+  distance_unit: { kind: "field", field: "distance_unit", family: "exact", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   install_date: { kind: "field", field: "install_date", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },

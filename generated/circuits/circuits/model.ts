@@ -264,6 +264,38 @@ export const circuitDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    distance: {
+      name: "distance",
+      type: "decimal",
+      label: "Distance",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["distance"],
+      minValue: 0,
+      maxDigits: 8,
+      decimalPlaces: 2,
+      since: "4.0",
+    },
+    distance_unit: {
+      name: "distance_unit",
+      type: "choice",
+      label: "Distance unit",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["distance_unit"],
+      default: "",
+      choices: "distance-unit",
+      blank: true,
+      since: "4.0",
+    },
   },
   counts: {},
   ui: {
@@ -314,4 +346,6 @@ export class CircuitModel extends Model {
   description!: string;
   owner_id!: number | null;
   comments!: string;
+  distance!: number | null;
+  distance_unit!: string | number | null;
 }

@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/device-roles/. */
 export const deviceRoleFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   config_template_id: {
     kind: "path",
     path: [{ field: "config_template", model: "ConfigTemplate" }],

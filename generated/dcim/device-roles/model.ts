@@ -126,6 +126,20 @@ export const deviceRoleDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     device_count: {
@@ -160,4 +174,5 @@ export class DeviceRoleModel extends Model {
   config_template_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

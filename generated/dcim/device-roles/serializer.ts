@@ -63,6 +63,7 @@ export const deviceRoleSerializer: SerializerDefinition = {
         "config_template",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

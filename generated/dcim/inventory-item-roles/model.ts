@@ -98,6 +98,20 @@ export const inventoryItemRoleDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     inventoryitem_count: {
@@ -122,4 +136,5 @@ export class InventoryItemRoleModel extends Model {
   color!: string;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -55,6 +55,7 @@ export const inventoryItemRoleSerializer: SerializerDefinition = {
         "color",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

@@ -227,6 +227,7 @@ export const inventoryItemFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  status: { kind: "field", field: "status", family: "exact", since: "4.0" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   updated_by_request: { kind: "request", actions: ["update"] },

@@ -245,6 +245,21 @@ export const inventoryItemDefinition: ModelDefinition = {
       columns: [],
       source: "tree_depth",
     },
+    status: {
+      name: "status",
+      type: "choice",
+      label: "Status",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["status"],
+      default: "active",
+      choices: "inventory-item-status",
+      since: "4.0",
+    },
     owner: {
       name: "owner",
       type: "fk",
@@ -288,5 +303,6 @@ export class InventoryItemModel extends Model {
   description!: string;
   component_type!: string | null;
   component_id!: number;
+  status!: string | number;
   owner_id!: number | null;
 }

@@ -79,6 +79,7 @@ export const inventoryItemSerializer: SerializerDefinition = {
         "description",
         "component",
         "_depth",
+        "status",
         "owner",
         "tags",
         "custom_fields",

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/locations/. */
 export const locationFilterSet: FilterSet = {
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   contact: {
     kind: "reverse",
     model: "ContactAssignment",
@@ -33,6 +34,7 @@ export const locationFilterSet: FilterSet = {
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },
+  facility: { kind: "field", field: "facility", family: "string", since: "4.0" },
   id: { kind: "field", field: "id", family: "number" },
   last_updated: { kind: "field", field: "last_updated", family: "number" },
   modified_by_request: { kind: "request", actions: ["create", "update"] },

@@ -158,10 +158,41 @@ export const locationDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
+    facility: {
+      name: "facility",
+      type: "string",
+      label: "Facility",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["facility"],
+      helpText: "Local facility ID or description",
+      default: "",
+      maxLength: 50,
+      since: "4.0",
+    },
   },
   counts: {
     rack_count: { name: "rack_count", model: "Rack", field: "location", cumulative: true },
     device_count: { name: "device_count", model: "Device", field: "location", cumulative: true },
+    prefix_count: { name: "prefix_count", model: "Prefix", field: "_location", cumulative: true, since: "4.0" },
   },
   ui: {
     tabs: [
@@ -206,4 +237,6 @@ export class LocationModel extends Model {
   tenant_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
+  facility!: string;
 }

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/manufacturers/. */
 export const manufacturerFilterSet: FilterSet = {
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   contact: {
     kind: "reverse",
     model: "ContactAssignment",

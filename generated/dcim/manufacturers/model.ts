@@ -85,6 +85,20 @@ export const manufacturerDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     devicetype_count: {
@@ -130,4 +144,5 @@ export class ManufacturerModel extends Model {
   slug!: string;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/module-types/. */
 export const moduleTypeFilterSet: FilterSet = {
+  airflow: { kind: "field", field: "airflow", family: "exact", since: "4.0" },
   comments: { kind: "field", field: "comments", family: "string" },
   console_ports: { kind: "reverse", model: "ConsolePortTemplate", field: "module_type", boolean: true },
   console_server_ports: { kind: "reverse", model: "ConsoleServerPortTemplate", field: "module_type", boolean: true },

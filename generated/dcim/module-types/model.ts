@@ -233,8 +233,33 @@ export const moduleTypeDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    airflow: {
+      name: "airflow",
+      type: "choice",
+      label: "Airflow",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["airflow"],
+      default: "",
+      choices: "module-airflow",
+      blank: true,
+      since: "4.0",
+    },
   },
-  counts: {},
+  counts: {
+    module_count: {
+      name: "module_count",
+      model: "Module",
+      field: "module_type",
+      cumulative: false,
+      column: "module_count",
+      since: "4.0",
+    },
+  },
 };
 
 /** Objection model of dcim_moduletype: table metadata and relations only; queries go through the runtime. */
@@ -256,4 +281,5 @@ export class ModuleTypeModel extends Model {
   attributes!: unknown | null;
   owner_id!: number | null;
   comments!: string;
+  airflow!: string | number | null;
 }

@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/platforms/. */
 export const platformFilterSet: FilterSet = {
   available_for_device_type: { kind: "method", method: "available_for_device_type" },
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   config_template_id: {
     kind: "path",
     path: [{ field: "config_template", model: "ConfigTemplate" }],

@@ -115,6 +115,20 @@ export const platformDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     device_count: {
@@ -149,4 +163,5 @@ export class PlatformModel extends Model {
   config_template_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -60,6 +60,7 @@ export const platformSerializer: SerializerDefinition = {
         "config_template",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/power-outlet-templates/. */
 export const powerOutletTemplateFilterSet: FilterSet = {
+  color: { kind: "field", field: "color", family: "string", since: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

@@ -155,6 +155,20 @@ export const powerOutletTemplateDefinition: ModelDefinition = {
       default: "",
       maxLength: 200,
     },
+    color: {
+      name: "color",
+      type: "color",
+      label: "Color",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["color"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {},
 };
@@ -177,4 +191,5 @@ export class PowerOutletTemplateModel extends Model {
   power_port_id!: number | null;
   feed_leg!: string | number;
   description!: string;
+  color!: string;
 }

@@ -64,6 +64,7 @@ export const powerOutletTemplateSerializer: SerializerDefinition = {
         "power_port",
         "feed_leg",
         "description",
+        "color",
         "tags",
         "custom_fields",
         "created",

@@ -297,6 +297,35 @@ export const powerOutletDefinition: ModelDefinition = {
       columns: [],
       source: "any:cable,mark_connected",
     },
+    status: {
+      name: "status",
+      type: "choice",
+      label: "Status",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["status"],
+      default: "enabled",
+      choices: "power-outlet-status",
+      since: "4.0",
+    },
+    color: {
+      name: "color",
+      type: "color",
+      label: "Color",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["color"],
+      default: "",
+      since: "4.0",
+    },
     owner: {
       name: "owner",
       type: "fk",
@@ -340,5 +369,7 @@ export class PowerOutletModel extends Model {
   mark_connected!: boolean;
   cable_id!: number | null;
   cable_end!: string | number | null;
+  status!: string | number;
+  color!: string;
   owner_id!: number | null;
 }

@@ -91,6 +91,8 @@ export const powerOutletSerializer: SerializerDefinition = {
         "connected_endpoints_type",
         "connected_endpoints_reachable",
         "_occupied",
+        "status",
+        "color",
         "owner",
         "tags",
         "custom_fields",

@@ -132,6 +132,7 @@ export const rackReservationFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  status: { kind: "field", field: "status", family: "exact", since: "4.0" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   tenant: {

@@ -132,6 +132,21 @@ export const rackReservationDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    status: {
+      name: "status",
+      type: "choice",
+      label: "Status",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["status"],
+      default: "active",
+      choices: "rack-reservation-status",
+      since: "4.0",
+    },
   },
   counts: {},
 };
@@ -153,4 +168,5 @@ export class RackReservationModel extends Model {
   description!: string;
   owner_id!: number | null;
   comments!: string;
+  status!: string | number;
 }

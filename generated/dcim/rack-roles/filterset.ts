@@ -7,6 +7,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 /** Query-string filters of /api/dcim/rack-roles/. */
 export const rackRoleFilterSet: FilterSet = {
   color: { kind: "field", field: "color", family: "string" },
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

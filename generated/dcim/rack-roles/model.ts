@@ -98,6 +98,20 @@ export const rackRoleDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     rack_count: { name: "rack_count", model: "Rack", field: "role", cumulative: false, column: "rack_count" },
@@ -116,4 +130,5 @@ export class RackRoleModel extends Model {
   color!: string;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

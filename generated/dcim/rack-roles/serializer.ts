@@ -55,6 +55,7 @@ export const rackRoleSerializer: SerializerDefinition = {
         "color",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

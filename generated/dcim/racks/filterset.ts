@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/dcim/racks/. */
 export const rackFilterSet: FilterSet = {
+  airflow: { kind: "field", field: "airflow", family: "exact", since: "4.0" },
   asset_tag: { kind: "field", field: "asset_tag", family: "string" },
   comments: { kind: "field", field: "comments", family: "string" },
   contact: {
@@ -91,6 +92,7 @@ export const rackFilterSet: FilterSet = {
   mounting_depth: { kind: "field", field: "mounting_depth", family: "number" },
   name: { kind: "field", field: "name", family: "string" },
   outer_depth: { kind: "field", field: "outer_depth", family: "number" },
+  outer_height: { kind: "field", field: "outer_height", family: "number", since: "4.0" },
   outer_unit: { kind: "field", field: "outer_unit", family: "exact" },
   outer_width: { kind: "field", field: "outer_width", family: "number" },
   owner: {

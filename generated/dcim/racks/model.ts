@@ -456,6 +456,38 @@ export const rackDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    outer_height: {
+      name: "outer_height",
+      type: "integer",
+      label: "Outer height",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["outer_height"],
+      helpText: "Outer dimension of rack (height)",
+      minValue: 1,
+      maxValue: 32767,
+      since: "4.0",
+    },
+    airflow: {
+      name: "airflow",
+      type: "choice",
+      label: "Airflow",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["airflow"],
+      default: "",
+      choices: "rack-airflow",
+      blank: true,
+      since: "4.0",
+    },
   },
   counts: {
     device_count: {
@@ -515,4 +547,6 @@ export class RackModel extends Model {
   description!: string;
   owner_id!: number | null;
   comments!: string;
+  outer_height!: number | null;
+  airflow!: string | number | null;
 }

@@ -116,6 +116,8 @@ export const rackSerializer: SerializerDefinition = {
         "description",
         "owner",
         "comments",
+        "outer_height",
+        "airflow",
         "tags",
         "custom_fields",
         "created",

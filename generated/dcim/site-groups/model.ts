@@ -112,8 +112,25 @@ export const siteGroupDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
-  counts: { site_count: { name: "site_count", model: "Site", field: "group", cumulative: true } },
+  counts: {
+    site_count: { name: "site_count", model: "Site", field: "group", cumulative: true },
+    prefix_count: { name: "prefix_count", model: "Prefix", field: "_site_group", cumulative: true, since: "4.0" },
+  },
   ui: {
     tabs: [
       {
@@ -144,4 +161,5 @@ export class SiteGroupModel extends Model {
   parent_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

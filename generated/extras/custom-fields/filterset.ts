@@ -20,6 +20,7 @@ export const customFieldFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   content_type_id: { kind: "method", method: "custom_field_content_type_id", family: "number", until: "4.0" },
   content_types: { kind: "method", method: "custom_field_content_types", family: "string", until: "4.0" },
   created: { kind: "field", field: "created", family: "number" },

@@ -373,6 +373,20 @@ export const customFieldDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {},
 };
@@ -405,4 +419,5 @@ export class CustomFieldModel extends Model {
   validation_regex!: string;
   choice_set_id!: number | null;
   owner_id!: number | null;
+  comments!: string;
 }

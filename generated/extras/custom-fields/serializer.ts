@@ -97,6 +97,7 @@ export const customFieldSerializer: SerializerDefinition = {
         "validation_regex",
         "choice_set",
         "owner",
+        "comments",
         "created",
         "last_updated",
       ],

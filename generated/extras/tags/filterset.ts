@@ -53,4 +53,5 @@ export const tagFilterSet: FilterSet = {
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
   updated_by_request: { kind: "request", actions: ["update"] },
+  weight: { kind: "field", field: "weight", family: "number", since: "4.0" },
 };

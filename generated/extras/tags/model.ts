@@ -23,7 +23,7 @@ export const tagDefinition: ModelDefinition = {
   changelog: true,
   lookup: "slug",
   display: ["{name}"],
-  ordering: ["name"],
+  ordering: ["weight", "name"],
   brief: ["id", "url", "display", "name", "slug", "color"],
   search: ["name", "slug", "description"],
   hooks: ["tag"],
@@ -97,6 +97,22 @@ export const tagDefinition: ModelDefinition = {
       columns: ["object_types"],
       default: [],
     },
+    weight: {
+      name: "weight",
+      type: "integer",
+      label: "Weight",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["weight"],
+      default: 1000,
+      minValue: 0,
+      maxValue: 32767,
+      since: "4.0",
+    },
     owner: {
       name: "owner",
       type: "fk",
@@ -130,5 +146,6 @@ export class TagModel extends Model {
   color!: string;
   description!: string;
   object_types!: unknown;
+  weight!: number;
   owner_id!: number | null;
 }

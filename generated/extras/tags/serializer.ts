@@ -53,6 +53,7 @@ export const tagSerializer: SerializerDefinition = {
         "color",
         "description",
         "object_types",
+        "weight",
         "owner",
         "created",
         "last_updated",

@@ -6,6 +6,7 @@ import type { FilterSet } from "../../../runtime/core/types.js";
 
 /** Query-string filters of /api/ipam/asn-ranges/. */
 export const asnRangeFilterSet: FilterSet = {
+  comments: { kind: "field", field: "comments", family: "string", since: "4.0" },
   created: { kind: "field", field: "created", family: "number" },
   created_by_request: { kind: "request", actions: ["create"] },
   description: { kind: "field", field: "description", family: "string" },

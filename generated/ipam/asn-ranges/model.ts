@@ -158,6 +158,20 @@ export const asnRangeDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {},
 };
@@ -179,4 +193,5 @@ export class ASNRangeModel extends Model {
   tenant_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -65,6 +65,7 @@ export const asnRangeSerializer: SerializerDefinition = {
         "description",
         "asn_count",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

@@ -6,6 +6,7 @@ import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { OwnerModel } from "../../users/owners/model.js";
 import { RIRModel } from "../rirs/model.js";
+import { RoleModel } from "../roles/model.js";
 import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of ASN: fields, counts and rules the runtime applies. */
@@ -117,6 +118,21 @@ export const asnDefinition: ModelDefinition = {
       columns: ["comments"],
       default: "",
     },
+    role: {
+      name: "role",
+      type: "fk",
+      label: "Role",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["role_id"],
+      to: "Role",
+      since: "4.0",
+      onDelete: "set_null",
+    },
   },
   counts: {
     site_count: { name: "site_count", model: "Site", field: "asns", cumulative: false, column: "site_count" },
@@ -130,6 +146,7 @@ export class ASNModel extends Model {
     rir: { relation: Model.BelongsToOneRelation, modelClass: RIRModel, join: { from: 'ipam_asn.rir_id', to: 'ipam_rir.id' } },
     tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_asn.tenant_id', to: 'tenancy_tenant.id' } },
     owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_asn.owner_id', to: 'users_owner.id' } },
+    role: { relation: Model.BelongsToOneRelation, modelClass: RoleModel, join: { from: 'ipam_asn.role_id', to: 'ipam_role.id' } },
   });
   public id!: number;
   asn!: number;
@@ -138,4 +155,5 @@ export class ASNModel extends Model {
   description!: string;
   owner_id!: number | null;
   comments!: string;
+  role_id!: number | null;
 }

@@ -58,6 +58,7 @@ export const asnSerializer: SerializerDefinition = {
         "description",
         "owner",
         "comments",
+        "role",
         "tags",
         "custom_fields",
         "created",

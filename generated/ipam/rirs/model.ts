@@ -99,6 +99,20 @@ export const rirDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     aggregate_count: {
@@ -123,4 +137,5 @@ export class RIRModel extends Model {
   is_private!: boolean;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -55,6 +55,7 @@ export const rirSerializer: SerializerDefinition = {
         "is_private",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

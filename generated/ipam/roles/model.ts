@@ -101,6 +101,20 @@ export const roleDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     prefix_count: {
@@ -111,6 +125,14 @@ export const roleDefinition: ModelDefinition = {
       column: "prefix_count",
     },
     vlan_count: { name: "vlan_count", model: "VLAN", field: "role", cumulative: false, column: "vlan_count" },
+    asn_count: {
+      name: "asn_count",
+      model: "ASN",
+      field: "role",
+      cumulative: false,
+      column: "asn_count",
+      since: "4.0",
+    },
   },
 };
 
@@ -126,4 +148,5 @@ export class RoleModel extends Model {
   weight!: number;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -5,6 +5,7 @@
 import { Model } from "objection";
 import type { ModelDefinition } from "../../../runtime/core/types.js";
 import { OwnerModel } from "../../users/owners/model.js";
+import { TenantModel } from "../../tenancy/tenants/model.js";
 
 /** Resolved definition of VLANGroup: fields, counts and rules the runtime applies. */
 export const vlanGroupDefinition: ModelDefinition = {
@@ -192,6 +193,35 @@ export const vlanGroupDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
+    tenant: {
+      name: "tenant",
+      type: "fk",
+      label: "Tenant",
+      required: false,
+      nullable: true,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["tenant_id"],
+      to: "Tenant",
+      since: "4.0",
+      onDelete: "protect",
+    },
   },
   counts: {
     vlan_count: { name: "vlan_count", model: "VLAN", field: "group", cumulative: false, column: "vlan_count" },
@@ -203,6 +233,7 @@ export class VLANGroupModel extends Model {
   static tableName = 'ipam_vlangroup';
   static relationMappings = () => ({
     owner: { relation: Model.BelongsToOneRelation, modelClass: OwnerModel, join: { from: 'ipam_vlangroup.owner_id', to: 'users_owner.id' } },
+    tenant: { relation: Model.BelongsToOneRelation, modelClass: TenantModel, join: { from: 'ipam_vlangroup.tenant_id', to: 'tenancy_tenant.id' } },
   });
   public id!: number;
   name!: string;
@@ -215,4 +246,6 @@ export class VLANGroupModel extends Model {
   total_vlan_ids!: number;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
+  tenant_id!: number | null;
 }

@@ -64,6 +64,8 @@ export const vlanGroupSerializer: SerializerDefinition = {
         "description",
         "utilization",
         "owner",
+        "comments",
+        "tenant",
         "tags",
         "custom_fields",
         "created",

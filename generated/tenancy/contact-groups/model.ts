@@ -112,6 +112,20 @@ export const contactGroupDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: { contact_count: { name: "contact_count", model: "Contact", field: "groups", cumulative: true } },
 };
@@ -129,4 +143,5 @@ export class ContactGroupModel extends Model {
   parent_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

@@ -58,6 +58,7 @@ export const contactGroupSerializer: SerializerDefinition = {
         "description",
         "_depth",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

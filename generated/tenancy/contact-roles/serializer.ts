@@ -50,6 +50,7 @@ export const contactRoleSerializer: SerializerDefinition = {
         "slug",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

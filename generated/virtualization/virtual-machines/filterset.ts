@@ -244,6 +244,7 @@ export const virtualMachineFilterSet: FilterSet = {
     family: "exact",
     tree: false,
   },
+  start_on_boot: { kind: "field", field: "start_on_boot", family: "exact", since: "4.0" },
   status: { kind: "field", field: "status", family: "exact" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },

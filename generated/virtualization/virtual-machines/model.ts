@@ -375,6 +375,21 @@ export const virtualMachineDefinition: ModelDefinition = {
       columns: [],
       source: "hook:config_context",
     },
+    start_on_boot: {
+      name: "start_on_boot",
+      type: "choice",
+      label: "Start on boot",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["start_on_boot"],
+      default: "off",
+      choices: "virtual-machine-start-on-boot",
+      since: "4.0",
+    },
   },
   counts: {
     interface_count: {
@@ -432,4 +447,5 @@ export class VirtualMachineModel extends Model {
   owner_id!: number | null;
   comments!: string;
   local_context_data!: unknown | null;
+  start_on_boot!: string | number;
 }

@@ -104,6 +104,7 @@ export const virtualMachineSerializer: SerializerDefinition = {
         "comments",
         "local_context_data",
         "config_context",
+        "start_on_boot",
         "tags",
         "custom_fields",
         "created",

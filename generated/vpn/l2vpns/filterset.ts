@@ -101,6 +101,7 @@ export const l2VPNFilterSet: FilterSet = {
   },
   q: { kind: "q" },
   slug: { kind: "field", field: "slug", family: "string" },
+  status: { kind: "field", field: "status", family: "exact", since: "4.0" },
   tag: { kind: "tag", by: "slug" },
   tag_id: { kind: "tag", by: "id" },
   tenant: {

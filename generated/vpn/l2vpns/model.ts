@@ -167,6 +167,21 @@ export const l2VPNDefinition: ModelDefinition = {
       to: "Tenant",
       onDelete: "protect",
     },
+    status: {
+      name: "status",
+      type: "choice",
+      label: "Status",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["status"],
+      default: "active",
+      choices: "l2vpn-status",
+      since: "4.0",
+    },
   },
   counts: {},
   ui: {
@@ -202,4 +217,5 @@ export class L2VPNModel extends Model {
   owner_id!: number | null;
   comments!: string;
   tenant_id!: number | null;
+  status!: string | number;
 }

@@ -68,6 +68,7 @@ export const l2VPNSerializer: SerializerDefinition = {
         "owner",
         "comments",
         "tenant",
+        "status",
         "tags",
         "custom_fields",
         "created",

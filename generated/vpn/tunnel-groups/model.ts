@@ -85,6 +85,20 @@ export const tunnelGroupDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     tunnel_count: {
@@ -108,4 +122,5 @@ export class TunnelGroupModel extends Model {
   slug!: string;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }

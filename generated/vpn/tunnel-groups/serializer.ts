@@ -52,6 +52,7 @@ export const tunnelGroupSerializer: SerializerDefinition = {
         "slug",
         "description",
         "owner",
+        "comments",
         "tags",
         "custom_fields",
         "created",

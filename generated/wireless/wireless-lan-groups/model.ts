@@ -112,6 +112,20 @@ export const wirelessLANGroupDefinition: ModelDefinition = {
       since: "4.0",
       onDelete: "protect",
     },
+    comments: {
+      name: "comments",
+      type: "text",
+      label: "Comments",
+      required: false,
+      nullable: false,
+      readOnly: false,
+      writeOnly: false,
+      unique: false,
+      uniqueCi: false,
+      columns: ["comments"],
+      default: "",
+      since: "4.0",
+    },
   },
   counts: {
     wirelesslan_count: { name: "wirelesslan_count", model: "WirelessLAN", field: "group", cumulative: true },
@@ -131,4 +145,5 @@ export class WirelessLANGroupModel extends Model {
   parent_id!: number | null;
   description!: string;
   owner_id!: number | null;
+  comments!: string;
 }
