@@ -80,6 +80,17 @@ export async function readByIds(db: Knex, key: string, ids: number[], build: (id
   return runRead(db, t.native, bindings);
 }
 
+/**
+ * `query` (a read by a page's ids from a table that is often empty: a link table, the rows pointing
+ * back at the page) made to cost nothing when `table` has no rows: the condition `exists (select 1
+ * from <table>)` does not depend on the row, so SQLite tests it once before the loop (skipping the
+ * walk of the id list) and PostgreSQL plans it as a one-time filter. Still one statement, read from
+ * the database itself, so several processes sharing it see every table as it is.
+ */
+export function whenAnyRow<Q extends Knex.QueryBuilder>(db: Knex, query: Q, table: string): Q {
+  return query.whereExists(db(table).select(db.raw('1'))) as Q;
+}
+
 /** Does readTablesByIds batch reads on this connection (PostgreSQL, outside a transaction)? */
 export function batchesReads(db: Knex): boolean {
   return !db.isTransaction && isPostgres(db);

@@ -48,6 +48,8 @@ function fieldFunction(text: string, bound: Record<string, unknown> = {}): Put {
   return new Function(...Object.keys(bound), `return ${text};`)(...Object.values(bound)) as Put;
 }
 const at = (name: string) => `[${JSON.stringify(name)}]`;
+/** A field whose value `value` works out: stored under its name by a function of its own (fieldFunction). */
+const named = (name: string, value: (row: Row, s: RenderState) => unknown): Put => fieldFunction(`(out, row, s) => { out${at(name)} = value(row, s); }`, { value });
 
 function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row: Row, state: RenderState) => string, version?: string): Put | null {
   const d = entry.definition;
@@ -69,24 +71,24 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     // Counts are shown for the page's own rows only: a stored count is read from its column, the others were counted for the page.
     const column = d.counts[name].column;
     if (column) return fieldFunction(`(out, row, s) => { if (s.entry === entry) out${at(name)} = Number(row${at(column)} ?? 0); }`, { entry });
-    return (out, row, s) => { if (s.entry === entry) out[name] = s.extra(name, Number(row.id)) ?? 0; };
+    return fieldFunction(`(out, row, s) => { if (s.entry === entry) out${at(name)} = s.extra(${JSON.stringify(name)}, Number(row.id)) ?? 0; }`, { entry });
   }
   const raw = d.fields[name];
   if (!raw) {
     // a column of a generic relation named on its own (e.g. changed_object_type in a brief form)
     const numeric = name.endsWith('_id');
-    return (out, row) => { const v = row[name]; out[name] = v === null || v === undefined ? null : numeric ? Number(v) : v; };
+    return named(name, (row) => { const v = row[name]; return v === null || v === undefined ? null : numeric ? Number(v) : v; });
   }
   const f = storedField(entry, raw);
   const column = f.columns[0];
   switch (f.type) {
     case 'fk': {
-      if (!f.to) return (out) => { out[name] = null; };
+      if (!f.to) return named(name, () => null);
       return fieldFunction(`(out, row, s) => { out${at(name)} = s.nested(${JSON.stringify(f.to)}, row${at(column)}); }`);
     }
     case 'm2m': {
-      const target = f.to!;
-      return (out, row, s) => { out[name] = s.m2m(name, Number(row.id)).map((id) => s.nested(target, id)); };
+      const target = JSON.stringify(f.to!);
+      return fieldFunction(`(out, row, s) => { out${at(name)} = s.m2m(${JSON.stringify(name)}, Number(row.id)).map((id) => s.nested(${target}, id)); }`);
     }
     case 'generic_fk': {
       // the API's key for the type half may differ from the column (<name>_type)
@@ -97,12 +99,12 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
       const types = f.types!;
       // keys the relation adds to targets of some types, computed for the page's own rows (`<name>.<key>`)
       const extra = Object.entries(f.extra ?? {}).map(([key, x]) => ({ key, on: new Set(x.on), computed: `${name}.${key}` }));
-      return (out, row, s) => {
-        const type = row[typeColumn] ?? null;
+      return fieldFunction(`(out, row, s) => {
+        const type = row${at(typeColumn)} ?? null;
         const target = type ? types[type] : undefined;
-        out[typeKey] = type;
-        out[idKey] = toNumber(row[idKey]);
-        let nested = target ? s.nested(target, row[idKey]) : null;
+        out${at(typeKey)} = type;
+        out${at(idKey)} = toNumber(row${at(idKey)});
+        let nested = target ? s.nested(target, row${at(idKey)}) : null;
         if (nested && extra.length && s.entry === entry) {
           // nested forms are shared within a response: the keys go on a copy
           for (const x of extra) {
@@ -110,8 +112,8 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
             if (v !== undefined) nested = { ...nested, [x.key]: v };
           }
         }
-        out[nestedKey] = nested;
-      };
+        out${at(nestedKey)} = nested;
+      }`, { types, toNumber, extra, entry });
     }
     case 'choice': {
       const set = choiceSet(f.choices!);
@@ -131,68 +133,66 @@ function compileField(entry: ModelEntry, name: string, mode: Mode, display: (row
     }
     case 'token_key': {
       const masked = f.columns[1];
-      return (out, row, s) => { out[name] = s.revealed(Number(row.id), name) ?? row[masked]; };
+      return named(name, (row, s) => s.revealed(Number(row.id), name) ?? row[masked]);
     }
     case 'computed': {
-      if (f.source === 'display') return (out, row, s) => { out[name] = display(row, s); };
-      if (f.source === 'tree_depth') return (out, row) => { out[name] = Number(row._depth ?? 0); };
+      if (f.source === 'display') return named(name, display);
+      if (f.source === 'tree_depth') return named(name, (row) => Number(row._depth ?? 0));
       // a secret the creating write generated, shown in that answer only (a token's plaintext)
-      if (f.source === 'revealed') return (out, row, s) => { out[name] = s.revealed(Number(row.id), name) ?? null; };
-      if (f.source === 'value') { const value = f.value ?? null; return (out) => { out[name] = value; }; }
+      if (f.source === 'revealed') return named(name, (row, s) => s.revealed(Number(row.id), name) ?? null);
+      if (f.source === 'value') { const value = f.value ?? null; return named(name, () => value); }
       if (f.source?.startsWith('reverse:')) {
-        const target = reverseSource(f.source).model;
-        return (out, row, s) => {
-          const ids = s.entry === entry ? (s.extra(name, Number(row.id)) as number[] | undefined) ?? [] : [];
-          out[name] = ids.map((id) => s.nested(target, id));
-        };
+        const target = JSON.stringify(reverseSource(f.source).model);
+        return fieldFunction(`(out, row, s) => {
+          const ids = s.entry === entry ? s.extra(${JSON.stringify(name)}, Number(row.id)) ?? [] : [];
+          out${at(name)} = ids.map((id) => s.nested(${target}, id));
+        }`, { entry });
       }
       if (f.source?.startsWith('reverse_one:')) {
         // the first related row (loaded with the page), in its nested form or the fields of `form`
         const target = f.source.slice(12).split('.')[0];
         const form = f.form;
-        return (out, row, s) => {
-          const id = s.entry === entry ? s.extra(name, Number(row.id)) : undefined;
-          out[name] = id === undefined ? null : s.nested(target, id, form);
-        };
+        return fieldFunction(`(out, row, s) => {
+          const id = s.entry === entry ? s.extra(${JSON.stringify(name)}, Number(row.id)) : undefined;
+          out${at(name)} = id === undefined ? null : s.nested(${JSON.stringify(target)}, id, form);
+        }`, { entry, form });
       }
       if (f.source?.startsWith('any:')) {
         // true when one of the fields is set (`!name`: is not set); a `reverse_one:` field is set when
         // it found a row (loaded with the page: load-plan.ts)
         const parts = f.source.slice(4).split(',').map((n) => ({ negate: n.startsWith('!'), field: d.fields[n.replace(/^!/, '')] }));
         const isSet = (v: unknown) => v !== null && v !== undefined && v !== false && v !== 0;
-        return (out, row, s) => {
-          out[name] = parts.some(({ negate, field }) => {
-            const value = field.columns.length ? row[field.columns[0]] : s.entry === entry ? s.extra(field.name, Number(row.id)) : undefined;
-            return negate !== isSet(value);
-          });
-        };
+        return named(name, (row, s) => parts.some(({ negate, field }) => {
+          const value = field.columns.length ? row[field.columns[0]] : s.entry === entry ? s.extra(field.name, Number(row.id)) : undefined;
+          return negate !== isSet(value);
+        }));
       }
       if (f.source?.startsWith('coalesce:')) {
         // the first relation that is set, e.g. primary_ip from primary_ip6 or primary_ip4
         const options = f.source.slice(9).split(',').map((n) => d.fields[n]).map((x) => [x.columns[0], x.to!] as const);
-        return (out, row, s) => {
+        return named(name, (row, s) => {
           const first = options.find(([c]) => row[c] !== null && row[c] !== undefined);
-          out[name] = first ? s.nested(first[1], row[first[0]]) : null;
-        };
+          return first ? s.nested(first[1], row[first[0]]) : null;
+        });
       }
-      return (out, row, s) => { out[name] = s.entry === entry ? s.materialise(s.extra(name, Number(row.id)) ?? null) : null; };
+      return fieldFunction(`(out, row, s) => { out${at(name)} = s.entry === entry ? s.materialise(s.extra(${JSON.stringify(name)}, Number(row.id)) ?? null) : null; }`, { entry });
     }
     case 'image': {
       // the URL the file is served at (the field's route), null without a file
-      return (out, row, s) => { out[name] = row[column] ? `${s.baseUrl}${prefix}${row.id}/${name}/` : null; };
+      return named(name, (row, s) => (row[column] ? `${s.baseUrl}${prefix}${row.id}/${name}/` : null));
     }
-    case 'ip_prefix': case 'ip_address': return (out, row) => { out[name] = row[name]; };
+    case 'ip_prefix': case 'ip_address': return fieldFunction(`(out, row) => { out${at(name)} = row${at(name)}; }`);
     case 'json': {
       if (!f.snapshotOf) return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`);
       // a change-log snapshot, in the field names of the version rendered (runtime/core/snapshot-shape.ts)
       const types = d.fields[f.snapshotOf].types!;
       const typeColumn = `${f.snapshotOf}_type`;
-      return (out, row) => {
+      return named(name, (row) => {
         const v = row[column];
         const snap = v === null || v === undefined ? null : typeof v === 'string' ? JSON.parse(v) : v;
         const target = types[row[typeColumn]];
-        out[name] = target ? snapshotIn(model(target), snap, version) : snap;
-      };
+        return target ? snapshotIn(model(target), snap, version) : snap;
+      });
     }
     case 'password': return null;
     default: return fieldFunction(`(out, row) => { const v = row${at(column)}; out${at(name)} = ${scalarText(f)}; }`, { wholeSeconds });
@@ -207,7 +207,8 @@ export interface Compiled {
   nested: Put[];
 }
 
-const compiled = new Map<string, Compiled>();
+/** By model entry, then version (undefined: the default forms): looked up on every nested object a response builds, so without a key string made per call. */
+const compiled = new WeakMap<ModelEntry, Map<string | undefined, Compiled>>();
 
 /** The functions of a field list other than the model's forms (a computed reverse_one's `form`), compiled once. */
 const formMemo = new Map<string, Put[]>();
@@ -228,8 +229,9 @@ export function compiledForm(entry: ModelEntry, form: string[], version?: string
  * conversion gets its function wrapped in it.
  */
 export function compiledOf(entry: ModelEntry, version?: string): Compiled {
-  const key = version === undefined ? entry.definition.name : `${entry.definition.name}@${version}`;
-  let c = compiled.get(key);
+  let byVersion = compiled.get(entry);
+  if (!byVersion) compiled.set(entry, (byVersion = new Map()));
+  let c = byVersion.get(version);
   if (c) return c;
   const s = formsOf(entry, version);
   // a version with display templates of its own (`display_since:`) compiles them; the others share the model's
@@ -238,11 +240,11 @@ export function compiledOf(entry: ModelEntry, version?: string): Compiled {
     const put = compileField(entry, n, mode, display, version);
     const conversion = s.convert[n] ? conversions[s.convert[n]] : undefined;
     if (!put || !conversion) return put;
-    return (out, row, state) => { put(out, row, state); out[n] = conversion.read(out[n], row, n); };
+    return fieldFunction(`(out, row, state) => { put(out, row, state); out${at(n)} = read(out${at(n)}, row, ${JSON.stringify(n)}); }`, { put, read: conversion.read });
   };
   const build = (mode: Mode, names: string[]) => new Map(names.map((n) => [n, one(mode, n)] as const));
   const fields = { full: build('full', s.full), brief: build('brief', s.brief), nested: build('nested', s.nested) };
   c = { display, fields, nested: [...fields.nested.values()].filter((p): p is Put => !!p) };
-  compiled.set(key, c);
+  byVersion.set(version, c);
   return c;
 }

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { model } from './registry.js';
-import { readByIds } from './reads.js';
+import { readByIds, whenAnyRow } from './reads.js';
 import type { ModelEntry } from '../core/types.js';
 
 export function reverseSource(source: string): { model: string; field: string } {
@@ -21,7 +21,7 @@ export async function reverseIds(db: Knex, entry: ModelEntry, source: string, id
   const column = f.type === 'generic_fk' ? `${field}_id` : f.columns[0];
   // A compiled read (readByIds): on PostgreSQL in the round trip of the page's other reads.
   const rows = await readByIds(db, `reverse:${entry.definition.name}:${source}`, ids, (chunk) => {
-    const q = db(target.definition.table).select('id', `${column} as owner`).whereIn(column, chunk).orderBy('id');
+    const q = whenAnyRow(db, db(target.definition.table).select('id', `${column} as owner`).whereIn(column, chunk).orderBy('id'), target.definition.table);
     if (f.type === 'generic_fk') q.where(`${field}_type`, entry.definition.contentType);
     return q;
   });
@@ -30,7 +30,7 @@ export async function reverseIds(db: Knex, entry: ModelEntry, source: string, id
 
 /** Per object, the rows of the other model whose m2m (join table `through`) links to it, by id. */
 async function m2mIds(db: Knex, key: string, through: string, ids: number[]): Promise<Map<number, number[]>> {
-  const rows = await readByIds(db, key, ids, (chunk) => db(through).select('from_id as id', 'to_id as owner').whereIn('to_id', chunk).orderBy('from_id'));
+  const rows = await readByIds(db, key, ids, (chunk) => whenAnyRow(db, db(through).select('from_id as id', 'to_id as owner').whereIn('to_id', chunk).orderBy('from_id'), through));
   return byOwner(rows);
 }
 

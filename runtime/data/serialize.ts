@@ -10,7 +10,7 @@ import type { FieldDefinition, ModelEntry } from '../core/types.js';
 import { compiledForm, compiledOf, type Put, type RenderState } from './representation.js';
 import { followRow } from './follow.js';
 import { reverseIds, reverseSource } from './reverse.js';
-import { batchesReads, readByIds } from './reads.js';
+import { batchesReads, readByIds, whenAnyRow } from './reads.js';
 import { pathsIn } from '../core/versions.js';
 import { customFieldTargets, customFieldsFor, renderCustomFields, type CustomFieldDef } from './customfields.js';
 import { CHUNK, RowCache, needGeneric, together } from './row-cache.js';
@@ -139,7 +139,7 @@ export class Renderer implements RenderState {
     const need = (target: string, id: unknown) => this.cache.need(target, id);
     for (let i = 0; i < ids.length; i += CHUNK) {
       const rows = await readByIds(db, `reverse-one:${this.entry.definition.name}:${name}`, ids.slice(i, i + CHUNK), (chunk) => {
-        const q = db(other.definition.table).whereIn(column, chunk).orderBy('id');
+        const q = whenAnyRow(db, db(other.definition.table).whereIn(column, chunk).orderBy('id'), other.definition.table);
         if (via.type === 'generic_fk') q.where(`${via.name}_type`, this.entry.definition.contentType);
         for (const [key, value] of Object.entries(f.where ?? {})) q.where(other.definition.fields[key]?.columns[0] ?? key, value as string);
         return q;
@@ -161,7 +161,7 @@ export class Renderer implements RenderState {
     const db = this.options.db;
     const map = new Map<number, number[]>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const links = await readByIds(db, `links:${through}`, ids.slice(i, i + CHUNK), (chunk) => db(through).select('from_id', 'to_id').whereIn('from_id', chunk).orderBy('to_id'));
+      const links = await readByIds(db, `links:${through}`, ids.slice(i, i + CHUNK), (chunk) => whenAnyRow(db, db(through).select('from_id', 'to_id').whereIn('from_id', chunk).orderBy('to_id'), through));
       for (const l of links) {
         const from = Number(l.from_id);
         let list = map.get(from);

@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { byContentType, choiceSet, model, modelList, type Row } from '../data/registry.js';
-import { readByIds } from '../data/reads.js';
+import { readByIds, whenAnyRow } from '../data/reads.js';
 import { insertRows } from '../data/insert.js';
 import type { ModelEntry } from '../core/types.js';
 
@@ -325,8 +325,8 @@ export async function pathsOf(db: Knex, type: string, ids: number[]): Promise<Ma
   const out = new Map<number, StoredPath>();
   // A page's worth at once, compiled once (readByIds): a 1000-interface page took two reads in sequence.
   for (let i = 0; i < ids.length; i += PAGE_CHUNK) {
-    const rows = await readByIds(db, `paths-of:${type}`, ids.slice(i, i + PAGE_CHUNK), (part) => db('dcim_cablepath_node as n').join('dcim_cablepath as p', 'p.id', 'n.path_id')
-      .select('n.node_id as _origin', 'p.*').where('n.node_type', type).whereIn('n.node_id', part).where('n.step', 0));
+    const rows = await readByIds(db, `paths-of:${type}`, ids.slice(i, i + PAGE_CHUNK), (part) => whenAnyRow(db, db('dcim_cablepath_node as n').join('dcim_cablepath as p', 'p.id', 'n.path_id')
+      .select('n.node_id as _origin', 'p.*').where('n.node_type', type).whereIn('n.node_id', part).where('n.step', 0), 'dcim_cablepath_node'));
     for (const r of rows) out.set(Number(r._origin), readPath(r));
   }
   return out;
