@@ -25,6 +25,10 @@ test('a prefix scoped to a region through the add form, kept by an edit, moved t
   await Promise.all([page.waitForURL(/\/ipam\/prefixes\/\d+\/$/), page.click('button:has-text("Save")')]);
   const made = (await s.app.get('/v4.6/api/ipam/prefixes/?prefix=10.55.0.0/24')).results[0];
   assert.equal([made.scope_type, made.scope_id, made.scope.name], ['dcim.region', region.id, 'Form Region']);
+  // the prefix's page shows its scope, linked, though the default version (3.7) has none
+  const scopeRow = page.locator('tr', { has: page.locator('th', { hasText: /^Scope$/ }) });
+  assert.is((await scopeRow.locator('a').innerText()).trim(), 'Form Region');
+  assert.match(String(await scopeRow.locator('a').getAttribute('href')), new RegExp(`/dcim/regions/${region.id}/$`));
   // the edit form shows the scope and saving it keeps it
   await page.goto(`${s.base}/ipam/prefixes/${made.id}/edit/`);
   assert.is(await page.$eval('select#field-scope_type', (e) => (e as HTMLSelectElement).value), 'dcim.region');

@@ -80,7 +80,7 @@ function cloneQuery(fields: string[], object: Record<string, any>): URLSearchPar
 }
 
 export async function detailPage(ctx: Context, services: Services, page: Page, entry: ModelEntry, api: ApiViews, id: string, tab: string): Promise<void> {
-  const object = await fetchObject(ctx, api, entry, id);
+  const object = tab === 'object' ? await fullObject(ctx, api, entry, id) : await fetchObject(ctx, api, entry, id);
   if (!object) return notFound(ctx, page);
   const uiTab = tabsOf(entry).find((t) => t.path === tab);
   const d = entry.definition;
@@ -223,11 +223,12 @@ export async function relationChoices(ctx: Context, api: ApiViews, entry: ModelE
 }
 
 /**
- * The object as the edit form shows it: the web interface reads the default version's forms, and a
- * generic relation that version does not show (NetBox 4's scope of a prefix under 3.7) is read from
- * the newest version that does, so that the form shows it and saving keeps it.
+ * The object as its page and edit form show it: the web interface reads the default version's
+ * forms, and a generic relation that version does not show (NetBox 4's scope of a prefix or a
+ * wireless LAN under 3.7) is read from the newest version that does, so that the page shows it, the
+ * form too, and saving keeps it.
  */
-async function formObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: string): Promise<Record<string, any> | null> {
+async function fullObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: string): Promise<Record<string, any> | null> {
   const object = await fetchObject(ctx, api, entry, id);
   const missing = formFields(entry, false).filter((f) => f.type === 'generic_fk' && object && !(`${f.name}_type` in object));
   if (!object || !missing.length) return object;
@@ -238,7 +239,11 @@ async function formObject(ctx: Context, api: ApiViews, entry: ModelEntry, id: st
     if (!other.ok) continue;
     for (const f of missing) {
       const key = typeKeyIn(f, v.version);
-      if (key in other.body && !(`${f.name}_type` in object)) { object[`${f.name}_type`] = other.body[key]; object[`${f.name}_id`] = other.body[`${f.name}_id`]; }
+      if (key in other.body && !(`${f.name}_type` in object)) {
+        object[`${f.name}_type`] = other.body[key];
+        object[`${f.name}_id`] = other.body[`${f.name}_id`];
+        object[f.name] = other.body[f.name];
+      }
     }
     if (missing.every((f) => `${f.name}_type` in object)) break;
   }
@@ -250,7 +255,7 @@ export async function editPage(ctx: Context, services: Services, page: Page, ses
   const creating = id === null;
   const action: 'add' | 'change' = creating ? 'add' : 'change';
   if (entry.definition.readOnly || !may(ctx, entry, action, services)) return forbidden(ctx, page);
-  const object = creating ? null : await formObject(ctx, api, entry, id);
+  const object = creating ? null : await fullObject(ctx, api, entry, id);
   if (!creating && !object) return notFound(ctx, page);
   const customFields = entry.definition.customFields ? await customFieldsFor(services.db, entry) : [];
   let errors: Record<string, string[]> = {};
