@@ -23,7 +23,6 @@ import { component } from './component.js';
 import { device } from './device.js';
 import { componentTemplate } from './component_template.js';
 import { deviceBay } from './device_bay.js';
-import { enabledBay } from './enabled_bay.js';
 import { moduleInEnabledBay } from './module_in_enabled_bay.js';
 import { deviceIps } from './device_ips.js';
 import { devicePlacement } from './device_placement.js';
@@ -115,7 +114,6 @@ export const hooks: Record<string, ModelHooks> = {
   component_template: componentTemplate,
   device,
   device_bay: deviceBay,
-  enabled_bay: enabledBay,
   module_in_enabled_bay: moduleInEnabledBay,
   device_ips: deviceIps,
   device_placement: devicePlacement,

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { ModelHooks, Row, WriteItem } from '../data/registry.js';
+import { model } from '../data/registry.js';
 import { device, checkLocalContext } from './device.js';
 import { configContextOf } from './config_context.js';
 import { isSet, merged, touches } from './merged.js';
@@ -64,7 +65,7 @@ async function checkNameCase(db: Knex, item: WriteItem): Promise<void> {
 /** NetBox 4.6: a VM created with a type takes the type's defaults for the platform, vCPUs and memory it leaves empty. */
 async function applyTypeDefaults(db: Knex, item: WriteItem): Promise<void> {
   if (item.id !== null || !isSet(item.values.virtual_machine_type_id)) return;
-  const type = await db('virtualization_virtualmachinetype').where('id', item.values.virtual_machine_type_id).first();
+  const type = await db(model('VirtualMachineType').definition.table).where('id', item.values.virtual_machine_type_id).first();
   if (!type) return;
   for (const [column, from] of [['platform_id', 'default_platform_id'], ['vcpus', 'default_vcpus'], ['memory', 'default_memory']]) {
     if (!isSet(item.values[column]) && isSet(type[from])) item.values[column] = type[from];

@@ -27,7 +27,7 @@ export const deviceBayDefinition: ModelDefinition = {
   ordering: ["device", "name"],
   brief: ["id", "url", "display", "device", "name"],
   search: ["name", "label", "description"],
-  hooks: ["component", "device_bay", "enabled_bay"],
+  hooks: ["component", "device_bay"],
   uniqueTogether: [["device", "name"]],
   uniqueNullsMatch: [],
   clone: ["device"],
